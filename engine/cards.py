@@ -1,0 +1,165 @@
+"""Cards as small ints, so evaluation and dealing stay table lookups.
+
+A card is ``rank * 4 + suit``: rank 0..12 for deuce..ace, suit 0..3 for
+clubs < diamonds < hearts < spades (the order of every "by suit" tie-break).
+Comparing two card ints therefore compares rank first, then suit.
+
+>>> parse_card("As"), format_card(51)
+(51, 'As')
+>>> format_cards(parse_cards("Td2c"))
+'Td2c'
+"""
+
+from __future__ import annotations
+
+import random
+import secrets
+from collections.abc import Iterable, Sequence
+
+from engine.errors import InvalidAction
+
+RANKS = "23456789TJQKA"
+SUITS = "cdhs"
+SUIT_NAMES = ("clubs", "diamonds", "hearts", "spades")
+RANK_NAMES = (
+    "deuce", "three", "four", "five", "six", "seven", "eight",
+    "nine", "ten", "jack", "queen", "king", "ace",
+)
+RANK_PLURALS = (
+    "deuces", "threes", "fours", "fives", "sixes", "sevens", "eights",
+    "nines", "tens", "jacks", "queens", "kings", "aces",
+)
+
+Card = int
+CARD_COUNT = 52
+ACE = 12
+
+_CARD_TEXT = tuple(r + s for r in RANKS for s in SUITS)
+_TEXT_CARD = {text: index for index, text in enumerate(_CARD_TEXT)}
+_TEXT_CARD.update({text.upper()[0] + text[1]: i for i, text in enumerate(_CARD_TEXT)})
+_TEXT_CARD.update({"10" + text[1]: i for i, text in enumerate(_CARD_TEXT) if text[0] == "T"})
+
+
+def rank_of(card: Card) -> int:
+    return card >> 2
+
+
+def suit_of(card: Card) -> int:
+    return card & 3
+
+
+def parse_card(text: str) -> Card:
+    """Parse ``As``, ``td`` or ``10h``; raise InvalidAction on anything else."""
+    card = _TEXT_CARD.get(text) if isinstance(text, str) else None
+    if card is None and isinstance(text, str) and len(text) == 2:
+        card = _TEXT_CARD.get(text[0].upper() + text[1].lower())
+    if card is None:
+        raise InvalidAction(f"not a card: {text!r}", code="bad_card")
+    return card
+
+
+def parse_cards(text: str) -> list[Card]:
+    """Parse cards written back to back (``Ts9s7d``) or separated by spaces."""
+    compact = "".join(text.split())
+    if len(compact) % 2:
+        raise InvalidAction(f"not a list of cards: {text!r}", code="bad_card")
+    return [parse_card(compact[i : i + 2]) for i in range(0, len(compact), 2)]
+
+
+def format_card(card: Card) -> str:
+    return _CARD_TEXT[card]
+
+
+def format_cards(cards: Iterable[Card], sep: str = "") -> str:
+    return sep.join(_CARD_TEXT[c] for c in cards)
+
+
+class Deck:
+    """A shuffled deck dealt from the top; the bottom card is never dealt.
+
+    The random source is injected: a seeded ``random.Random`` for tests and
+    replays, ``secrets.SystemRandom()`` (the default) in play. A stacked order
+    may be given instead, top card first. The same source scrambles the burn
+    cards when the deck runs short (SCS 18, Robert's 15).
+    """
+
+    __slots__ = ("cards", "position", "burns", "rng", "bottom_dealable")
+
+    def __init__(self, order: Sequence[Card] | None = None, rng: random.Random | None = None):
+        self.rng: random.Random = rng if rng is not None else secrets.SystemRandom()
+        if order is None:
+            cards = list(range(CARD_COUNT))
+            self.rng.shuffle(cards)
+        else:
+            cards = list(order)
+            if len(set(cards)) != len(cards) or any(not 0 <= c < CARD_COUNT for c in cards):
+                raise InvalidAction("a deck holds each card at most once", code="bad_deck")
+        self.cards: list[Card] = cards
+        self.position = 0
+        self.burns: list[Card] = []
+        # After the burn cards are scrambled back in, every card of that stack may be dealt.
+        self.bottom_dealable = False
+
+    def dealable(self) -> int:
+        """Cards that may still be dealt straight from the deck."""
+        left = len(self.cards) - self.position
+        return left if self.bottom_dealable else max(0, left - 1)
+
+    def deal_round(self, count: int, burn: bool) -> tuple[list[Card], Card | None, str | None]:
+        """Deal one card to each of ``count`` seats, burning first when ``burn``.
+
+        Returns ``(cards, common_card, procedure)``. When the deck is short it
+        follows the not-enough-cards rule: deal all but the last card, scramble
+        the last card with the burn cards, burn again and deal on; if still short
+        skip that burn; if still short, burn and turn one common card instead
+        (then ``cards`` is empty). ``procedure`` names what was done, or is None.
+        """
+        position = self.position
+        if self.dealable() >= count + burn:
+            if burn:
+                self.burns.append(self.cards[position])
+                position += 1
+            self.position = position + count
+            return self.cards[position : position + count], None, None
+        left = len(self.cards) - position
+        if left + len(self.burns) < count:
+            return [], self._common_card(), "common_card"
+        dealt: list[Card] = []
+        if burn and left >= 2:
+            self.burns.append(self.cards[position])
+            position += 1
+            left -= 1
+        keep_last = 0 if self.bottom_dealable else 1
+        direct = left - keep_last
+        dealt.extend(self.cards[position : position + direct])
+        pool = self.burns + self.cards[position + direct :]
+        self.rng.shuffle(pool)
+        needed = count - len(dealt)
+        procedure = "reshuffled_burns"
+        start = 0
+        if burn and len(pool) >= needed + 1:
+            start = 1
+        elif burn:
+            procedure = "reshuffled_no_burn"
+        self.burns = pool[:start]
+        dealt.extend(pool[start : start + needed])
+        self.cards = pool
+        self.position = start + needed
+        self.bottom_dealable = True
+        return dealt, None, procedure
+
+    def _common_card(self) -> Card:
+        """Burn one card and turn one up for everyone, scrambling the burns in if needed."""
+        if self.dealable() >= 2:
+            self.burns.append(self.cards[self.position])
+            card = self.cards[self.position + 1]
+            self.position += 2
+            return card
+        pool = self.burns + self.cards[self.position :]
+        self.rng.shuffle(pool)
+        start = 1 if len(pool) >= 2 else 0
+        self.burns = pool[:start]
+        self.cards = pool
+        self.position = start + 1
+        self.bottom_dealable = True
+        return pool[start]

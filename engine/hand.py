@@ -1,0 +1,763 @@
+"""One hand of stud as a pure state machine: actions in, events out.
+
+A hand is its configuration, its seats, its deck and the actions applied to it,
+so replaying those reproduces it exactly. Nothing here reads a clock or does
+I/O; an absent player is the caller's business, told to the hand through
+:meth:`Hand.timeout`.
+
+Seats are the table's seat numbers; the hand keeps them in position order
+(clockwise from the dealer's left), which is the order cards are dealt in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from engine import evaluate as ev
+from engine.cards import Card, Deck, format_card, format_cards
+from engine.errors import IllegalAction, InvalidAction, NotYourTurn
+from engine.events import ACTION_KINDS, NO_ACTION, Action, Event, LegalActions
+from engine.pots import Pot, Share, award, build_pots
+from engine.variants import TableConfig
+
+_FACE_RANKS = frozenset((9, 10, 11))  # jack, queen, king
+
+
+class HandResult:
+    """How the hand ended: final stacks, net chips and every pot share, by seat."""
+
+    __slots__ = ("stacks", "net", "shares", "pots", "showdown")
+
+    def __init__(
+        self,
+        stacks: dict[int, int],
+        net: dict[int, int],
+        shares: list[dict[str, Any]],
+        pots: list[dict[str, Any]],
+        showdown: bool,
+    ) -> None:
+        self.stacks = stacks
+        self.net = net
+        self.shares = shares
+        self.pots = pots
+        self.showdown = showdown
+
+
+class Hand:
+    """A hand in progress. Construct it to post antes and deal the first street."""
+
+    def __init__(
+        self,
+        config: TableConfig,
+        seats: Sequence[tuple[int, int]],
+        deck: Deck,
+    ) -> None:
+        if len(seats) < 2:
+            raise IllegalAction("a hand needs at least two players", code="not_enough_players")
+        numbers = [s for s, _ in seats]
+        if len(set(numbers)) != len(numbers):
+            raise InvalidAction("a seat may play once per hand", code="bad_seats")
+        if any(not isinstance(stack, int) or stack <= 0 for _, stack in seats):
+            raise InvalidAction("every player needs chips", code="bad_seats")
+        if len(seats) * len(config.streets[0].cards) > deck.dealable():
+            raise IllegalAction("too many players for one deck", code="too_many_players")
+        self.config = config
+        self.deck = deck
+        self.streets = config.streets
+        variant = config.variant
+        self._high_board = variant.board_order == "high"
+        self._fixed = config.structure == "fixed_limit"
+        n = len(seats)
+        self.n = n
+        self.seats: list[int] = numbers
+        self.index_of: dict[int, int] = {s: i for i, s in enumerate(numbers)}
+        self.starting: list[int] = [stack for _, stack in seats]
+        self.stacks: list[int] = list(self.starting)
+        self.total: list[int] = [0] * n  # chips put in this hand (folded chips stay in)
+        self.bets: list[int] = [0] * n  # chips put in on this street
+        self.folded: list[bool] = [False] * n
+        self.receiving: list[bool] = [True] * n  # dealt cards (live, or folded unfaced: SCS 12)
+        self.acted: list[int] = [-1] * n
+        self.cards: list[list[Card]] = [[] for _ in range(n)]
+        self.up: list[list[Card]] = [[] for _ in range(n)]
+        self.common: list[Card] = []
+        self.events: list[Event] = []
+        self.actions: list[Action] = []
+        self.street = 0
+        self.to_act = -1
+        self.over = False
+        self._legal: LegalActions | None = None
+        self._announced: list[set[str]] = [set() for _ in range(n)]
+        self._result: HandResult | None = None
+        self._reset_round()
+        self._start()
+
+    # ----------------------------------------------------------------- queries
+
+    def is_over(self) -> bool:
+        return self.over
+
+    def result(self) -> HandResult:
+        if self._result is None:
+            raise IllegalAction("the hand is not over", code="hand_in_progress")
+        return self._result
+
+    def seat_to_act(self) -> int | None:
+        return None if self.to_act < 0 else self.seats[self.to_act]
+
+    def pot_total(self) -> int:
+        return sum(self.total)
+
+    def legal_actions(self) -> LegalActions:
+        if self._legal is None:
+            self._legal = self._compute_legal()
+        return self._legal
+
+    # ----------------------------------------------------------------- inputs
+
+    def apply(self, action: Action) -> list[Event]:
+        """Apply one seat's action; an illegal or malformed one raises and changes nothing."""
+        seat, kind, amount = action
+        if kind not in ACTION_KINDS:
+            raise InvalidAction(f"unknown action {kind!r}", code="unknown_action")
+        if amount is not None and (not isinstance(amount, int) or isinstance(amount, bool)):
+            raise InvalidAction("amount must be a whole number of chips", code="bad_amount")
+        if self.over:
+            raise IllegalAction("the hand is over", code="hand_over")
+        i = self.index_of.get(seat, -1)
+        if i < 0:
+            raise IllegalAction(f"seat {seat} is not in this hand", code="not_in_hand")
+        if i != self.to_act:
+            raise NotYourTurn(f"seat {self.seats[self.to_act]} is to act, not seat {seat}")
+        legal = self.legal_actions()
+        if kind not in legal.kinds:
+            raise IllegalAction(
+                f"{kind} is not allowed now; allowed: {', '.join(legal.kinds)}",
+                code="action_not_allowed",
+            )
+        if kind == legal.wager:
+            if amount is None:
+                amount = legal.to_choices[0] if legal.to_choices else legal.min_to
+            if not legal.allows(kind, amount):
+                raise IllegalAction(
+                    f"{kind} to {amount} is not allowed", code="bad_amount"
+                )
+        elif amount is not None and kind not in ("call", "bring_in"):
+            raise InvalidAction(f"{kind} takes no amount", code="bad_amount")
+        mark = len(self.events)
+        self.actions.append(Action(seat, kind, amount))
+        self._act(i, kind, amount, legal, False)
+        return self.events[mark:]
+
+    def timeout(self, seat: int) -> list[Event]:
+        """The seat's clock ran out: post a forced bring-in, check if possible, else fold."""
+        if self.over or self.to_act < 0 or self.seats[self.to_act] != seat:
+            raise NotYourTurn(f"seat {seat} is not to act")
+        legal = self.legal_actions()
+        if "bring_in" in legal.kinds:
+            kind = "bring_in"
+        elif "check" in legal.kinds:
+            kind = "check"
+        else:
+            kind = "fold"
+        mark = len(self.events)
+        self.actions.append(Action(seat, kind, None))
+        self._act(self.to_act, kind, None, legal, True)
+        return self.events[mark:]
+
+    # ----------------------------------------------------------------- start
+
+    def _emit(self, kind: str, data: dict[str, Any], to: int | None = None) -> None:
+        self.events.append(Event(kind, data, to))
+
+    def _start(self) -> None:
+        config = self.config
+        self._emit(
+            "hand_started",
+            {
+                "variant": config.variant.name,
+                "structure": config.structure,
+                "ante": config.ante,
+                "bring_in": config.bring_in,
+                "small_bet": config.small_bet,
+                "big_bet": config.big_bet,
+                "seats": [{"seat": s, "stack": st} for s, st in zip(self.seats, self.stacks)],
+            },
+        )
+        if config.ante:
+            for i in range(self.n):
+                paid = min(config.ante, self.stacks[i])
+                self.stacks[i] -= paid
+                self.total[i] += paid
+                self._emit(
+                    "ante",
+                    {"seat": self.seats[i], "amount": paid, "all_in": self.stacks[i] == 0},
+                )
+        self._deal_street()
+        self._start_first_round()
+
+    def _deal_street(self) -> None:
+        street = self.streets[self.street]
+        takers = [i for i in range(self.n) if self.receiving[i]]
+        per_seat = len(street.cards)
+        dealt, common, procedure = self.deck.deal_round(
+            per_seat * len(takers), self.config.burn_cards and self.street > 0
+        )
+        if procedure is not None:
+            self._emit("deck_procedure", {"street": street.name, "procedure": procedure})
+        if common is not None:
+            self.common.append(common)
+            self._emit("common_card", {"street": street.name, "card": format_card(common)})
+            return
+        public: list[dict[str, Any]] = []
+        count = len(takers)
+        for n, i in enumerate(takers):
+            mine = dealt[n::count]
+            self.cards[i] += mine
+            up = [c for c, face_up in zip(mine, street.cards) if face_up]
+            self.up[i] += up
+            entry: dict[str, Any] = {
+                "seat": self.seats[i],
+                "up": [format_card(c) for c in up],
+                "down": per_seat - len(up),
+            }
+            if self.folded[i]:
+                entry["dead"] = True
+            public.append(entry)
+            if len(up) < per_seat:
+                self._emit(
+                    "down_cards",
+                    {
+                        "seat": self.seats[i],
+                        "street": street.name,
+                        "cards": [format_card(c) for c, u in zip(mine, street.cards) if not u],
+                    },
+                    self.seats[i],
+                )
+        self._emit("street_dealt", {"street": street.name, "deals": public})
+
+    # ----------------------------------------------------------------- betting rounds
+
+    def _reset_round(self) -> None:
+        self.bets = [0] * self.n
+        self.acted = [-1] * self.n
+        self.current_bet = 0  # the amount each seat must reach to stay in
+        self.bet_level = 0  # the last full bet or raise; a full raise builds on it
+        self.bets_made = 0  # the bet (or completion) and full raises this street
+        self.raise_count = 0  # bumped by each full bet or raise: reopens the betting
+        self.last_raise = self.config.small_bet  # pot/no limit: size of the last full raise
+        self.big_mode = False  # fixed limit: the big bet has been made on an open-pair street
+        self.open_pair = False
+        self.last_aggressor = -1
+        self.first_actor = -1
+        self.bring_in_pending = False
+        self.bring_in_seat = -1
+        self._legal = None
+
+    def _active(self, i: int) -> bool:
+        return not self.folded[i] and self.stacks[i] > 0
+
+    def _next_clockwise(self, start: int) -> int:
+        n = self.n
+        for step in range(1, n + 1):
+            j = (start + step) % n
+            if self._active(j):
+                return j
+        return -1
+
+    def _bring_in_key(self) -> Callable[[int], tuple[int, int]]:
+        aces_low = self.config.variant.aces_low
+        up = self.up
+
+        def key(i: int) -> tuple[int, int]:
+            card = up[i][-1]
+            rank = card >> 2
+            if aces_low:
+                rank = (rank + 1) % 13
+            return rank, card & 3
+
+        return key
+
+    def _start_first_round(self) -> None:
+        config = self.config
+        key = self._bring_in_key()
+        if config.effective_bring_in_card == "low":
+            designated = min(range(self.n), key=key)
+        else:
+            designated = max(range(self.n), key=key)
+        self.bring_in_seat = designated
+        self.first_actor = designated
+        self._emit(
+            "announcement",
+            {
+                "kind": "bring_in",
+                "seat": self.seats[designated],
+                "card": format_card(self.up[designated][-1]),
+                "text": f"{format_card(self.up[designated][-1])} brings it in",
+            },
+        )
+        if config.bring_in == 0:
+            # No forced bet: the designated seat simply opens (Hoyle's no-ante game).
+            self._open_round(designated)
+            return
+        if self.stacks[designated] == 0:
+            # All in for the ante: the next seat acts as if the bring-in had been posted
+            # (SCS 11 alternate, Robert's 4).
+            self.current_bet = config.bring_in
+            self._emit(
+                "announcement",
+                {
+                    "kind": "bring_in_all_in",
+                    "seat": self.seats[designated],
+                    "text": "all in for the ante; the next player acts on the bring-in",
+                },
+            )
+            self._open_round(self._next_clockwise(designated))
+            return
+        self.bring_in_pending = True
+        self._set_turn(designated)
+
+    def _open_round(self, first: int) -> None:
+        if first < 0 or sum(1 for i in range(self.n) if self._active(i)) < 2:
+            self._end_round()
+            return
+        self._set_turn(first)
+
+    def _set_turn(self, i: int) -> None:
+        self.to_act = i
+        self._legal = None
+        self._emit("turn", self.legal_actions().as_dict())
+
+    def _compute_legal(self) -> LegalActions:
+        i = self.to_act
+        if i < 0 or self.over:
+            return NO_ACTION
+        config = self.config
+        seat = self.seats[i]
+        stack = self.stacks[i]
+        reach = self.bets[i] + stack  # the most this seat can have in on this street
+        if self.bring_in_pending:
+            bring_in = min(config.bring_in, stack)
+            kinds: tuple[str, ...] = ("bring_in",)
+            if reach > config.bring_in and config.bring_in < config.small_bet:
+                to = self._wager_targets(i, reach)
+                return LegalActions(
+                    seat, ("bring_in", "complete"), bring_in=bring_in, wager="complete",
+                    min_to=to[0], max_to=to[-1], to_choices=to if self._fixed else (),
+                )
+            return LegalActions(seat, kinds, bring_in=bring_in)
+        owe = self.current_bet - self.bets[i]
+        if owe > 0:
+            kinds = ("fold", "call")
+        else:
+            kinds = ("fold", "check")
+        wager = None
+        to: tuple[int, ...] = ()
+        if reach > self.current_bet and self._may_raise(i):
+            to = self._wager_targets(i, reach)
+            if to:
+                if self.current_bet == 0:
+                    wager = "bet"
+                elif self.bet_level == 0:
+                    wager = "complete"
+                else:
+                    wager = "raise"
+                kinds = kinds + (wager,)
+        if wager is None:
+            return LegalActions(seat, kinds, call=min(owe, stack))
+        return LegalActions(
+            seat, kinds, call=min(owe, stack), wager=wager, min_to=to[0], max_to=to[-1],
+            to_choices=to if self._fixed else (),
+        )
+
+    def _may_raise(self, i: int) -> bool:
+        if self.acted[i] == self.raise_count and self.acted[i] >= 0:
+            return False  # only a short all-in since this seat acted: no reopening
+        cap = self.config.max_raises
+        if not self._fixed or cap is None or self.bets_made < cap + 1:
+            return True
+        if self.config.uncapped_heads_up:
+            return sum(1 for j in range(self.n) if self._active(j)) <= 2
+        return False
+
+    def _increments(self) -> tuple[int, ...]:
+        config = self.config
+        street = self.streets[self.street]
+        if street.big_bet:
+            return (config.big_bet,)
+        if self.open_pair and not self.big_mode:
+            return (config.small_bet, config.big_bet)
+        if self.big_mode:
+            return (config.big_bet,)
+        return (config.small_bet,)
+
+    def _wager_targets(self, i: int, reach: int) -> tuple[int, ...]:
+        """Street totals the seat may bet, complete or raise to (all in when short)."""
+        current = self.current_bet
+        if self._fixed:
+            targets = [self.bet_level + inc for inc in self._increments()]
+            allowed = [t for t in targets if t <= reach]
+            if len(allowed) < len(targets) and reach > current:
+                allowed.append(reach)
+            return tuple(sorted(set(t for t in allowed if t > current)))
+        small = self.config.small_bet
+        if self.bet_level == 0:
+            low = small if current < small else current + small
+        else:
+            low = current + self.last_raise
+        if self.config.structure == "pot_limit":
+            owe = current - self.bets[i]
+            high = current + self.pot_total() + owe
+        else:
+            high = reach
+        high = min(high, reach)
+        low = min(low, reach)
+        if low <= current:
+            return ()
+        return (low, max(low, high))
+
+    def _act(self, i: int, kind: str, amount: int | None, legal: LegalActions, timed: bool) -> None:
+        seat = self.seats[i]
+        data: dict[str, Any] = {"seat": seat, "action": kind}
+        if timed:
+            data["timeout"] = True
+        self._legal = None
+        if kind == "fold":
+            self.folded[i] = True
+            if self.current_bet <= self.bets[i]:
+                # Folded without facing a bet: keep dealing to the seat (SCS 12).
+                data["dead_seat"] = True
+            else:
+                self.receiving[i] = False
+        elif kind == "check":
+            self.acted[i] = self.raise_count
+        elif kind == "call":
+            paid = min(self.current_bet - self.bets[i], self.stacks[i])
+            self._put(i, paid)
+            self.acted[i] = self.raise_count
+            data["amount"] = paid
+        elif kind == "bring_in":
+            paid = legal.bring_in
+            self._put(i, paid)
+            self.current_bet = self.config.bring_in  # others enter for the full bring-in
+            self.bring_in_pending = False
+            if self.config.bring_in >= self.config.small_bet:
+                # A forced bet of a full bet opens the betting (Hoyle's five-card stud).
+                self.bet_level = self.config.bring_in
+                self.bets_made = 1
+                self.raise_count += 1
+            self.acted[i] = -2 if self.config.bring_in_may_complete_later else self.raise_count
+            data["amount"] = paid
+        else:
+            assert amount is not None
+            self._wager(i, amount, data)
+        data["to"] = self.bets[i]
+        data["stack"] = self.stacks[i]
+        if self.stacks[i] == 0 and kind != "fold":
+            data["all_in"] = True
+        self._emit("action", data)
+        self._advance(i)
+
+    def _put(self, i: int, chips: int) -> None:
+        self.stacks[i] -= chips
+        self.bets[i] += chips
+        self.total[i] += chips
+
+    def _wager(self, i: int, to: int, data: dict[str, Any]) -> None:
+        paid = to - self.bets[i]
+        self._put(i, paid)
+        data["amount"] = paid
+        self.bring_in_pending = False
+        if self._fixed:
+            increase = to - self.bet_level
+            full = increase >= min(self._increments()) * self.config.all_in_full_fraction
+            if full and self.open_pair and increase >= self.config.big_bet:
+                self.big_mode = True
+        elif self.bet_level == 0:
+            full = to >= self.config.small_bet
+            if full:
+                self.last_raise = to
+        else:
+            full = to - self.current_bet >= self.last_raise
+            if full:
+                self.last_raise = to - self.current_bet
+        if full:
+            self.bet_level = to
+            self.bets_made += 1
+            self.raise_count += 1
+        # A bet is made: seats that folded unfaced stop receiving cards (SCS 12).
+        for j in range(self.n):
+            if self.folded[j]:
+                self.receiving[j] = False
+        self.current_bet = max(self.current_bet, to)
+        self.acted[i] = self.raise_count
+        self.last_aggressor = i
+
+    def _advance(self, last: int) -> None:
+        live = [j for j in range(self.n) if not self.folded[j]]
+        if len(live) == 1:
+            self._end_round()
+            return
+        n = self.n
+        current = self.current_bet
+        raise_count = self.raise_count
+        for step in range(1, n + 1):
+            j = (last + step) % n
+            if self.folded[j] or self.stacks[j] == 0:
+                continue
+            if self.acted[j] != raise_count or self.bets[j] < current:
+                if self.acted[j] == -2 and self.bets[j] >= current:
+                    # The bring-in's option when nobody completed (SCS 4 alternate).
+                    if self._bring_in_option_open(j):
+                        self._set_turn(j)
+                        return
+                    continue
+                if self._others_all_in(j) and self.bets[j] >= current:
+                    continue
+                self._set_turn(j)
+                return
+        self._end_round()
+
+    def _bring_in_option_open(self, j: int) -> bool:
+        return self.bets_made == 0 and any(
+            self._active(k) for k in range(self.n) if k != j
+        )
+
+    def _others_all_in(self, j: int) -> bool:
+        return not any(self._active(k) for k in range(self.n) if k != j)
+
+    def _end_round(self) -> None:
+        self.to_act = -1
+        self._legal = None
+        self._return_uncalled()
+        live = [j for j in range(self.n) if not self.folded[j]]
+        if len(live) == 1:
+            self._finish(live, showdown=False)
+            return
+        while self.street + 1 < len(self.streets):
+            self.street += 1
+            self._reset_round()
+            self._deal_street()
+            self._announce()
+            first = self._first_to_act()
+            self.first_actor = first
+            if self.config.structure == "fixed_limit" and self.streets[self.street].open_pair_option:
+                self.open_pair = self.config.open_pair_big_bet and any(
+                    len({c >> 2 for c in self.up[j]}) < len(self.up[j]) for j in live
+                )
+            if sum(1 for j in live if self.stacks[j] > 0) >= 2:
+                self._set_turn(first)
+                return
+        self._showdown(live)
+
+    def _return_uncalled(self) -> None:
+        bets = self.bets
+        if not any(bets):
+            return
+        top = max(range(self.n), key=lambda j: bets[j])
+        second = max((bets[j] for j in range(self.n) if j != top), default=0)
+        excess = bets[top] - second
+        if excess > 0:
+            bets[top] -= excess
+            self.total[top] -= excess
+            self.stacks[top] += excess
+            self._emit("uncalled_returned", {"seat": self.seats[top], "amount": excess})
+
+    # ----------------------------------------------------------------- order of play
+
+    def _board(self, i: int) -> list[Card]:
+        return self.up[i] + self.common if self.common else self.up[i]
+
+    def _first_to_act(self) -> int:
+        candidates = [j for j in range(self.n) if self._active(j)]
+        if not candidates:
+            candidates = [j for j in range(self.n) if not self.folded[j]]
+        by_suit = self.config.effective_order_tie == "suit"
+        if self._high_board:
+            value, tiebreak = ev.board_value, ev.board_suit_tiebreak
+        else:
+            value, tiebreak = ev.razz_board_value, ev.razz_board_suit_tiebreak
+
+        def key(j: int) -> tuple[int, int]:
+            board = self._board(j)
+            return value(board), (tiebreak(board) if by_suit else -j)
+
+        first = max(candidates, key=key)
+        board = self._board(first)
+        kind = "high_board" if self._high_board else "low_board"
+        self._emit(
+            "announcement",
+            {
+                "kind": kind,
+                "seat": self.seats[first],
+                "text": f"{ev.describe_board(board)} {'is high' if self._high_board else 'is low'}",
+            },
+        )
+        return first
+
+    def _announce(self) -> None:
+        """Dealer announcements of SCS 9: new pairs on board, and possibles if set."""
+        razz = not self._high_board
+        possibles = self.config.announce_possibles and not razz
+        for j in range(self.n):
+            if self.folded[j] or not self.up[j]:
+                continue
+            up = self.up[j]
+            newest = up[-1] >> 2
+            if sum(1 for c in up if c >> 2 == newest) == 2 and len(up) >= 2:
+                if not (razz and newest in _FACE_RANKS):
+                    self._emit(
+                        "announcement",
+                        {
+                            "kind": "pair",
+                            "seat": self.seats[j],
+                            "text": f"pair of {ev.RANK_PLURALS[newest]}",
+                        },
+                    )
+            if possibles and len(up) >= 3:
+                self._announce_possibles(j, up)
+
+    def _announce_possibles(self, j: int, up: list[Card]) -> None:
+        said = self._announced[j]
+        suits = [c & 3 for c in up]
+        if "flush" not in said and max(suits.count(s) for s in range(4)) >= 3:
+            said.add("flush")
+            self._emit(
+                "announcement",
+                {"kind": "possible_flush", "seat": self.seats[j], "text": "possible flush"},
+            )
+        ranks = {c >> 2 for c in up}
+        if 12 in ranks:
+            ranks.add(-1)
+        if "straight" not in said and any(
+            sum(1 for r in ranks if low <= r <= low + 4) >= 3 for low in range(-1, 9)
+        ):
+            said.add("straight")
+            self._emit(
+                "announcement",
+                {"kind": "possible_straight", "seat": self.seats[j], "text": "possible straight"},
+            )
+
+    # ----------------------------------------------------------------- the end
+
+    def _showdown(self, live: list[int]) -> None:
+        config = self.config
+        showdown = config.variant.showdown
+        hands = {j: self.cards[j] + self.common for j in live}
+        high: list[int | None] = [None] * self.n
+        low: list[int | None] | None = None
+        if showdown == "razz":
+            for j, cards in hands.items():
+                high[j] = ev.razz_value(cards)
+        else:
+            for j, cards in hands.items():
+                high[j] = ev.high_value(cards)
+            if showdown == "high_low":
+                low = [None] * self.n
+                for j, cards in hands.items():
+                    if config.kansas_city_low:
+                        low[j] = ev.deuce_seven_low_value(cards, config.low_qualifier)
+                    else:
+                        low[j] = ev.low8_value(cards, config.low_qualifier)
+        pots = build_pots(self.total, [not f for f in self.folded])
+        # Showdown order: the last aggressor of the final round, else who acted first.
+        start = self.last_aggressor if self.last_aggressor >= 0 else self.first_actor
+        if start < 0 or self.folded[start]:
+            start = live[0]
+        order = [(start + k) % self.n for k in range(self.n)]
+        order = [j for j in order if j in hands]
+        shown: list[int] = []
+        for j in order:
+            must_show = not shown or self.stacks[j] == 0 or self._can_win(j, shown, pots, high, low)
+            if must_show:
+                shown.append(j)
+                data: dict[str, Any] = {
+                    "seat": self.seats[j],
+                    "cards": [format_card(c) for c in self.cards[j]],
+                }
+                if showdown == "razz":
+                    data["low"] = ev.describe_razz(high[j])  # type: ignore[arg-type]
+                else:
+                    data["high"] = ev.describe_high(high[j])  # type: ignore[arg-type]
+                    if low is not None:
+                        lv = low[j]
+                        data["low"] = None if lv is None else (
+                            ev.describe_deuce_seven(lv) if config.kansas_city_low
+                            else ev.describe_low8(lv)
+                        )
+                self._emit("showdown", data)
+            else:
+                self._emit("muck", {"seat": self.seats[j]})
+        winners_high = [v if j in shown else None for j, v in enumerate(high)]
+        winners_low = None if low is None else [v if j in shown else None for j, v in enumerate(low)]
+        shares = award(pots, winners_high, winners_low, self._odd_chip_order)
+        self._pay(pots, shares, showdown=True)
+
+    def _can_win(
+        self,
+        j: int,
+        shown: list[int],
+        pots: list[Pot],
+        high: list[int | None],
+        low: list[int | None] | None,
+    ) -> bool:
+        for pot in pots:
+            if j not in pot.eligible:
+                continue
+            rivals = [k for k in shown if k in pot.eligible]
+            mine = high[j]
+            if mine is not None and all((high[k] or 0) <= mine for k in rivals):
+                return True
+            if low is not None and low[j] is not None:
+                lj = low[j]
+                assert lj is not None
+                if all(low[k] is None or low[k] <= lj for k in rivals):  # type: ignore[operator]
+                    return True
+        return False
+
+    def _odd_chip_order(self, i: int) -> int:
+        """Between tied hands the odd chip goes to the highest card by suit."""
+        return max(self.cards[i])
+
+    def _finish(self, live: list[int], showdown: bool) -> None:
+        winner = live[0]
+        pot = sum(self.total)
+        pots = [Pot(pot, (winner,))]
+        self._pay(pots, [Share(0, winner, pot, "whole")], showdown=False)
+
+    def _pay(self, pots: list[Pot], shares: list[Share], showdown: bool) -> None:
+        for share in shares:
+            self.stacks[share.index] += share.amount
+            data: dict[str, Any] = {
+                "seat": self.seats[share.index],
+                "pot": share.pot,
+                "amount": share.amount,
+                "half": share.half,
+            }
+            if share.odd_chip_rules:
+                data["odd_chips"] = list(share.odd_chip_rules)
+            self._emit("pot_awarded", data)
+        stacks = {s: self.stacks[i] for i, s in enumerate(self.seats)}
+        net = {s: self.stacks[i] - self.starting[i] for i, s in enumerate(self.seats)}
+        pot_data = [
+            {"amount": p.amount, "eligible": [self.seats[j] for j in p.eligible]} for p in pots
+        ]
+        share_data = [
+            {
+                "seat": self.seats[s.index],
+                "pot": s.pot,
+                "amount": s.amount,
+                "half": s.half,
+                "odd_chips": list(s.odd_chip_rules),
+            }
+            for s in shares
+        ]
+        self._result = HandResult(stacks, net, share_data, pot_data, showdown)
+        self.over = True
+        self.to_act = -1
+        self._legal = None
+        self._emit("hand_ended", {"stacks": [{"seat": s, "stack": v} for s, v in stacks.items()]})
+
+
+__all__ = ["Action", "Event", "Hand", "HandResult", "LegalActions", "format_cards"]

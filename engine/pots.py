@@ -1,0 +1,115 @@
+"""Pots from contributions, and splitting them among the best hands.
+
+Contributions are per position index (the hand's seat order). Folded chips stay
+in the pots; only seats still in the hand are eligible.
+
+>>> build_pots([10, 50, 50], [True, True, True])
+[Pot(amount=30, eligible=(0, 1, 2)), Pot(amount=80, eligible=(1, 2))]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import NamedTuple
+
+
+class Pot(NamedTuple):
+    amount: int
+    eligible: tuple[int, ...]
+
+
+class Share(NamedTuple):
+    """Chips of one pot (or of its high or low half) going to one seat index.
+
+    ``odd_chip_rules`` names, for each odd chip inside ``amount``, the rule that
+    gave it: "high_half" (the odd chip of a hi-lo split) or the tie rule.
+    """
+
+    pot: int
+    index: int
+    amount: int
+    half: str  # "whole", "high" or "low"
+    odd_chip_rules: tuple[str, ...] = ()
+
+
+def build_pots(contributions: Sequence[int], live: Sequence[bool]) -> list[Pot]:
+    """Layer the pot by the contribution levels of live seats; merge equal layers."""
+    levels = sorted({c for c, alive in zip(contributions, live) if alive and c > 0})
+    pots: list[Pot] = []
+    previous = 0
+    for level in levels:
+        amount = sum(min(c, level) - min(c, previous) for c in contributions)
+        eligible = tuple(i for i, c in enumerate(contributions) if live[i] and c >= level)
+        if pots and pots[-1].eligible == eligible:
+            pots[-1] = Pot(pots[-1].amount + amount, eligible)
+        else:
+            pots.append(Pot(amount, eligible))
+        previous = level
+    leftover = sum(contributions) - sum(p.amount for p in pots)
+    if leftover and pots:
+        pots[-1] = Pot(pots[-1].amount + leftover, pots[-1].eligible)
+    return pots
+
+
+def split(
+    pot_number: int,
+    amount: int,
+    winners: Sequence[int],
+    half: str,
+    odd_chip_order: Callable[[int], int],
+    odd_chip_rule: str,
+) -> list[Share]:
+    """Share ``amount`` equally; odd chips go one each in ``odd_chip_order`` (highest first)."""
+    each, odd = divmod(amount, len(winners))
+    ranked = sorted(winners, key=odd_chip_order, reverse=True) if odd else list(winners)
+    return [
+        Share(pot_number, index, each + (n < odd), half, (odd_chip_rule,) if n < odd else ())
+        for n, index in enumerate(ranked)
+    ]
+
+
+def best(indices: Sequence[int], values: Sequence[int | None]) -> list[int]:
+    """The indices holding the highest non-None value (all of them on a tie)."""
+    top: int | None = None
+    winners: list[int] = []
+    for i in indices:
+        v = values[i]
+        if v is None:
+            continue
+        if top is None or v > top:
+            top, winners = v, [i]
+        elif v == top:
+            winners.append(i)
+    return winners
+
+
+def award(
+    pots: Sequence[Pot],
+    high: Sequence[int | None],
+    low: Sequence[int | None] | None,
+    odd_chip_order: Callable[[int], int],
+    tie_rule: str = "highest_card_by_suit",
+) -> list[Share]:
+    """Divide every pot: to the best ``high`` value, or half high, half low when
+    ``low`` is given and some eligible hand has a (qualifying, non-None) low.
+    The odd chip of a split goes to the high half; between tied hands, by ``odd_chip_order``.
+    """
+    shares: list[Share] = []
+    for number, pot in enumerate(pots):
+        high_winners = best(pot.eligible, high)
+        low_winners = best(pot.eligible, low) if low is not None else []
+        if not low_winners:
+            shares += split(number, pot.amount, high_winners, "whole", odd_chip_order, tie_rule)
+            continue
+        low_amount = pot.amount // 2
+        high_shares = split(
+            number, pot.amount - low_amount, high_winners, "high", odd_chip_order, tie_rule
+        )
+        if pot.amount % 2:
+            # The odd chip of the split goes to the high half (shared there like the rest).
+            top = max(range(len(high_shares)), key=lambda n: odd_chip_order(high_shares[n].index))
+            first = high_shares[top]
+            high_shares[top] = first._replace(odd_chip_rules=first.odd_chip_rules + ("high_half",))
+        shares += high_shares
+        shares += split(number, low_amount, low_winners, "low", odd_chip_order, tie_rule)
+    return shares

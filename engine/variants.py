@@ -1,0 +1,196 @@
+"""Stud variants and table settings as data.
+
+A variant is a list of streets plus the rules that tell games apart (who brings
+in, who acts first later, how hands are judged). Every alternate rule of the
+rule books is a field of :class:`TableConfig`, never a branch on a variant name.
+
+>>> find_variant("razz").showdown
+'razz'
+>>> [len(s.cards) for s in find_variant("seven_card_stud").streets]
+[3, 1, 1, 1, 1]
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Literal
+
+from engine.errors import ConfigError
+
+Showdown = Literal["high", "razz", "high_low"]
+Structure = Literal["fixed_limit", "pot_limit", "no_limit"]
+CardOrder = Literal["low", "high"]
+TieRule = Literal["suit", "position"]
+
+
+@dataclass(frozen=True, slots=True)
+class Street:
+    """One round of cards followed by one betting round."""
+
+    name: str
+    cards: tuple[bool, ...]  # True = dealt face up, in dealing order
+    big_bet: bool = False  # fixed limit: this round bets the big bet
+    open_pair_option: bool = False  # fixed limit: an open pair allows the big bet here
+
+
+@dataclass(frozen=True, slots=True)
+class Variant:
+    name: str
+    title: str
+    streets: tuple[Street, ...]
+    showdown: Showdown
+    bring_in_card: CardOrder  # "low": lowest upcard brings in; "high": highest
+    board_order: CardOrder  # "high": best high board acts first; "low": best low board (razz)
+    order_tie: TieRule  # default tie-break for order of play after the first round
+    aces_low: bool = False  # aces rank low for bring-in and board order (razz)
+    phh_code: str | None = None
+    max_players: int = 8
+
+    @property
+    def card_count(self) -> int:
+        return sum(len(s.cards) for s in self.streets)
+
+
+def _streets(*specs: tuple[str, str], open_pair_at: int | None = None) -> tuple[Street, ...]:
+    """Build streets from ("third", "ddu") pairs; the big bet starts on the third round."""
+    return tuple(
+        Street(
+            name,
+            tuple(c == "u" for c in cards),
+            big_bet=index >= 2,
+            open_pair_option=index == open_pair_at,
+        )
+        for index, (name, cards) in enumerate(specs)
+    )
+
+
+_SEVEN = (("third", "ddu"), ("fourth", "u"), ("fifth", "u"), ("sixth", "u"), ("seventh", "d"))
+
+VARIANTS: dict[str, Variant] = {
+    v.name: v
+    for v in (
+        Variant(
+            "seven_card_stud", "Seven-card stud", _streets(*_SEVEN, open_pair_at=1),
+            showdown="high", bring_in_card="low", board_order="high", order_tie="suit",
+            phh_code="F7S",
+        ),
+        Variant(
+            "seven_card_stud_hi_lo", "Seven-card stud hi-lo, eight or better", _streets(*_SEVEN),
+            showdown="high_low", bring_in_card="low", board_order="high", order_tie="position",
+            phh_code="F7S/8",
+        ),
+        Variant(
+            "razz", "Razz", _streets(*_SEVEN),
+            showdown="razz", bring_in_card="high", board_order="low", order_tie="suit",
+            aces_low=True, phh_code="FR",
+        ),
+        Variant(
+            "five_card_stud", "Five-card stud",
+            _streets(("second", "du"), ("third", "u"), ("fourth", "u"), ("fifth", "u"),
+                     open_pair_at=1),
+            showdown="high", bring_in_card="low", board_order="high", order_tie="suit",
+            max_players=10,
+        ),
+        Variant(
+            "five_card_stud_hi_lo", "Five-card stud hi-lo",
+            _streets(("second", "du"), ("third", "u"), ("fourth", "u"), ("fifth", "u")),
+            showdown="high_low", bring_in_card="low", board_order="high", order_tie="position",
+            max_players=10,
+        ),
+        Variant(
+            "six_card_stud", "Six-card stud",
+            _streets(("second", "du"), ("third", "u"), ("fourth", "u"), ("fifth", "u"),
+                     ("sixth", "d")),
+            showdown="high", bring_in_card="low", board_order="high", order_tie="suit",
+        ),
+        Variant(
+            "eight_card_stud", "Eight-card stud",
+            _streets(("third", "ddu"), ("fourth", "u"), ("fifth", "u"), ("sixth", "u"),
+                     ("seventh", "d"), ("eighth", "d")),
+            showdown="high", bring_in_card="low", board_order="high", order_tie="suit",
+        ),
+    )
+}
+
+
+def find_variant(name: str) -> Variant:
+    try:
+        return VARIANTS[name]
+    except KeyError:
+        raise ConfigError(f"unknown variant {name!r}", code="unknown_variant") from None
+
+
+@dataclass(frozen=True, slots=True)
+class TableConfig:
+    """Everything that decides how a hand plays; defaults are RULES.md's.
+
+    ``None`` in a field named after a variant rule means "the variant's default".
+    """
+
+    variant: Variant = field(default_factory=lambda: VARIANTS["seven_card_stud"])
+    structure: Structure = "fixed_limit"
+    ante: int = 1
+    bring_in: int = 2
+    small_bet: int = 5
+    big_bet: int = 10
+    # Fixed limit: a bet and this many raises; None = no cap.
+    max_raises: int | None = 3
+    # Fixed limit: no cap while only two players who are not all-in remain.
+    uncapped_heads_up: bool = True
+    # SCS 4 alternate: the bring-in may complete when action returns to it uncompleted.
+    bring_in_may_complete_later: bool = False
+    # SCS 11: "ante_and_bring_in" (default) or "ante" (alternate) needed to be dealt in.
+    eligibility: Literal["ante_and_bring_in", "ante"] = "ante_and_bring_in"
+    # Which upcard brings in (SCS/HL 3 alternate, Hoyle's five-card stud); None = variant's.
+    bring_in_card: CardOrder | None = None
+    # Tie-break for order of play after the first round (SCS 8, SCS/HL 3, razz 4); None = variant's.
+    order_tie: TieRule | None = None
+    # Fixed limit: an open pair on the open-pair street allows the big bet (SCS 5).
+    open_pair_big_bet: bool = True
+    burn_cards: bool = True
+    # Five-card stud option: the last card is dealt face down.
+    last_card_down: bool = False
+    # Hi-lo: highest rank a qualifying low may hold; None = any unpaired five (SCS/HL 2).
+    low_qualifier: int | None = 8
+    # Hi-lo Kansas City rules: aces high only, straights and flushes count against the low.
+    kansas_city_low: bool = False
+    # SCS 9 alternate: announce "possible straight" / "possible flush" in low-limit games.
+    announce_possibles: bool = False
+    # Fixed limit: an all-in raise of at least this fraction of a bet counts as a full raise.
+    all_in_full_fraction: float = 0.5
+
+    def __post_init__(self) -> None:
+        for name in ("ante", "bring_in", "small_bet", "big_bet"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                raise ConfigError(f"{name} must be a whole number of chips >= 0")
+        if self.small_bet <= 0:
+            raise ConfigError("small_bet must be positive")
+        if self.big_bet < self.small_bet:
+            raise ConfigError("big_bet must be at least small_bet")
+        if self.bring_in > self.small_bet:
+            raise ConfigError("bring_in may not exceed small_bet")
+        if self.max_raises is not None and self.max_raises < 0:
+            raise ConfigError("max_raises must be >= 0 or None")
+        if self.low_qualifier is not None and not 5 <= self.low_qualifier <= 13:
+            raise ConfigError("low_qualifier must be between 5 and 13, or None")
+        if self.last_card_down and len(self.variant.streets[-1].cards) != 1:
+            raise ConfigError("last_card_down applies to a last street of one card")
+
+    @property
+    def effective_bring_in_card(self) -> CardOrder:
+        return self.bring_in_card or self.variant.bring_in_card
+
+    @property
+    def effective_order_tie(self) -> TieRule:
+        return self.order_tie or self.variant.order_tie
+
+    @property
+    def streets(self) -> tuple[Street, ...]:
+        streets = self.variant.streets
+        if self.last_card_down and streets[-1].cards == (True,):
+            streets = streets[:-1] + (replace(streets[-1], cards=(False,)),)
+        return streets
+
+    def with_variant(self, name: str) -> TableConfig:
+        return replace(self, variant=find_variant(name))
