@@ -22,6 +22,7 @@ from engine.pots import Pot, Share, award, build_pots
 from engine.variants import TableConfig
 
 _FACE_RANKS = frozenset((9, 10, 11))  # jack, queen, king
+_new_event = tuple.__new__
 
 
 class HandResult:
@@ -169,7 +170,7 @@ class Hand:
     # ----------------------------------------------------------------- start
 
     def _emit(self, kind: str, data: dict[str, Any], to: int | None = None) -> None:
-        self.events.append(Event(kind, data, to))
+        self.events.append(_new_event(Event, (kind, data, to)))
 
     def _start(self) -> None:
         config = self.config
@@ -495,37 +496,30 @@ class Hand:
         self.last_aggressor = i
 
     def _advance(self, last: int) -> None:
-        live = [j for j in range(self.n) if not self.folded[j]]
-        if len(live) == 1:
+        folded, stacks, acted, bets = self.folded, self.stacks, self.acted, self.bets
+        if folded.count(False) == 1:
             self._end_round()
             return
         n = self.n
         current = self.current_bet
         raise_count = self.raise_count
-        for step in range(1, n + 1):
-            j = (last + step) % n
-            if self.folded[j] or self.stacks[j] == 0:
+        j = last
+        for _ in range(n):
+            j += 1
+            if j == n:
+                j = 0
+            if folded[j] or not stacks[j]:
                 continue
-            if self.acted[j] != raise_count or self.bets[j] < current:
-                if self.acted[j] == -2 and self.bets[j] >= current:
-                    # The bring-in's option when nobody completed (SCS 4 alternate).
-                    if self._bring_in_option_open(j):
-                        self._set_turn(j)
-                        return
-                    continue
-                if self._others_all_in(j) and self.bets[j] >= current:
-                    continue
+            if acted[j] != raise_count or bets[j] < current:
+                if bets[j] >= current:
+                    # Owing nothing, a seat acts only if someone else can still bet; the
+                    # bring-in's option (SCS 4 alternate) only while nobody completed.
+                    others = sum(1 for k in range(n) if k != j and not folded[k] and stacks[k])
+                    if not others or (acted[j] == -2 and self.bets_made):
+                        continue
                 self._set_turn(j)
                 return
         self._end_round()
-
-    def _bring_in_option_open(self, j: int) -> bool:
-        return self.bets_made == 0 and any(
-            self._active(k) for k in range(self.n) if k != j
-        )
-
-    def _others_all_in(self, j: int) -> bool:
-        return not any(self._active(k) for k in range(self.n) if k != j)
 
     def _end_round(self) -> None:
         self.to_act = -1

@@ -22,17 +22,60 @@ def _seat_entry(stack: int) -> dict[str, Any]:
 
 def view(events: Iterable[Event], seat: int | None = None) -> dict[str, Any]:
     """The picture of the hand that ``seat`` (None: a spectator) is entitled to."""
+    return views(events, (seat,))[seat]
+
+
+def views(
+    events: Iterable[Event], viewers: Iterable[int | None]
+) -> dict[int | None, dict[str, Any]]:
+    """Several viewers' pictures at once: the public events are folded only once."""
+    own: dict[int, list[str]] = {}
+    public = _fold_public(events, own)
+    pictures: dict[int | None, dict[str, Any]] = {}
+    for viewer in viewers:
+        picture = dict(public)
+        picture["viewer"] = viewer
+        if viewer is not None and viewer in public["seats"]:
+            seats = dict(public["seats"])
+            mine = dict(seats[viewer])
+            mine["down"] = own.get(viewer, [])
+            seats[viewer] = mine
+            picture["seats"] = seats
+        pictures[viewer] = picture
+    return pictures
+
+
+def _fold_public(events: Iterable[Event], own: dict[int, list[str]]) -> dict[str, Any]:
+    """Fold the public events; collect each seat's own down cards into ``own``."""
     seats: dict[int, dict[str, Any]] = {}
     state: dict[str, Any] = {
-        "viewer": seat, "variant": None, "street": None, "pot": 0, "common": [],
+        "viewer": None, "variant": None, "street": None, "pot": 0, "common": [],
         "seats": seats, "to_act": None, "legal": None, "announcements": [],
         "awards": [], "over": False,
     }
     for event in events:
-        if event.to is not None and event.to != seat:
+        kind, data, to = event
+        if to is not None:
+            if kind == "down_cards":
+                own[to] = own.get(to, []) + data["cards"]
             continue
-        kind, data = event.kind, event.data
-        if kind == "hand_started":
+        if kind == "turn":
+            state["to_act"] = data["seat"]
+            state["legal"] = data
+        elif kind == "action":
+            s = seats[data["seat"]]
+            paid = data.get("amount", 0)
+            s["stack"] -= paid
+            s["in_pot"] += paid
+            s["bet"] = data["to"]
+            state["pot"] += paid
+            if data["action"] == "fold":
+                s["folded"] = True
+            if data.get("all_in"):
+                s["all_in"] = True
+            state["to_act"] = None
+            state["legal"] = None
+        elif kind == "hand_started":
             state["variant"] = data["variant"]
             for entry in data["seats"]:
                 seats[entry["seat"]] = _seat_entry(entry["stack"])
@@ -50,30 +93,11 @@ def view(events: Iterable[Event], seat: int | None = None) -> dict[str, Any]:
                 s = seats[deal["seat"]]
                 s["up"] = s["up"] + deal["up"]
                 s["down_count"] += deal["down"]
-        elif kind == "down_cards":
-            s = seats[data["seat"]]
-            s["down"] = s["down"] + data["cards"]
         elif kind == "common_card":
             state["street"] = data["street"]
             state["common"] = state["common"] + [data["card"]]
             for s in seats.values():
                 s["bet"] = 0
-        elif kind == "turn":
-            state["to_act"] = data["seat"]
-            state["legal"] = data
-        elif kind == "action":
-            s = seats[data["seat"]]
-            paid = data.get("amount", 0)
-            s["stack"] -= paid
-            s["in_pot"] += paid
-            s["bet"] = data["to"]
-            state["pot"] += paid
-            if data["action"] == "fold":
-                s["folded"] = True
-            if data.get("all_in"):
-                s["all_in"] = True
-            state["to_act"] = None
-            state["legal"] = None
         elif kind == "uncalled_returned":
             s = seats[data["seat"]]
             s["stack"] += data["amount"]
