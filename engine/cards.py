@@ -39,6 +39,11 @@ _TEXT_CARD = {text: index for index, text in enumerate(_CARD_TEXT)}
 _TEXT_CARD.update({text.upper()[0] + text[1]: i for i, text in enumerate(_CARD_TEXT)})
 _TEXT_CARD.update({"10" + text[1]: i for i, text in enumerate(_CARD_TEXT) if text[0] == "T"})
 
+# A card nobody saw (PHH's ``??``): replayed records deal it to seats that never show.
+# It prints as ``??`` but is never parsed, never ranked and never wins (see engine.hand).
+UNKNOWN: Card = CARD_COUNT
+_CARD_TEXT += ("??",)
+
 
 def rank_of(card: Card) -> int:
     return card >> 2
@@ -83,7 +88,7 @@ class Deck:
     cards when the deck runs short (SCS 18, Robert's 15).
     """
 
-    __slots__ = ("cards", "position", "burns", "rng", "bottom_dealable")
+    __slots__ = ("cards", "position", "burns", "rng", "bottom_dealable", "set_aside_cards")
 
     def __init__(self, order: Sequence[Card] | None = None, rng: random.Random | None = None):
         self.rng: random.Random = rng if rng is not None else secrets.SystemRandom()
@@ -99,6 +104,12 @@ class Deck:
         self.burns: list[Card] = []
         # After the burn cards are scrambled back in, every card of that stack may be dealt.
         self.bottom_dealable = False
+        # Folded hands kept for the not-enough-cards rule (TableConfig.reuse_folded_cards).
+        self.set_aside_cards: list[Card] = []
+
+    def set_aside(self, cards: Sequence[Card]) -> None:
+        """Keep a folded hand aside: when the deck runs short it is scrambled in with the burns."""
+        self.set_aside_cards.extend(cards)
 
     def dealable(self) -> int:
         """Cards that may still be dealt straight from the deck."""
@@ -122,7 +133,7 @@ class Deck:
             self.position = position + count
             return self.cards[position : position + count], None, None
         left = len(self.cards) - position
-        if left + len(self.burns) < count:
+        if left + len(self.burns) + len(self.set_aside_cards) < count:
             return [], self._common_card(), "common_card"
         dealt: list[Card] = []
         if burn and left >= 2:
@@ -132,7 +143,8 @@ class Deck:
         keep_last = 0 if self.bottom_dealable else 1
         direct = left - keep_last
         dealt.extend(self.cards[position : position + direct])
-        pool = self.burns + self.cards[position + direct :]
+        pool = self.burns + self.set_aside_cards + self.cards[position + direct :]
+        self.set_aside_cards = []
         self.rng.shuffle(pool)
         needed = count - len(dealt)
         procedure = "reshuffled_burns"
@@ -155,7 +167,8 @@ class Deck:
             card = self.cards[self.position + 1]
             self.position += 2
             return card
-        pool = self.burns + self.cards[self.position :]
+        pool = self.burns + self.set_aside_cards + self.cards[self.position :]
+        self.set_aside_cards = []
         self.rng.shuffle(pool)
         start = 1 if len(pool) >= 2 else 0
         self.burns = pool[:start]

@@ -11,11 +11,11 @@ Seats are the table's seat numbers; the hand keeps them in position order
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from engine import evaluate as ev
-from engine.cards import Card, Deck, format_card, format_cards
+from engine.cards import UNKNOWN, Card, Deck, format_card, format_cards
 from engine.errors import IllegalAction, InvalidAction, NotYourTurn
 from engine.events import ACTION_KINDS, NO_ACTION, Action, Event, LegalActions
 from engine.pots import Pot, Share, award, build_pots
@@ -53,7 +53,10 @@ class Hand:
         config: TableConfig,
         seats: Sequence[tuple[int, int]],
         deck: Deck,
+        shown: Mapping[int, Sequence[Card]] | None = None,
     ) -> None:
+        """``shown``: for a replayed record (PHH), the cards each seat tabled at the showdown;
+        only those play there, as the record cannot say more. None: every dealt card plays."""
         if len(seats) < 2:
             raise IllegalAction("a hand needs at least two players", code="not_enough_players")
         numbers = [s for s, _ in seats]
@@ -61,7 +64,9 @@ class Hand:
             raise InvalidAction("a seat may play once per hand", code="bad_seats")
         if any(not isinstance(stack, int) or stack <= 0 for _, stack in seats):
             raise InvalidAction("every player needs chips", code="bad_seats")
-        if len(seats) * len(config.streets[0].cards) > deck.dealable():
+        if len(seats) > config.variant.max_players or (
+            len(seats) * len(config.streets[0].cards) > deck.dealable()
+        ):
             raise IllegalAction("too many players for one deck", code="too_many_players")
         self.config = config
         self.deck = deck
@@ -69,6 +74,7 @@ class Hand:
         variant = config.variant
         self._high_board = variant.board_order == "high"
         self._fixed = config.structure == "fixed_limit"
+        self._largest = self._fixed and config.short_all_in == "largest_increase"
         n = len(seats)
         self.n = n
         self.seats: list[int] = numbers
@@ -91,6 +97,8 @@ class Hand:
         self._legal: LegalActions | None = None
         self._announced: list[set[str]] = [set() for _ in range(n)]
         self._result: HandResult | None = None
+        self._shown = shown
+        self.antes: list[int] = [0] * n  # antes posted (dead money under TableConfig.antes_dead)
         self._reset_round()
         self._start()
 
@@ -144,8 +152,12 @@ class Hand:
                 raise IllegalAction(
                     f"{kind} to {amount} is not allowed", code="bad_amount"
                 )
-        elif amount is not None and kind not in ("call", "bring_in"):
-            raise InvalidAction(f"{kind} takes no amount", code="bad_amount")
+        elif amount is not None:
+            if kind not in ("call", "bring_in"):
+                raise InvalidAction(f"{kind} takes no amount", code="bad_amount")
+            due = legal.call if kind == "call" else legal.bring_in
+            if amount != due:  # a call or bring-in may name its chips, but only the right ones
+                raise IllegalAction(f"{kind} is {due} chips, not {amount}", code="bad_amount")
         mark = len(self.events)
         self.actions.append(Action(seat, kind, amount))
         self._act(i, kind, amount, legal, False)
@@ -183,14 +195,24 @@ class Hand:
                 "bring_in": config.bring_in,
                 "small_bet": config.small_bet,
                 "big_bet": config.big_bet,
-                "seats": [{"seat": s, "stack": st} for s, st in zip(self.seats, self.stacks)],
+                "seats": [
+                    {"seat": s, "stack": st}
+                    for s, st in zip(self.seats, self.stacks, strict=True)
+                ],
             },
         )
-        if config.ante:
+        by_position = config.ante_by_position
+        if by_position is not None and len(by_position) != self.n:
+            raise InvalidAction("ante_by_position needs one ante per player", code="bad_seats")
+        if config.ante or by_position:
             for i in range(self.n):
-                paid = min(config.ante, self.stacks[i])
+                ante = config.ante if by_position is None else by_position[i]
+                if not ante:
+                    continue
+                paid = min(ante, self.stacks[i])
                 self.stacks[i] -= paid
                 self.total[i] += paid
+                self.antes[i] = paid
                 self._emit(
                     "ante",
                     {"seat": self.seats[i], "amount": paid, "all_in": self.stacks[i] == 0},
@@ -216,7 +238,7 @@ class Hand:
         for n, i in enumerate(takers):
             mine = dealt[n::count]
             self.cards[i] += mine
-            up = [c for c, face_up in zip(mine, street.cards) if face_up]
+            up = [c for c, face_up in zip(mine, street.cards, strict=False) if face_up]
             self.up[i] += up
             entry: dict[str, Any] = {
                 "seat": self.seats[i],
@@ -232,7 +254,11 @@ class Hand:
                     {
                         "seat": self.seats[i],
                         "street": street.name,
-                        "cards": [format_card(c) for c, u in zip(mine, street.cards) if not u],
+                        "cards": [
+                            format_card(c)
+                            for c, u in zip(mine, street.cards, strict=False)
+                            if not u
+                        ],
                     },
                     self.seats[i],
                 )
@@ -254,6 +280,9 @@ class Hand:
         self.first_actor = -1
         self.bring_in_pending = False
         self.bring_in_seat = -1
+        self.wagers = 0  # every completion, bet and raise this street, short all-ins too
+        self.largest_increase = 0  # "largest_increase" rule: the largest wager increase so far
+        self.short_run = 0  # "largest_increase" rule: short all-in increases since a full one
         self._legal = None
 
     def _active(self, i: int) -> bool:
@@ -283,10 +312,12 @@ class Hand:
     def _start_first_round(self) -> None:
         config = self.config
         key = self._bring_in_key()
+        # An unknown upcard (a replayed record's "??") cannot be ranked: that seat is passed over.
+        seen = [i for i in range(self.n) if self.up[i][-1] != UNKNOWN] or [0]
         if config.effective_bring_in_card == "low":
-            designated = min(range(self.n), key=key)
+            designated = min(seen, key=key)
         else:
-            designated = max(range(self.n), key=key)
+            designated = max(seen, key=key)
         self.bring_in_seat = designated
         self.first_actor = designated
         self._emit(
@@ -298,11 +329,25 @@ class Hand:
                 "text": f"{format_card(self.up[designated][-1])} brings it in",
             },
         )
-        if config.bring_in == 0:
-            # No forced bet: the designated seat simply opens (Hoyle's no-ante game).
-            self._open_round(designated)
+        if config.bring_in == 0 or sum(1 for i in range(self.n) if self._active(i)) < 2:
+            # No forced bet (Hoyle's no-ante game), or nobody left to bet against: the
+            # designated seat simply opens; all in for the ante, the next seat opens instead.
+            live = self.stacks[designated] > 0
+            self._open_round(designated if live else self._next_clockwise(designated))
             return
-        if self.stacks[designated] == 0:
+        if self.stacks[designated] == 0 and config.all_in_opener == "next_seat":
+            # All in for the ante: the next seat clockwise must bring in or complete.
+            self._emit(
+                "announcement",
+                {
+                    "kind": "bring_in_all_in",
+                    "seat": self.seats[designated],
+                    "text": "all in for the ante; the next player brings it in",
+                },
+            )
+            designated = self._next_clockwise(designated)
+            self.bring_in_seat = designated
+        elif self.stacks[designated] == 0:
             # All in for the ante: the next seat acts as if the bring-in had been posted
             # (SCS 11 alternate, Robert's 4).
             self.current_bet = config.bring_in
@@ -341,7 +386,8 @@ class Hand:
         if self.bring_in_pending:
             bring_in = min(config.bring_in, stack)
             kinds: tuple[str, ...] = ("bring_in",)
-            if reach > config.bring_in and config.bring_in < config.small_bet:
+            # Under "largest_increase" a short stack may also complete, all in, for less.
+            if (reach > config.bring_in or self._largest) and config.bring_in < config.small_bet:
                 to = self._wager_targets(i, reach)
                 return LegalActions(
                     seat, ("bring_in", "complete"), bring_in=bring_in, wager="complete",
@@ -349,10 +395,7 @@ class Hand:
                 )
             return LegalActions(seat, kinds, bring_in=bring_in)
         owe = self.current_bet - self.bets[i]
-        if owe > 0:
-            kinds = ("fold", "call")
-        else:
-            kinds = ("fold", "check")
+        kinds = ("fold", "call") if owe > 0 else ("fold", "check")
         wager = None
         to: tuple[int, ...] = ()
         if reach > self.current_bet and self._may_raise(i):
@@ -360,7 +403,7 @@ class Hand:
             if to:
                 if self.current_bet == 0:
                     wager = "bet"
-                elif self.bet_level == 0:
+                elif self.bet_level == 0 if not self._largest else self._completing():
                     wager = "complete"
                 else:
                     wager = "raise"
@@ -372,11 +415,30 @@ class Hand:
             to_choices=to if self._fixed else (),
         )
 
+    def _completing(self) -> bool:
+        """First round, bring-in posted (or due) and nothing wagered yet: a wager completes."""
+        return self.street == 0 and self.config.bring_in > 0 and self.wagers == 0
+
     def _may_raise(self, i: int) -> bool:
-        if self.acted[i] == self.raise_count and self.acted[i] >= 0:
+        current = self.current_bet
+        if self._largest:
+            # No-limit style: the seat must face at least the largest increase, and a run of
+            # short all-ins smaller than it does not reopen the betting for who already acted;
+            # nor is a raise offered that nobody could call.
+            if not any(
+                j != i and not self.folded[j] and self.bets[j] + self.stacks[j] > current
+                for j in range(self.n)
+            ):
+                return False
+            if min(current - self.bets[i], self.stacks[i]) < self.largest_increase:
+                return False
+            if self.short_run and self.acted[i] == self.raise_count:
+                return False
+        elif self.acted[i] == self.raise_count and self.acted[i] >= 0:
             return False  # only a short all-in since this seat acted: no reopening
         cap = self.config.max_raises
-        if not self._fixed or cap is None or self.bets_made < cap + 1:
+        made = self.wagers if self.config.cap_counts_short_all_ins else self.bets_made
+        if not self._fixed or cap is None or made < cap + 1:
             return True
         if self.config.uncapped_heads_up:
             return sum(1 for j in range(self.n) if self._active(j)) <= 2
@@ -396,6 +458,14 @@ class Hand:
     def _wager_targets(self, i: int, reach: int) -> tuple[int, ...]:
         """Street totals the seat may bet, complete or raise to (all in when short)."""
         current = self.current_bet
+        if self._largest:
+            if self._completing():
+                target = self.config.small_bet
+            else:
+                target = current + max(self.largest_increase, self._increments()[0])
+            if target <= reach:
+                return (target,)
+            return (reach,) if reach > current else ()
         if self._fixed:
             targets = [self.bet_level + inc for inc in self._increments()]
             allowed = [t for t in targets if t <= reach]
@@ -426,11 +496,11 @@ class Hand:
         self._legal = None
         if kind == "fold":
             self.folded[i] = True
-            if self.current_bet <= self.bets[i]:
+            if self.current_bet <= self.bets[i] and self.config.deal_to_unfaced_folds:
                 # Folded without facing a bet: keep dealing to the seat (SCS 12).
                 data["dead_seat"] = True
             else:
-                self.receiving[i] = False
+                self._stop_dealing(i)
         elif kind == "check":
             self.acted[i] = self.raise_count
         elif kind == "call":
@@ -441,7 +511,9 @@ class Hand:
         elif kind == "bring_in":
             paid = legal.bring_in
             self._put(i, paid)
-            self.current_bet = self.config.bring_in  # others enter for the full bring-in
+            # Others enter for the full bring-in, or for what a short one posted (a setting).
+            full = self.config.short_bring_in_call == "full"
+            self.current_bet = self.config.bring_in if full else paid
             self.bring_in_pending = False
             if self.config.bring_in >= self.config.small_bet:
                 # A forced bet of a full bet opens the betting (Hoyle's five-card stud).
@@ -460,6 +532,12 @@ class Hand:
         self._emit("action", data)
         self._advance(i)
 
+    def _stop_dealing(self, i: int) -> None:
+        """A folded seat gets no more cards; its hand may go back in if the deck runs short."""
+        self.receiving[i] = False
+        if self.config.reuse_folded_cards:
+            self.deck.set_aside(self.cards[i])
+
     def _put(self, i: int, chips: int) -> None:
         self.stacks[i] -= chips
         self.bets[i] += chips
@@ -470,7 +548,16 @@ class Hand:
         self._put(i, paid)
         data["amount"] = paid
         self.bring_in_pending = False
-        if self._fixed:
+        self.wagers += 1
+        if self._largest:
+            increase = to - self.current_bet
+            full = increase >= self.largest_increase
+            self.largest_increase = max(self.largest_increase, increase)
+            # Short all-ins in a row reopen the betting once they add up to the largest increase.
+            self.short_run = 0 if self.stacks[i] else self.short_run + increase
+            if self.short_run >= self.largest_increase:
+                self.short_run = 0
+        elif self._fixed:
             increase = to - self.bet_level
             full = increase >= min(self._increments()) * self.config.all_in_full_fraction
             if full and self.open_pair and increase >= self.config.big_bet:
@@ -489,8 +576,8 @@ class Hand:
             self.raise_count += 1
         # A bet is made: seats that folded unfaced stop receiving cards (SCS 12).
         for j in range(self.n):
-            if self.folded[j]:
-                self.receiving[j] = False
+            if self.folded[j] and self.receiving[j]:
+                self._stop_dealing(j)
         self.current_bet = max(self.current_bet, to)
         self.acted[i] = self.raise_count
         self.last_aggressor = i
@@ -536,7 +623,7 @@ class Hand:
             self._announce()
             first = self._first_to_act()
             self.first_actor = first
-            if self.config.structure == "fixed_limit" and self.streets[self.street].open_pair_option:
+            if self._fixed and self.streets[self.street].open_pair_option:
                 self.open_pair = self.config.open_pair_big_bet and any(
                     len({c >> 2 for c in self.up[j]}) < len(self.up[j]) for j in live
                 )
@@ -561,12 +648,19 @@ class Hand:
     # ----------------------------------------------------------------- order of play
 
     def _board(self, i: int) -> list[Card]:
-        return self.up[i] + self.common if self.common else self.up[i]
+        board = self.up[i]
+        if self.common and self.config.common_card_in_order:
+            board = board + self.common
+        if UNKNOWN in board:  # a replayed record's unknown upcard shows nothing
+            board = [c for c in board if c != UNKNOWN]
+        return board
 
     def _first_to_act(self) -> int:
-        candidates = [j for j in range(self.n) if self._active(j)]
-        if not candidates:
-            candidates = [j for j in range(self.n) if not self.folded[j]]
+        live = [j for j in range(self.n) if not self.folded[j]]
+        if self.config.all_in_opener == "next_seat":
+            candidates = live  # the best board opens; all in, the next seat clockwise does
+        else:
+            candidates = [j for j in live if self._active(j)] or live
         by_suit = self.config.effective_order_tie == "suit"
         if self._high_board:
             value, tiebreak = ev.board_value, ev.board_suit_tiebreak
@@ -588,10 +682,15 @@ class Hand:
                 "text": f"{ev.describe_board(board)} {'is high' if self._high_board else 'is low'}",
             },
         )
+        if not self._active(first):
+            following = self._next_clockwise(first)
+            return first if following < 0 else following
         return first
 
     def _announce(self) -> None:
         """Dealer announcements of SCS 9: new pairs on board, and possibles if set."""
+        if self.common or not any(self.streets[self.street].cards):
+            return  # no new upcard this street: nothing new to announce
         razz = not self._high_board
         possibles = self.config.announce_possibles and not razz
         for j in range(self.n):
@@ -599,16 +698,16 @@ class Hand:
                 continue
             up = self.up[j]
             newest = up[-1] >> 2
-            if sum(1 for c in up if c >> 2 == newest) == 2 and len(up) >= 2:
-                if not (razz and newest in _FACE_RANKS):
-                    self._emit(
-                        "announcement",
-                        {
-                            "kind": "pair",
-                            "seat": self.seats[j],
-                            "text": f"pair of {ev.RANK_PLURALS[newest]}",
-                        },
-                    )
+            paired = len(up) >= 2 and sum(1 for c in up if c >> 2 == newest) == 2
+            if paired and not (razz and newest in _FACE_RANKS):
+                self._emit(
+                    "announcement",
+                    {
+                        "kind": "pair",
+                        "seat": self.seats[j],
+                        "text": f"pair of {ev.RANK_PLURALS[newest]}",
+                    },
+                )
             if possibles and len(up) >= 3:
                 self._announce_possibles(j, up)
 
@@ -638,23 +737,41 @@ class Hand:
     def _showdown(self, live: list[int]) -> None:
         config = self.config
         showdown = config.variant.showdown
-        hands = {j: self.cards[j] + self.common for j in live}
+        hands = {j: self._showdown_cards(j) for j in live}
+        # A hand holding an unknown card, or too few cards (a record that shows only some),
+        # cannot be valued: it never wins.
+        valued = {
+            j: c for j, c in hands.items()
+            if len(c) >= 5 and UNKNOWN not in c and len(set(c)) == len(c)
+        }
         high: list[int | None] = [None] * self.n
         low: list[int | None] | None = None
         if showdown == "razz":
-            for j, cards in hands.items():
+            for j, cards in valued.items():
                 high[j] = ev.razz_value(cards)
         else:
-            for j, cards in hands.items():
+            for j, cards in valued.items():
                 high[j] = ev.high_value(cards)
             if showdown == "high_low":
                 low = [None] * self.n
-                for j, cards in hands.items():
+                for j, cards in valued.items():
                     if config.kansas_city_low:
                         low[j] = ev.deuce_seven_low_value(cards, config.low_qualifier)
                     else:
                         low[j] = ev.low8_value(cards, config.low_qualifier)
-        pots = build_pots(self.total, [not f for f in self.folded])
+        pots = self._pots([not f for f in self.folded])
+        if config.pots_by_contenders:
+            contenders = [False] * self.n
+            for pot in pots:
+                for values in (high, low):
+                    if values is None:
+                        continue
+                    known = [v for j in pot.eligible if (v := values[j]) is not None]
+                    for j in pot.eligible:
+                        if known and values[j] == max(known):
+                            contenders[j] = True
+            if any(contenders):
+                pots = self._pots(contenders)
         # Showdown order: the last aggressor of the final round, else who acted first.
         start = self.last_aggressor if self.last_aggressor >= 0 else self.first_actor
         if start < 0 or self.folded[start]:
@@ -670,7 +787,9 @@ class Hand:
                     "seat": self.seats[j],
                     "cards": [format_card(c) for c in self.cards[j]],
                 }
-                if showdown == "razz":
+                if high[j] is None:
+                    data["high" if showdown != "razz" else "low"] = None
+                elif showdown == "razz":
                     data["low"] = ev.describe_razz(high[j])  # type: ignore[arg-type]
                 else:
                     data["high"] = ev.describe_high(high[j])  # type: ignore[arg-type]
@@ -684,9 +803,28 @@ class Hand:
             else:
                 self._emit("muck", {"seat": self.seats[j]})
         winners_high = [v if j in shown else None for j, v in enumerate(high)]
-        winners_low = None if low is None else [v if j in shown else None for j, v in enumerate(low)]
-        shares = award(pots, winners_high, winners_low, self._odd_chip_order)
+        winners_low = (
+            None if low is None else [v if j in shown else None for j, v in enumerate(low)]
+        )
+        tie_rule = config.odd_chip_tie
+        shares = award(
+            pots, winners_high, winners_low, self._odd_chip_order, tie_rule,
+            lump_odd_chips=tie_rule == "lowest_position",
+        )
         self._pay(pots, shares, showdown=True)
+
+    def _pots(self, eligible: list[bool]) -> list[Pot]:
+        """Side pots among the ``eligible`` seats; dead antes (a setting) go to the main pot."""
+        if not self.config.antes_dead:
+            return build_pots(self.total, eligible)
+        chips = [t - a for t, a in zip(self.total, self.antes, strict=True)]
+        return build_pots(chips, eligible, dead=sum(self.antes))
+
+    def _showdown_cards(self, i: int) -> list[Card]:
+        """The cards that play for seat index ``i``: dealt ones, or those a record shows."""
+        if self._shown is None:
+            return self.cards[i] + self.common
+        return list(self._shown.get(self.seats[i], ())) + self.common
 
     def _can_win(
         self,
@@ -711,7 +849,10 @@ class Hand:
         return False
 
     def _odd_chip_order(self, i: int) -> int:
-        """Between tied hands the odd chip goes to the highest card by suit."""
+        """Between tied hands the odd chip goes to the highest card by suit (a setting:
+        to the seat nearest the dealer's left)."""
+        if self.config.odd_chip_tie == "lowest_position":
+            return -i
         return max(self.cards[i])
 
     def _finish(self, live: list[int], showdown: bool) -> None:
@@ -722,9 +863,9 @@ class Hand:
 
     def _pay(self, pots: list[Pot], shares: list[Share], showdown: bool) -> None:
         for share in shares:
-            self.stacks[share.index] += share.amount
+            self.stacks[share.position] += share.amount
             data: dict[str, Any] = {
-                "seat": self.seats[share.index],
+                "seat": self.seats[share.position],
                 "pot": share.pot,
                 "amount": share.amount,
                 "half": share.half,
@@ -739,7 +880,7 @@ class Hand:
         ]
         share_data = [
             {
-                "seat": self.seats[s.index],
+                "seat": self.seats[s.position],
                 "pot": s.pot,
                 "amount": s.amount,
                 "half": s.half,

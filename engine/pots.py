@@ -26,16 +26,21 @@ class Share(NamedTuple):
     """
 
     pot: int
-    index: int
+    position: int  # the seat's index in the hand's position order
     amount: int
     half: str  # "whole", "high" or "low"
     odd_chip_rules: tuple[str, ...] = ()
 
 
-def build_pots(contributions: Sequence[int], live: Sequence[bool]) -> list[Pot]:
-    """Layer the pot by the contribution levels of live seats; merge equal layers."""
-    levels = sorted({c for c, alive in zip(contributions, live) if alive and c > 0})
+def build_pots(contributions: Sequence[int], live: Sequence[bool], dead: int = 0) -> list[Pot]:
+    """Layer the pot by the contribution levels of live seats; merge equal layers.
+
+    ``dead`` chips (antes played as dead money) go to the main pot, open to every live seat.
+    """
+    levels = sorted({c for c, alive in zip(contributions, live, strict=True) if alive and c > 0})
     pots: list[Pot] = []
+    if dead:
+        pots.append(Pot(dead, tuple(i for i, alive in enumerate(live) if alive)))
     previous = 0
     for level in levels:
         amount = sum(min(c, level) - min(c, previous) for c in contributions)
@@ -45,7 +50,7 @@ def build_pots(contributions: Sequence[int], live: Sequence[bool]) -> list[Pot]:
         else:
             pots.append(Pot(amount, eligible))
         previous = level
-    leftover = sum(contributions) - sum(p.amount for p in pots)
+    leftover = sum(contributions) + dead - sum(p.amount for p in pots)
     if leftover and pots:
         pots[-1] = Pot(pots[-1].amount + leftover, pots[-1].eligible)
     return pots
@@ -58,10 +63,18 @@ def split(
     half: str,
     odd_chip_order: Callable[[int], int],
     odd_chip_rule: str,
+    lump_odd_chips: bool = False,
 ) -> list[Share]:
-    """Share ``amount`` equally; odd chips go one each in ``odd_chip_order`` (highest first)."""
+    """Share ``amount`` equally; odd chips go one each in ``odd_chip_order`` (highest first),
+    or all to the first in that order when ``lump_odd_chips`` (PokerKit's way)."""
     each, odd = divmod(amount, len(winners))
     ranked = sorted(winners, key=odd_chip_order, reverse=True) if odd else list(winners)
+    if lump_odd_chips and odd:
+        return [
+            Share(pot_number, index, each + (odd if n == 0 else 0), half,
+                  (odd_chip_rule,) * odd if n == 0 else ())
+            for n, index in enumerate(ranked)
+        ]
     return [
         Share(pot_number, index, each + (n < odd), half, (odd_chip_rule,) if n < odd else ())
         for n, index in enumerate(ranked)
@@ -89,27 +102,38 @@ def award(
     low: Sequence[int | None] | None,
     odd_chip_order: Callable[[int], int],
     tie_rule: str = "highest_card_by_suit",
+    lump_odd_chips: bool = False,
 ) -> list[Share]:
     """Divide every pot: to the best ``high`` value, or half high, half low when
     ``low`` is given and some eligible hand has a (qualifying, non-None) low.
-    The odd chip of a split goes to the high half; between tied hands, by ``odd_chip_order``.
+    The odd chip of a split goes to the high half; between tied hands, by ``odd_chip_order``
+    (all of them to the first in that order when ``lump_odd_chips``). A pot no eligible hand
+    can take (only unknown cards, in a replayed record) is shared by its eligible seats.
     """
     shares: list[Share] = []
     for number, pot in enumerate(pots):
-        high_winners = best(pot.eligible, high)
+        high_winners = best(pot.eligible, high) or list(pot.eligible)
         low_winners = best(pot.eligible, low) if low is not None else []
         if not low_winners:
-            shares += split(number, pot.amount, high_winners, "whole", odd_chip_order, tie_rule)
+            shares += split(
+                number, pot.amount, high_winners, "whole", odd_chip_order, tie_rule,
+                lump_odd_chips,
+            )
             continue
         low_amount = pot.amount // 2
         high_shares = split(
-            number, pot.amount - low_amount, high_winners, "high", odd_chip_order, tie_rule
+            number, pot.amount - low_amount, high_winners, "high", odd_chip_order, tie_rule,
+            lump_odd_chips,
         )
         if pot.amount % 2:
             # The odd chip of the split goes to the high half (shared there like the rest).
-            top = max(range(len(high_shares)), key=lambda n: odd_chip_order(high_shares[n].index))
+            top = max(
+                range(len(high_shares)), key=lambda n: odd_chip_order(high_shares[n].position)
+            )
             first = high_shares[top]
             high_shares[top] = first._replace(odd_chip_rules=first.odd_chip_rules + ("high_half",))
         shares += high_shares
-        shares += split(number, low_amount, low_winners, "low", odd_chip_order, tie_rule)
+        shares += split(
+            number, low_amount, low_winners, "low", odd_chip_order, tie_rule, lump_odd_chips
+        )
     return shares

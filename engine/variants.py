@@ -21,6 +21,9 @@ Showdown = Literal["high", "razz", "high_low"]
 Structure = Literal["fixed_limit", "pot_limit", "no_limit"]
 CardOrder = Literal["low", "high"]
 TieRule = Literal["suit", "position"]
+OddChipTie = Literal["highest_card_by_suit", "lowest_position"]
+AllInOpener = Literal["next_best_board", "next_seat"]
+ShortAllIn = Literal["half_bet", "largest_increase"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,6 +111,8 @@ VARIANTS: dict[str, Variant] = {
             _streets(("third", "ddu"), ("fourth", "u"), ("fifth", "u"), ("sixth", "u"),
                      ("seventh", "d"), ("eighth", "d")),
             showdown="high", bring_in_card="low", board_order="high", order_tie="suit",
+            # Eight players can use up every card, common cards included, before eighth street.
+            max_players=7,
         ),
     )
 }
@@ -158,6 +163,38 @@ class TableConfig:
     announce_possibles: bool = False
     # Fixed limit: an all-in raise of at least this fraction of a bet counts as a full raise.
     all_in_full_fraction: float = 0.5
+    # The settings below exist so that PHH hands replay as PokerKit plays them
+    # (engine.phh.phh_config, docs/phh.md); their defaults are the rule books'.
+    # Ante of each position when they differ (PHH lists one per player); None = ``ante`` for all.
+    ante_by_position: tuple[int, ...] | None = None
+    # Antes as dead money: all in the main pot, which every live seat may win, even one
+    # all in for part of its ante. Off: antes are contributions like any bet (side pots layer them).
+    antes_dead: bool = False
+    # Odd chips of a tie: one each to the highest cards by suit, or all to the tied seat
+    # nearest the dealer's left ("lowest_position").
+    odd_chip_tie: OddChipTie = "highest_card_by_suit"
+    # The seat chosen to open (bring in, or best board) is all in: the best board among seats
+    # with chips opens and, on the first round, acts on the bring-in as if posted
+    # ("next_best_board"); or the next seat clockwise opens and must itself bring in ("next_seat").
+    all_in_opener: AllInOpener = "next_best_board"
+    # Fixed limit, an all-in wager short of a full one: reopens when it is half a bet or more and
+    # raises build on the last full bet ("half_bet"); or reopens only when its increase is at least
+    # the largest of the round, the next raise going to the high bet plus the larger of that
+    # increase and the bet ("largest_increase", no-limit style).
+    short_all_in: ShortAllIn = "half_bet"
+    # Fixed limit: short all-in wagers count toward the raise cap.
+    cap_counts_short_all_ins: bool = False
+    # A short bring-in (all in for less): others call the full bring-in, or only what was posted.
+    short_bring_in_call: Literal["full", "posted"] = "full"
+    # Not enough cards: folded hands are scrambled back in with the burn cards.
+    reuse_folded_cards: bool = False
+    # The common card counts in the board that decides who acts first.
+    common_card_in_order: bool = True
+    # SCS 12: a seat that folds without facing a bet is dealt on until a bet is made.
+    deal_to_unfaced_folds: bool = True
+    # Showdown: hands that cannot win anything are mucked before the pots are made, so layers
+    # left with the same contenders merge and split as one pot (odd chips fall differently).
+    pots_by_contenders: bool = False
 
     def __post_init__(self) -> None:
         for name in ("ante", "bring_in", "small_bet", "big_bet"):
@@ -176,6 +213,10 @@ class TableConfig:
             raise ConfigError("low_qualifier must be between 5 and 13, or None")
         if self.last_card_down and len(self.variant.streets[-1].cards) != 1:
             raise ConfigError("last_card_down applies to a last street of one card")
+        if self.ante_by_position is not None and any(
+            not isinstance(a, int) or isinstance(a, bool) or a < 0 for a in self.ante_by_position
+        ):
+            raise ConfigError("ante_by_position must hold whole numbers of chips >= 0")
 
     @property
     def effective_bring_in_card(self) -> CardOrder:

@@ -111,7 +111,10 @@ def new_hand(
 
 
 def play(hand: Hand, *steps: str) -> list[Event]:
-    """Apply actions written ``"<seat> <kind> [<to>]"``, e.g. ``play(h, "0 bring_in", "1 complete 5")``."""
+    """Apply actions written ``"<seat> <kind> [<amount>]"``.
+
+    ``play(hand, "0 bring_in", "1 complete 5")``
+    """
     out: list[Event] = []
     for step in steps:
         seat, kind, *amount = step.split()
@@ -119,7 +122,7 @@ def play(hand: Hand, *steps: str) -> list[Event]:
     return out
 
 
-def of_kind(events: Sequence[Event], kind: str, **match: object) -> list[dict[str, Any]]:
+def of_kind(events: Sequence[Event], kind: str, /, **match: object) -> list[dict[str, Any]]:
     """The data of the events of ``kind`` whose data has every ``match`` item."""
     return [
         e.data for e in events

@@ -178,7 +178,8 @@ def test_scs11_alternate_all_in_for_the_ante_next_player_acts_on_the_bring_in() 
     """SCS 11 alternate, Robert's 4, cardroom rule 8: a low card all in for the ante does not
     bring in; the player to the left may fold, come in for the bring-in, or complete."""
     config = replace(STUD, eligibility="ante")
-    hand = new_hand(["As Ah Kd", "Ks Kh 2c", "Qs Qh 9c", "Js Jh Tc"], config,
+    # Seat 2 is to the left of the all-in low card; seat 3 holds the next-lowest card.
+    hand = new_hand(["As Ah Kd", "Ks Kh 2c", "Qs Qh Qc", "Js Jh 9c"], config,
                     stacks=[100, 1, 100, 100])
     assert of_kind(hand.events, "ante", seat=1) == [{"seat": 1, "amount": 1, "all_in": True}]
     assert of_kind(hand.events, "announcement", kind="bring_in_all_in")[0]["seat"] == 1
@@ -196,15 +197,16 @@ def test_scs11_alternate_next_player_may_fold_or_complete() -> None:
     """SCS 11 alternate: the next player's choices are those of a bring-in: fold passes them
     on, completing makes the full bet."""
     config = replace(STUD, eligibility="ante")
-    hand = new_hand(["As Ah Kd", "Ks Kh 2c", "Qs Qh 9c"], config, stacks=[100, 1, 100])
+    hand = new_hand(["As Ah Kd", "Ks Kh 2c", "Qs Qh Qc", "Js Jh 9c"], config,
+                    stacks=[100, 1, 100, 100])
     play(hand, "2 fold")
     legal = hand.legal_actions()
-    assert (legal.seat, legal.kinds, legal.call) == (0, ("fold", "call", "complete"), 2)
-    events = play(hand, "0 complete 5")
-    # Nobody can call: the completion comes back and the hand is dealt out to a showdown.
-    assert of_kind(events, "uncalled_returned") == [{"seat": 0, "amount": 5}]
-    assert hand.is_over()
-    assert hand.result().pots == [{"amount": 3, "eligible": [0, 1]}]
+    assert (legal.seat, legal.kinds, legal.call) == (3, ("fold", "call", "complete"), 2)
+    play(hand, "3 complete 5")
+    legal = hand.legal_actions()
+    assert (legal.seat, legal.kinds, legal.call, legal.to_choices) == (
+        0, ("fold", "call", "raise"), 5, (10,)
+    )
 
 
 def test_roberts4_short_bring_in_others_enter_for_the_full_amount() -> None:
@@ -259,3 +261,14 @@ def test_scs3_bring_in_is_announced(name: str) -> None:
     announced = of_kind(hand.events, "announcement", kind="bring_in")
     expected = {"razz": ("9c", 2)}.get(name, ("7h", 1))
     assert [(a["card"], a["seat"]) for a in announced] == [expected]
+
+
+def test_no_forced_bet_the_low_card_opens_or_the_next_player_if_all_in() -> None:
+    """Hoyle, Betting; SCS 11 alternate (`bring_in=0`): with no forced bet the designated card
+    opens (it may check); if it is all in for the ante, the next player opens instead."""
+    config = replace(STUD, bring_in=0, eligibility="ante")
+    hand = new_hand(["As Ah Kd", "Ks Kh 2c", "Qs Qh 9c"], config)
+    legal = hand.legal_actions()
+    assert (legal.seat, legal.kinds, legal.to_choices) == (1, ("fold", "check", "bet"), (5,))
+    hand = new_hand(["As Ah Kd", "Ks Kh 2c", "Qs Qh 9c"], config, stacks=[100, 1, 100])
+    assert hand.seat_to_act() == 2

@@ -1,0 +1,129 @@
+"""``stud-replay``: replay PHH files with the engine, and write engine hands as PHH.
+
+The only module of ``engine`` that touches files. ``stud-replay --json FILE...``
+prints one JSON line per file, in order: ``{"file": ..., "finishing_stacks": [...]}``
+or ``{"file": ..., "error": "..."}``; a ``.phhs`` file gets one line per hand, with
+its table name as ``"hand"``. The exit status is 0 when every file got its lines.
+
+``--export DIR`` also writes each replayed hand to DIR as the engine played it, and
+``--play N --variant CODE`` deals and plays N random hands under the ``phh`` profile
+and writes them to DIR (``--export``, default ``.``), for PokerKit to check.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import tomllib
+from collections.abc import Sequence
+from decimal import Decimal
+from pathlib import Path
+from typing import Any, TextIO
+
+from engine.cards import Deck
+from engine.hand import Hand
+from engine.phh import PHH_VARIANTS, export, from_fields, phh_config, replay_hand
+from engine.play import random_action
+
+
+def replay_file(path: str) -> list[dict[str, Any]]:
+    """The JSON lines of one file: one per hand, an error line when it cannot be replayed."""
+    try:
+        with open(path, "rb") as handle:
+            text = handle.read().decode("utf-8-sig")
+        document = tomllib.loads(text, parse_float=Decimal)
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, ValueError) as exc:
+        return [{"file": path, "error": f"cannot read: {exc}"}]
+    if "variant" in document or "actions" in document:
+        return [_line(path, None, document)]
+    tables = [(key, value) for key, value in document.items() if isinstance(value, dict)]
+    if not tables:
+        return [{"file": path, "error": "no hand in this file"}]
+    return [_line(path, key, value) for key, value in tables]
+
+
+def _line(path: str, key: str | None, fields: dict[str, Any]) -> dict[str, Any]:
+    line: dict[str, Any] = {"file": path}
+    if key is not None:
+        line["hand"] = key
+    try:
+        hand = replay_hand(from_fields(fields))
+        line["finishing_stacks"] = [hand.stacks[i] for i in range(hand.n)]
+        line["_hand"] = hand
+    except Exception as exc:  # noqa: BLE001 - every file must get its line, whatever went wrong
+        line["error"] = str(exc) or type(exc).__name__
+    return line
+
+
+def play_random(code: str, count: int, seed: int, players: int | None) -> list[Hand]:
+    """Deal and play ``count`` random hands of PHH variant ``code`` under the ``phh`` profile."""
+    rng = random.Random(seed)
+    hands = []
+    for _ in range(count):
+        n = players or rng.randint(2, 8)
+        ante, bring_in, small = rng.choice([0, 1, 2]), rng.choice([1, 2]), rng.choice([4, 5])
+        config = phh_config(code, ante, bring_in, small, 2 * small, rng.random() < 0.5)
+        stacks = [rng.randint(1, 120) for _ in range(n)]
+        hand = Hand(config, list(enumerate(stacks)), Deck(rng=rng))
+        while not hand.over:
+            hand.apply(random_action(hand, rng))
+        hands.append(hand)
+    return hands
+
+
+def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
+    """Entry point of the ``stud-replay`` console script."""
+    out = out if out is not None else sys.stdout
+    parser = argparse.ArgumentParser(
+        prog="stud-replay", description="Replay PHH stud hands with the engine."
+    )
+    parser.add_argument("files", nargs="*", metavar="FILE", help=".phh or .phhs files")
+    parser.add_argument("--json", action="store_true", help="one JSON line per hand")
+    parser.add_argument("--export", metavar="DIR", help="write the engine's PHH of each hand")
+    parser.add_argument("--play", type=int, metavar="N", help="play N random engine hands")
+    parser.add_argument("--variant", default="F7S", choices=sorted(PHH_VARIANTS))
+    parser.add_argument("--players", type=int, choices=range(2, 9), metavar="2..8")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    if args.play is None and not args.files:
+        parser.error("give PHH files to replay, or --play N")
+    target = Path(args.export) if args.export else None
+    if args.play is not None:
+        target = target or Path(".")
+        target.mkdir(parents=True, exist_ok=True)
+        name = args.variant.replace("/", "")
+        for k, hand in enumerate(play_random(args.variant, args.play, args.seed, args.players)):
+            (target / f"{name}-{args.seed}-{k:05d}.phh").write_text(export(hand))
+    if target is not None:
+        target.mkdir(parents=True, exist_ok=True)
+    chunk: list[str] = []
+    for k, path in enumerate(args.files):
+        for line in replay_file(path):
+            hand = line.pop("_hand", None)
+            if target is not None and hand is not None:
+                suffix = f"-{line['hand']}" if "hand" in line else ""
+                try:
+                    text = export(hand)
+                except Exception as exc:  # noqa: BLE001 - the replay line still stands
+                    line["export_error"] = str(exc)
+                else:
+                    (target / f"{k:05d}-{Path(path).stem}{suffix}.phh").write_text(text)
+            if args.json:
+                chunk.append(json.dumps(line))
+            elif "error" in line:
+                chunk.append(f"{path}: error: {line['error']}")
+            else:
+                chunk.append(f"{path}: {' '.join(map(str, line['finishing_stacks']))}")
+        if len(chunk) >= 256:
+            out.write("\n".join(chunk) + "\n")
+            chunk.clear()
+    if chunk:
+        out.write("\n".join(chunk) + "\n")
+    out.flush()
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
