@@ -17,11 +17,12 @@ The three families live in disjoint ranges, which lets :func:`describe_low` tell
 
 Speed: a card's weight is ``rank_weight << 8 | suit_weight``. The rank weights give every multiset
 of 5, 6 or 7 ranks its own sum, and for 5, 6 or 7 cards the low byte of the total (the suit sum)
-tells whether one suit holds five cards. The total stays below 2**30 for 99% of seven-card hands,
+tells which suit, if any, holds five cards. The total stays below 2**30 for 99% of seven-card hands,
 so CPython adds single-digit ints, and a hand costs one unpack, six adds, one table test and one
 dict lookup. Those dicts are filled lazily, on the first sighting of each rank pattern, by an
-exact computation from rank counts, which keeps importing this module cheap. Flushes (3% of
-seven-card hands) and eight-card hands take a slower exact path.
+exact computation from rank counts, which keeps importing this module cheap (each cache is
+bounded by the number of rank patterns: 49,205 for seven cards). Flushes (3% of seven-card
+hands) and eight-card hands take a slower exact path.
 
 Cards must be distinct ints 0..51 (``rank * 4 + suit``, see :mod:`engine.cards`); the hot paths
 do not check that.
@@ -55,8 +56,9 @@ _HIGH_LIMIT = (STRAIGHT_FLUSH + 1) << 20  # high values lie in [0, 9 * 2**20)
 _RANK_WEIGHT = (
     0, 1, 5, 22, 98, 453, 2031, 8698, 22854, 83661, 262349, 636345, 1479181,
 )
-# For 5, 6 or 7 cards, the sum of these suit weights (< 256) tells whether one suit has 5 cards.
-_SUIT_WEIGHT = (0, 1, 24, 29)
+# For 5, 6 or 7 cards, the sum of these suit weights (< 256) tells which suit, if any, has five
+# or more of them (found by a search; tests check every suit composition).
+_SUIT_WEIGHT = (0, 1, 25, 32)
 
 _CARD_WEIGHT = [(_RANK_WEIGHT[c >> 2] << 8) + _SUIT_WEIGHT[c & 3] for c in range(52)]
 _RANK_ONLY = [_RANK_WEIGHT[c >> 2] for c in range(52)]
@@ -71,15 +73,15 @@ _NIBBLE_FLUSH = 0x8888
 # _SUIT_BITS[s][card] is the card's rank bit when it is of suit s, else 0: summing it over a
 # hand gives the 13-bit rank mask of that suit.
 _SUIT_BITS = [[1 << (c >> 2) if c & 3 == s else 0 for c in range(52)] for s in range(4)]
-SuitBits = Callable[[int], int]
+_SuitBits = Callable[[int], int]
 
 
-def _flush_sums(n: int) -> list[SuitBits | None]:
+def _flush_sums(n: int) -> list[_SuitBits | None]:
     """For each suit-weight sum of ``n`` cards: the suit holding five or more of them, if any.
 
     The entry is that suit's ``_SUIT_BITS`` getter, so the slow path goes straight to its mask.
     """
-    table: list[SuitBits | None] = [None] * 256
+    table: list[_SuitBits | None] = [None] * 256
     w = _SUIT_WEIGHT
     for c0 in range(n + 1):
         for c1 in range(n + 1 - c0):
@@ -95,8 +97,8 @@ def _flush_sums(n: int) -> list[SuitBits | None]:
 _FLUSH5, _FLUSH6, _FLUSH7 = _flush_sums(5), _flush_sums(6), _flush_sums(7)
 
 
-def _nibble_flush(cards: Sequence[int]) -> SuitBits | None:
-    """Any number of cards up to 12: the suit holding five or more, via 4-bit counters."""
+def _nibble_flush(cards: Sequence[int]) -> _SuitBits | None:
+    """Eight cards: the suit holding five or more (only one can), via 4-bit counters."""
     flags = sum(map(_SUIT_NIBBLE.__getitem__, cards), _NIBBLE_START) & _NIBBLE_FLUSH
     if not flags:
         return None
@@ -114,7 +116,7 @@ _D27_7: dict[int, int] = {}
 _D27: dict[int, dict[int, int]] = {5: {}, 6: {}, 7: _D27_7, 8: {}}
 _FLUSH_HIGH: dict[int, int] = {}  # 13-bit mask of one suit's ranks -> flush / straight flush
 
-Counts = list[int]
+_Counts = list[int]
 
 
 # ------------------------------------------------------------------ keys from rank counts
@@ -127,7 +129,7 @@ def _pack(category: int, ranks: Sequence[int]) -> int:
     return key
 
 
-def _counts(cards: Sequence[int]) -> Counts:
+def _counts(cards: Sequence[int]) -> _Counts:
     counts = [0] * 13
     for card in cards:
         counts[card >> 2] += 1
@@ -143,7 +145,7 @@ def _straight_top(mask: int) -> int:
     return 3 if mask & 0x100F == 0x100F else -1
 
 
-def _high_of_counts(counts: Counts) -> int:
+def _high_of_counts(counts: _Counts) -> int:
     """Best five-card high hand from rank counts alone (no flush), straights included."""
     desc = [r for r in range(12, -1, -1) if counts[r]]
     quads = [r for r in desc if counts[r] == 4]
@@ -170,7 +172,7 @@ def _high_of_counts(counts: Counts) -> int:
     return _pack(HIGH_CARD, desc[:5])
 
 
-def _low_key(counts: Counts, straights: bool) -> int:
+def _low_key(counts: _Counts, straights: bool) -> int:
     """Key (lower is better) of the best lowball five from counts ordered best rank first.
 
     Using more distinct ranks always gives a better category, so the first category that can
@@ -211,16 +213,16 @@ def _low_key(counts: Counts, straights: bool) -> int:
     return _pack(QUADS, [q, next(r for r in present if r != q)])
 
 
-def _razz_of_counts(counts: Counts) -> int:
+def _razz_of_counts(counts: _Counts) -> int:
     return _RAZZ_BASE - _low_key([counts[12], *counts[:12]], False)
 
 
-def _d27_of_counts(counts: Counts) -> int:
+def _d27_of_counts(counts: _Counts) -> int:
     return _D27_BASE - _low_key(counts, True)
 
 
 def _learn(table: dict[int, int], key: int, cards: Sequence[int],
-           compute: Callable[[Counts], int]) -> int:
+           compute: Callable[[_Counts], int]) -> int:
     """Cache miss: compute a rank pattern's value exactly once, then it is a lookup."""
     n = len(cards)
     if not 5 <= n <= 8:
@@ -230,7 +232,7 @@ def _learn(table: dict[int, int], key: int, cards: Sequence[int],
 
 
 def _rank_only_value(cards: Sequence[int], tables: dict[int, dict[int, int]],
-                     compute: Callable[[Counts], int]) -> int:
+                     compute: Callable[[_Counts], int]) -> int:
     """Lookup for a family that ignores suits, for any hand size."""
     n = len(cards)
     if n == 8:
@@ -256,7 +258,7 @@ def _flush_mask_value(mask: int) -> int:
     return _pack(FLUSH, [r for r in range(12, -1, -1) if mask >> r & 1][:5])
 
 
-def _flush_high(cards: Sequence[int], suit_bits: SuitBits) -> int:
+def _flush_high(cards: Sequence[int], suit_bits: _SuitBits) -> int:
     """Slow path for a hand holding five or more cards of one suit (only one suit can)."""
     mask = sum(map(suit_bits, cards))
     try:
@@ -383,7 +385,7 @@ def _d27_ranks(cards: Sequence[int]) -> int:
     return _rank_only_value(cards, _D27, _d27_of_counts)
 
 
-def _d27_suited(cards: Sequence[int], suit_bits: SuitBits) -> int:
+def _d27_suited(cards: Sequence[int], suit_bits: _SuitBits) -> int:
     """Slow path when five cards share a suit.
 
     The best low by ranks alone stands unless it is five distinct ranks none of which is held
