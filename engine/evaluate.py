@@ -498,18 +498,31 @@ def _check_board(upcards: Sequence[int]) -> None:
         raise ValueError(f"a board is 1 to 6 upcards, not {len(upcards)}")
 
 
+_BOARD_WEIGHT = [1 << 3 * (c >> 2) for c in range(52)]  # 3 bits of count per rank
+_board_values: dict[int, int] = {}
+_razz_board_values: dict[int, int] = {}
+
+
 def board_value(upcards: Sequence[int]) -> int:
     """Order of play in high stud (SCS 8): the highest board acts first.
 
     Quads > full house > trips > two pair > pair > high card, then the ranks of the groups;
     straights and flushes do not count, aces are high, suits are left to
-    :func:`board_suit_tiebreak`. Six upcards count their best five.
+    :func:`board_suit_tiebreak`. Six upcards count their best five. Values are remembered by
+    rank pattern, so each pattern is worked out once.
     """
-    _check_board(upcards)
-    ranks = [c >> 2 for c in upcards]
-    if len(ranks) <= 5:
-        return _group_key(ranks)
-    return max(map(_group_key, combinations(ranks, 5)))
+    weight = _BOARD_WEIGHT
+    key = sum([weight[c] for c in upcards]) << 3 | len(upcards)
+    value = _board_values.get(key)
+    if value is None:
+        _check_board(upcards)
+        ranks = [c >> 2 for c in upcards]
+        if len(ranks) <= 5:
+            value = _group_key(ranks)
+        else:
+            value = max(map(_group_key, combinations(ranks, 5)))
+        _board_values[key] = value
+    return value
 
 
 def board_suit_tiebreak(upcards: Sequence[int]) -> int:
@@ -533,11 +546,18 @@ def razz_board_value(upcards: Sequence[int]) -> int:
     Fewer pairs first (no pair, pair, two pair, trips, ...), then lower ranks, aces low;
     straights and flushes do not count.
     """
-    _check_board(upcards)
-    ranks = [_ace_low(c) for c in upcards]
-    if len(ranks) <= 5:
-        return _RAZZ_BASE - _group_key(ranks)
-    return _RAZZ_BASE - min(map(_group_key, combinations(ranks, 5)))
+    weight = _BOARD_WEIGHT
+    key = sum([weight[c] for c in upcards]) << 3 | len(upcards)
+    value = _razz_board_values.get(key)
+    if value is None:
+        _check_board(upcards)
+        ranks = [_ace_low(c) for c in upcards]
+        if len(ranks) <= 5:
+            value = _RAZZ_BASE - _group_key(ranks)
+        else:
+            value = _RAZZ_BASE - min(map(_group_key, combinations(ranks, 5)))
+        _razz_board_values[key] = value
+    return value
 
 
 def razz_board_suit_tiebreak(upcards: Sequence[int]) -> int:

@@ -667,19 +667,23 @@ class Hand:
         else:
             value, tiebreak = ev.razz_board_value, ev.razz_board_suit_tiebreak
 
-        def key(j: int) -> tuple[int, int]:
-            board = self._board(j)
-            return value(board), (tiebreak(board) if by_suit else -j)
-
-        first = max(candidates, key=key)
+        # Only unknown upcards (a replayed record) count as the lowest board.
+        scored = [(value(board) if (board := self._board(j)) else -1, j) for j in candidates]
+        top = max(scored)[0]
+        tied = [j for v, j in scored if v == top]
+        if len(tied) > 1 and by_suit and top >= 0:
+            first = max(tied, key=lambda j: tiebreak(self._board(j)))
+        else:
+            first = tied[0]  # by position: the first clockwise from the dealer
         board = self._board(first)
         kind = "high_board" if self._high_board else "low_board"
+        said = ev.describe_board(board, low=not self._high_board) if board else "an unknown board"
         self._emit(
             "announcement",
             {
                 "kind": kind,
                 "seat": self.seats[first],
-                "text": f"{ev.describe_board(board)} {'is high' if self._high_board else 'is low'}",
+                "text": f"{said} {'is high' if self._high_board else 'is low'}",
             },
         )
         if not self._active(first):
@@ -694,8 +698,8 @@ class Hand:
         razz = not self._high_board
         possibles = self.config.announce_possibles and not razz
         for j in range(self.n):
-            if self.folded[j] or not self.up[j]:
-                continue
+            if self.folded[j] or not self.up[j] or self.up[j][-1] == UNKNOWN:
+                continue  # an unknown upcard (a replayed "??") announces nothing
             up = self.up[j]
             newest = up[-1] >> 2
             paired = len(up) >= 2 and sum(1 for c in up if c >> 2 == newest) == 2
