@@ -10,6 +10,9 @@ Sections (each returns its report lines, so more can be added to ``main``):
   phevaluator's ``evaluate_cards`` and treys' ``Evaluator.evaluate`` on one fixed set of random
   hands, each pre-converted to its library's own card representation outside the timed loop;
   plus the import time of ``engine.evaluate``.
+- hands: complete hands per second of random legal play at 2, 4 and 8 players for seven-card
+  stud, razz and stud hi-lo, ours (event log and every seat's and a spectator's view included)
+  against PokerKit playing the same policy at the same stakes.
 """
 
 from __future__ import annotations
@@ -20,20 +23,44 @@ import random
 import subprocess
 import sys
 import time
+import warnings
 from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+import pokerkit  # noqa: E402
+
+from engine.cards import Deck  # noqa: E402
 from engine.evaluate import high_value  # noqa: E402
+from engine.events import Action  # noqa: E402
+from engine.hand import Hand  # noqa: E402
+from engine.variants import TableConfig, find_variant  # noqa: E402
+from engine.views import views  # noqa: E402
+
+_PK_AUTOMATIONS = (
+    pokerkit.Automation.ANTE_POSTING,
+    pokerkit.Automation.BET_COLLECTION,
+    pokerkit.Automation.BLIND_OR_STRADDLE_POSTING,
+    pokerkit.Automation.CARD_BURNING,
+    pokerkit.Automation.HOLE_DEALING,
+    pokerkit.Automation.BOARD_DEALING,
+    pokerkit.Automation.HOLE_CARDS_SHOWING_OR_MUCKING,
+    pokerkit.Automation.HAND_KILLING,
+    pokerkit.Automation.CHIPS_PUSHING,
+    pokerkit.Automation.CHIPS_PULLING,
+)
 
 
 def import_time_ms() -> tuple[float, float]:
     """(cumulative ms from ``-X importtime``, wall ms of the import) in a fresh interpreter."""
     code = (
-        "import time; t = time.perf_counter(); import engine.evaluate; "
+        "import time; t = time.perf_counter(); "
+        "import engine.evaluate, engine.hand, engine.table, engine.views, engine.phh; "
         "print((time.perf_counter() - t) * 1000)"
     )
     done = subprocess.run(
@@ -129,9 +156,126 @@ def bench_evaluation(seconds: float = 2.0, count: int = 50_000, seed: int = 7) -
         f"  ours, first (cold) pass      {count / cold:>14,.0f}"
         "   (lazy tables filling)",
         f"  the three orderings agree: {'yes' if agree else 'NO'}",
-        f"  import engine.evaluate: {cumulative:.1f} ms (-X importtime, cumulative), "
-        f"{wall:.1f} ms wall, in a fresh interpreter",
+        f"  import engine.evaluate: {cumulative:.1f} ms (-X importtime, cumulative); "
+        f"the whole engine: {wall:.1f} ms wall, in a fresh interpreter",
     ]
+    return lines
+
+
+# --------------------------------------------------------------------------- complete hands
+
+HAND_VARIANTS = (
+    ("seven_card_stud", "FixedLimitSevenCardStud"),
+    ("razz", "FixedLimitRazz"),
+    ("seven_card_stud_hi_lo", "FixedLimitSevenCardStudHighLowSplitEightOrBetter"),
+)
+# Stakes of both engines: ante 1, bring-in 1, bets 2/4, 200 chips each.
+ANTE, BRING_IN, SMALL_BET, BIG_BET, STACK = 1, 1, 2, 4, 200
+
+
+def _our_hand(config: TableConfig, players: int, rng: random.Random) -> int:
+    """One hand of random legal play on our engine, then every seat's and a spectator's view."""
+    hand = Hand(config, [(s, STACK) for s in range(players)], Deck(rng=rng))
+    apply = hand.apply
+    while not hand.over:
+        legal = hand.legal_actions()
+        seat, kinds, wager = legal.seat, legal.kinds, legal.wager
+        if "bring_in" in kinds and rng.random() < 0.5:
+            apply(Action(seat, "bring_in"))
+            continue
+        r = rng.random()
+        if wager is not None and r < 0.3:
+            apply(Action(seat, wager, legal.min_to))
+        elif "fold" in kinds and r < 0.45:
+            apply(Action(seat, "fold"))
+        elif "call" in kinds:
+            apply(Action(seat, "call"))
+        elif "check" in kinds:
+            apply(Action(seat, "check"))
+        elif "bring_in" in kinds:
+            apply(Action(seat, "bring_in"))
+        else:
+            apply(Action(seat, wager, legal.min_to))  # type: ignore[arg-type]
+    events = hand.events
+    views(events, (None, *hand.seats))
+    return len(events)
+
+
+def _pokerkit_hand(game: Any, players: int, rng: random.Random) -> None:
+    """The same policy on PokerKit, its dealing and showdown automated."""
+    state = game.create_state(
+        _PK_AUTOMATIONS, True, ANTE, BRING_IN, SMALL_BET, BIG_BET, [STACK] * players, players,
+        mode=pokerkit.Mode.CASH_GAME,
+    )
+    while state.status:
+        if state.can_post_bring_in() and rng.random() < 0.5:
+            state.post_bring_in()
+            continue
+        r = rng.random()
+        if state.can_complete_bet_or_raise_to() and r < 0.3:
+            state.complete_bet_or_raise_to()
+        elif state.can_fold() and r < 0.45:
+            state.fold()
+        elif state.can_check_or_call():
+            state.check_or_call()
+        elif state.can_post_bring_in():
+            state.post_bring_in()
+        else:
+            state.complete_bet_or_raise_to()
+
+
+def _rate(play: Callable[[], object], seconds: float) -> float:
+    done = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    while True:
+        for _ in range(10):
+            play()
+        done += 10
+        now = time.perf_counter()
+        if now >= deadline:
+            return done / (now - start)
+
+
+def _best_of(
+    plays: dict[str, Callable[[], object]], seconds: float, rounds: int = 2
+) -> dict[str, float]:
+    """Interleave the engines in short passes and keep each one's best, so load hits both alike."""
+    best = dict.fromkeys(plays, 0.0)
+    for _ in range(rounds):
+        for name, play in plays.items():
+            best[name] = max(best[name], _rate(play, seconds / rounds))
+    return best
+
+
+def bench_hands(seconds: float) -> list[str]:
+    """Complete hands per second of random legal play, ours against PokerKit, same policy."""
+    lines = [
+        "complete hands per second, random legal play (ante 1, bring-in 1, bets 2/4, 200 chips),",
+        "ours with its event log and every seat's and a spectator's view,",
+        "PokerKit with its automations, both on the same policy:",
+        f"{'variant':<24}{'players':>8}{'ours':>10}{'pokerkit':>10}{'ratio':>8}",
+    ]
+    warnings.simplefilter("ignore")
+    for name, pk_name in HAND_VARIANTS:
+        config = TableConfig(
+            variant=find_variant(name), ante=ANTE, bring_in=BRING_IN,
+            small_bet=SMALL_BET, big_bet=BIG_BET,
+        )
+        game = getattr(pokerkit, pk_name)
+        for players in (2, 4, 8):
+            ours_rng, their_rng = random.Random(players), random.Random(players)
+            rates = _best_of(
+                {
+                    "ours": partial(_our_hand, config, players, ours_rng),
+                    "pokerkit": partial(_pokerkit_hand, game, players, their_rng),
+                },
+                seconds,
+            )
+            ours, theirs = rates["ours"], rates["pokerkit"]
+            lines.append(
+                f"{name:<24}{players:>8}{ours:>10.0f}{theirs:>10.0f}{ours / theirs:>7.1f}x"
+            )
     return lines
 
 
@@ -139,11 +283,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=2.0, help="time per library")
     parser.add_argument("--hands", type=int, default=50_000, help="hands in the fixed set")
+    parser.add_argument("--hand-seconds", type=float, default=2.0,
+                        help="time per engine per configuration of complete hands")
+    parser.add_argument("--only", choices=["evaluation", "hands"], help="run one section")
     args = parser.parse_args()
     print(f"Python {platform.python_version()} ({platform.python_implementation()}), "
           f"{platform.machine()}")
-    for line in bench_evaluation(args.seconds, args.hands):
-        print(line)
+    if args.only in (None, "evaluation"):
+        for line in bench_evaluation(args.seconds, args.hands):
+            print(line, flush=True)
+    if args.only in (None, "hands"):
+        for line in bench_hands(args.hand_seconds):
+            print(line, flush=True)
 
 
 if __name__ == "__main__":
