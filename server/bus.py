@@ -1,0 +1,135 @@
+"""The bus: fan-out of table events to every subscriber of a channel.
+
+One interface, backends chosen by URL (``memory://`` now; Redis joins it for
+several nodes). Every subscription has a bounded queue: a subscriber that falls
+behind is cut off (its ``dropped`` flag set and its iterator ended) rather than
+slowing the table down; its client resyncs from a snapshot.
+
+Channels are plain strings: ``table:<id>`` carries a table's public events,
+``table:<id>:player:<player>`` the events only that player may see.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from typing import Any, Protocol
+
+DEFAULT_QUEUE_SIZE = 1024
+
+
+def table_channel(table_id: int) -> str:
+    return f"table:{table_id}"
+
+
+def player_channel(table_id: int, player: str) -> str:
+    return f"table:{table_id}:player:{player}"
+
+
+class Subscription:
+    """A bounded queue of messages from one or more channels."""
+
+    def __init__(self, bus: MemoryBus, channels: set[str], size: int) -> None:
+        self._bus = bus
+        self.channels = channels
+        self.queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue(size)
+        self.dropped = False
+        self.closed = False
+
+    def offer(self, message: dict[str, Any]) -> None:
+        if self.closed:
+            return
+        try:
+            self.queue.put_nowait(message)
+        except asyncio.QueueFull:
+            # Too slow: cut it off; the client resyncs from a snapshot.
+            self.dropped = True
+            self.close()
+
+    def add(self, channel: str) -> None:
+        self._bus._attach(self, channel)
+
+    def remove(self, channel: str) -> None:
+        self._bus._detach(self, channel)
+
+    def close(self) -> None:
+        if self.closed:
+            return
+        self.closed = True
+        for channel in list(self.channels):
+            self._bus._detach(self, channel)
+        try:
+            self.queue.put_nowait(None)
+        except asyncio.QueueFull:
+            # Make room for the end marker: the reader is dropped anyway.
+            self.queue.get_nowait()
+            self.queue.put_nowait(None)
+
+    async def get(self) -> dict[str, Any] | None:
+        """The next message, or None once the subscription is closed."""
+        return await self.queue.get()
+
+    def __aiter__(self) -> AsyncIterator[dict[str, Any]]:
+        return self._iterate()
+
+    async def _iterate(self) -> AsyncIterator[dict[str, Any]]:
+        while True:
+            message = await self.queue.get()
+            if message is None:
+                return
+            yield message
+
+
+class Bus(Protocol):
+    async def publish(self, channel: str, message: dict[str, Any]) -> None: ...
+
+    def subscribe(self, *channels: str, size: int = DEFAULT_QUEUE_SIZE) -> Subscription: ...
+
+    async def close(self) -> None: ...
+
+
+class MemoryBus:
+    """The in-process bus of the embedded default (one node)."""
+
+    def __init__(self) -> None:
+        self._subscribers: dict[str, set[Subscription]] = {}
+        self.published = 0
+
+    async def publish(self, channel: str, message: dict[str, Any]) -> None:
+        self.publish_now(channel, message)
+
+    def publish_now(self, channel: str, message: dict[str, Any]) -> None:
+        """Deliver without awaiting: the actor calls this on its hot path."""
+        self.published += 1
+        for subscription in tuple(self._subscribers.get(channel, ())):
+            subscription.offer(message)
+
+    def subscribe(self, *channels: str, size: int = DEFAULT_QUEUE_SIZE) -> Subscription:
+        subscription = Subscription(self, set(), size)
+        for channel in channels:
+            self._attach(subscription, channel)
+        return subscription
+
+    def _attach(self, subscription: Subscription, channel: str) -> None:
+        subscription.channels.add(channel)
+        self._subscribers.setdefault(channel, set()).add(subscription)
+
+    def _detach(self, subscription: Subscription, channel: str) -> None:
+        subscription.channels.discard(channel)
+        subscribers = self._subscribers.get(channel)
+        if subscribers is not None:
+            subscribers.discard(subscription)
+            if not subscribers:
+                del self._subscribers[channel]
+
+    async def close(self) -> None:
+        for subscribers in list(self._subscribers.values()):
+            for subscription in list(subscribers):
+                subscription.close()
+
+
+def bus_from_url(url: str | None) -> MemoryBus:
+    """Pick the backend by URL; ``None`` or ``memory://`` is the in-process bus."""
+    if url is None or url.startswith("memory://"):
+        return MemoryBus()
+    raise ValueError(f"no bus backend for {url!r} on this build")

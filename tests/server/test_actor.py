@@ -1,0 +1,217 @@
+"""The table actor: scripted commands in, events out on the bus."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import random
+from typing import Any
+
+import pytest
+
+from engine.variants import TableConfig, find_variant
+from server.actor import CommandRefused, TableActor, TableSettings
+from server.bus import MemoryBus, Subscription, player_channel, table_channel
+from tests.server.fakes import MemoryTableStore
+
+FAST = TableSettings(
+    min_buy_in=20, max_buy_in=500, action_clock=0.05, time_bank=0.05,
+    pause_between_hands=0.0, waiting_offer=0.2, sit_out_limit=0.3,
+)
+
+
+def make_actor(seed: int = 1, variant: str = "seven_card_stud", **settings: Any) -> TableActor:
+    rng = random.Random(seed)
+    return TableActor(
+        7, TableConfig(variant=find_variant(variant)), bus=MemoryBus(), store=MemoryTableStore(),
+        settings=dataclasses.replace(FAST, **settings),
+        rng_factory=lambda: random.Random(rng.random()),
+    )
+
+
+def drain(subscription: Subscription) -> list[dict[str, Any]]:
+    out = []
+    while not subscription.queue.empty():
+        message = subscription.queue.get_nowait()
+        if message is not None:
+            out.append(message)
+    return out
+
+
+async def wait_for(condition: Any, timeout: float = 5.0) -> None:
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not condition():
+        assert asyncio.get_running_loop().time() < deadline, "condition never held"
+        await asyncio.sleep(0.005)
+
+
+async def test_two_players_sit_and_the_clock_plays_their_hands() -> None:
+    """Absent players: the bring-in is posted for them, then they check or fold (SCS 10)."""
+    actor = make_actor(action_clock=0.01, time_bank=0.0)
+    public = actor.bus.subscribe(table_channel(7))
+    actor.start()
+    try:
+        assert await actor.submit("sit", "ann", buy_in=100, seat=0) == {"seat": 0, "stack": 100}
+        await actor.submit("sit", "bob", buy_in=100)
+        store = actor.store
+        assert isinstance(store, MemoryTableStore)
+        await wait_for(lambda: len(store.hands) >= 3)
+        events = drain(public)
+        seqs = [m["seq"] for m in events]
+        assert seqs == list(range(seqs[0], seqs[0] + len(seqs))), "public seq has no gaps"
+        actions = [m["data"] for m in events if m["kind"] == "action"]
+        assert actions[0]["action"] == "bring_in" and actions[0]["timeout"] is True
+        assert all(a.get("timeout") for a in actions)
+        assert store.total() == 2 * 10_000
+    finally:
+        await actor.stop()
+
+
+async def test_down_cards_reach_only_their_owner() -> None:
+    actor = make_actor(action_clock=5.0)
+    public = actor.bus.subscribe(table_channel(7))
+    ann = actor.bus.subscribe(player_channel(7, "ann"))
+    actor.start()
+    try:
+        await actor.submit("sit", "ann", buy_in=100, seat=0)
+        await actor.submit("sit", "bob", buy_in=100, seat=1)
+        await wait_for(lambda: actor.table.hand is not None)
+        await asyncio.sleep(0.01)
+        hand = actor.table.hand
+        assert hand is not None
+        bob_down = {c for c in view_down(hand, 1)}
+        public_text = repr(drain(public))
+        assert all(f"'{c}'" not in public_text for c in bob_down)
+        private = drain(ann)
+        assert private and all(m["private"] for m in private)
+        assert all(m["data"]["seat"] == 0 for m in private)
+        snap = await actor.submit("snapshot", "ann")
+        assert snap["you"] == 0
+        assert snap["hand"]["seats"][0]["down"] and snap["hand"]["seats"][1]["down"] == []
+        spectator = await actor.submit("snapshot", "")
+        assert spectator["hand"]["seats"][0]["down"] == []
+    finally:
+        await actor.stop()
+
+
+def view_down(hand: Any, seat: int) -> list[str]:
+    from engine.cards import format_card
+
+    i = hand.index_of[seat]
+    return [format_card(c) for c in hand.cards[i][:2]]
+
+
+async def test_actions_with_the_same_action_id_happen_once() -> None:
+    actor = make_actor(action_clock=5.0)
+    actor.start()
+    try:
+        await actor.submit("sit", "ann", buy_in=100, seat=0)
+        await actor.submit("sit", "bob", buy_in=100, seat=1)
+        await wait_for(lambda: actor.table.hand is not None)
+        hand = actor.table.hand
+        assert hand is not None
+        seat = hand.seat_to_act()
+        player = "ann" if seat == 0 else "bob"
+        first = await actor.submit("act", player, action_id="a1", kind="bring_in")
+        actions = len(hand.actions)
+        again = await actor.submit("act", player, action_id="a1", kind="bring_in")
+        assert again == first and len(hand.actions) == actions
+        with pytest.raises(CommandRefused) as refused:
+            await actor.submit("act", player, action_id="a2", kind="bring_in")
+        assert refused.value.code == "not_your_turn"
+        assert len(hand.actions) == actions
+    finally:
+        await actor.stop()
+
+
+async def test_refusals_have_stable_codes_and_change_nothing() -> None:
+    actor = make_actor(action_clock=5.0)
+    actor.start()
+    try:
+        for data, code in [
+            ({"buy_in": 5}, "bad_buy_in"),
+            ({"buy_in": "100"}, "bad_amount"),
+            ({"buy_in": 100, "seat": 99}, "bad_seat"),
+        ]:
+            with pytest.raises(CommandRefused) as refused:
+                await actor.submit("sit", "ann", **data)
+            assert refused.value.code == code
+        await actor.submit("sit", "ann", buy_in=100, seat=3)
+        with pytest.raises(CommandRefused) as refused:
+            await actor.submit("sit", "bob", buy_in=100, seat=3)
+        assert refused.value.code == "seat_taken"
+        with pytest.raises(CommandRefused) as refused:
+            await actor.submit("act", "ann", action_id="x", kind="fold")
+        assert refused.value.code == "no_hand"
+        with pytest.raises(CommandRefused) as refused:
+            await actor.submit("dance", "ann")
+        assert refused.value.code == "unknown_command"
+        assert actor.store.wallet("bob") == 10_000  # type: ignore[attr-defined]
+    finally:
+        await actor.stop()
+
+
+async def test_a_failing_hand_is_cancelled_with_every_chip_returned() -> None:
+    actor = make_actor(action_clock=5.0)
+    store = actor.store
+    assert isinstance(store, MemoryTableStore)
+    actor.start()
+    try:
+        await actor.submit("sit", "ann", buy_in=100, seat=0)
+        await actor.submit("sit", "bob", buy_in=100, seat=1)
+        await wait_for(lambda: actor.table.hand is not None)
+        hand = actor.table.hand
+        assert hand is not None
+        seat = hand.seat_to_act()
+        player = "ann" if seat == 0 else "bob"
+        await actor.submit("act", player, action_id="b", kind="bring_in")
+        store.fail_next_save = True
+        # Fold the other player: the hand ends, saving it fails, the hand is cancelled.
+        other = "bob" if player == "ann" else "ann"
+        with pytest.raises(CommandRefused) as refused:
+            await actor.submit("act", other, action_id="f", kind="fold")
+        assert refused.value.code == "internal_error"
+        assert actor.hands_cancelled == 1
+        stacks = [s.stack for s in actor.table.seats if s is not None]
+        assert stacks == [100, 100]
+        await wait_for(lambda: actor.table.hand is not None)  # the table plays on
+        assert store.total() == 20_000
+    finally:
+        await actor.stop()
+
+
+async def test_waiting_list_offers_a_freed_seat_for_a_limited_time() -> None:
+    actor = make_actor(action_clock=5.0, seat_count=2)
+    actor.start()
+    try:
+        await actor.submit("sit", "ann", buy_in=100)
+        await actor.submit("sit_out", "ann", next_hand=False)
+        await actor.submit("sit", "bob", buy_in=100)
+        with pytest.raises(CommandRefused) as refused:
+            await actor.submit("sit", "cat", buy_in=100)
+        assert refused.value.code == "table_full"
+        assert await actor.submit("join_waiting_list", "cat") == {"position": 1}
+        await actor.submit("join_waiting_list", "dan")
+        await actor.submit("leave", "ann")
+        assert actor.offer is not None and actor.offer[0] == "cat"
+        with pytest.raises(CommandRefused) as refused:
+            await actor.submit("sit", "dan", buy_in=100)
+        assert refused.value.code == "table_full"
+        await wait_for(lambda: actor.offer is not None and actor.offer[0] == "dan")
+        await actor.submit("sit", "dan", buy_in=100)
+        assert actor.table.seat_of("dan") is not None
+        assert actor.store.wallet("ann") == 10_000  # type: ignore[attr-defined]
+    finally:
+        await actor.stop()
+
+
+async def test_a_player_sat_out_too_long_is_removed() -> None:
+    actor = make_actor(action_clock=5.0)
+    actor.start()
+    try:
+        await actor.submit("sit", "ann", buy_in=100)
+        await actor.submit("sit_out", "ann")
+        await wait_for(lambda: actor.table.seat_of("ann") is None, timeout=2.0)
+        assert actor.store.wallet("ann") == 10_000  # type: ignore[attr-defined]
+    finally:
+        await actor.stop()
