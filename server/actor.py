@@ -17,6 +17,7 @@ and the ``seq`` of the public event they precede.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import random
 import secrets
@@ -147,10 +148,8 @@ class TableActor:
     async def stop(self) -> None:
         if self._task is not None:
             self._task.cancel()
-            try:
+            with contextlib.suppress(asyncio.CancelledError):
                 await self._task
-            except asyncio.CancelledError:
-                pass
 
     async def submit(self, command: str, player: str, /, **data: Any) -> dict[str, Any]:
         """Hand a command to the actor and wait for its reply; raise CommandRefused."""
@@ -512,7 +511,8 @@ class TableActor:
             self._publish("seat_offer_expired", {"player": player})
             self._offer_free_seat()
         for name, state in list(self.players.items()):
-            if state.sat_out_at is not None and now >= state.sat_out_at + self.settings.sit_out_limit:
+            limit = self.settings.sit_out_limit
+            if state.sat_out_at is not None and now >= state.sat_out_at + limit:
                 seat = self.table.seat_of(name)
                 state.sat_out_at = None
                 if seat is not None and not self.table.in_hand(seat):
@@ -559,7 +559,7 @@ class TableActor:
         )
         await self.store.save_hand(record)
         self.deadline = None
-        for seat_number, player in self._players_in_hand.items():
+        for player in self._players_in_hand.values():
             state = self.players.get(player)
             if state is not None:
                 state.time_bank = min(self.settings.time_bank,
@@ -567,7 +567,7 @@ class TableActor:
         departures = self.table.finish_hand()
         for seat, player, chips in departures:
             await self._settle_departure(seat, player, chips)
-        for number, occupant in enumerate(self.table.seats):
+        for occupant in self.table.seats:
             if occupant is not None and occupant.sitting_out:
                 state = self._state(occupant.player)
                 if state.sat_out_at is None:

@@ -1,0 +1,269 @@
+"""The websocket protocol v1 at ``/ws`` (documented in docs/protocol.md).
+
+Every frame is a JSON object with ``"v": 1`` and a ``type``. A client message may
+carry an ``id``; the answer to it is ``{"type": "reply", "id", "result"}`` or
+``{"type": "error", "id", "code", "message"}``. Messages are checked at the edge
+through a dispatch table, one handler per type; nothing a client sends reaches a
+table unless it is well formed, and every refusal has a stable code.
+
+One connection may watch and play several tables. Its frames come from one
+bounded subscription: a connection that cannot keep up is closed (code 4008) and
+its client reconnects and resyncs; it never slows a table down.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Awaitable, Callable
+from typing import Any, Protocol
+
+import orjson
+from fastapi import APIRouter, WebSocket, WebSocketDisconnect
+
+from server import tokens
+from server.actor import CommandRefused, TableActor
+from server.bus import DEFAULT_QUEUE_SIZE, MemoryBus, Subscription, player_channel, table_channel
+
+PROTOCOL_VERSION = 1
+MAX_FRAME_BYTES = 16_384
+IDLE_SECONDS = 60.0  # a connection silent this long (no message, no ping) is closed
+TOO_SLOW = 4008
+router = APIRouter()
+
+
+class Cardroom(Protocol):
+    bus: MemoryBus
+
+    def actor(self, table_id: int) -> TableActor | None: ...
+
+
+class ProtocolError(Exception):
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def dumps(frame: dict[str, Any]) -> str:
+    return orjson.dumps(frame).decode()
+
+
+class Connection:
+    """One websocket: who it is, which tables it watches, and its outgoing frames."""
+
+    def __init__(self, websocket: WebSocket, cardroom: Cardroom,
+                 authenticate: Callable[[str], Awaitable[str]]) -> None:
+        self.websocket = websocket
+        self.cardroom = cardroom
+        self.authenticate = authenticate
+        self.player: str | None = None
+        self.watching: set[int] = set()
+        self.subscription: Subscription = cardroom.bus.subscribe(size=DEFAULT_QUEUE_SIZE)
+        self.send_lock = asyncio.Lock()
+
+    async def send(self, frame: dict[str, Any]) -> None:
+        frame.setdefault("v", PROTOCOL_VERSION)
+        async with self.send_lock:
+            await self.websocket.send_text(dumps(frame))
+
+    async def serve(self) -> None:
+        await self.websocket.accept()
+        await self.send({"type": "hello", "protocol": PROTOCOL_VERSION})
+        pump = asyncio.create_task(self._pump())
+        try:
+            while True:
+                try:
+                    text = await asyncio.wait_for(self.websocket.receive_text(), IDLE_SECONDS)
+                except TimeoutError:
+                    await self.websocket.close(code=1001, reason="idle")
+                    return
+                await self._receive(text)
+        except WebSocketDisconnect:
+            pass
+        finally:
+            pump.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await pump
+            self.subscription.close()
+            await self._tell_tables(connected=False)
+
+    async def _pump(self) -> None:
+        """Forward bus messages to the socket; close a connection that fell behind."""
+        async for message in self.subscription:
+            await self.send(dict(message))
+        if self.subscription.dropped:
+            await self.websocket.close(code=TOO_SLOW, reason="too slow: reconnect and resync")
+
+    async def _receive(self, text: str) -> None:
+        message_id: Any = None
+        try:
+            if len(text) > MAX_FRAME_BYTES:
+                raise ProtocolError("frame_too_large", f"at most {MAX_FRAME_BYTES} bytes a frame")
+            try:
+                message = orjson.loads(text)
+            except orjson.JSONDecodeError:
+                raise ProtocolError("bad_json", "a frame must be a JSON object") from None
+            if not isinstance(message, dict):
+                raise ProtocolError("bad_json", "a frame must be a JSON object")
+            message_id = message.get("id")
+            if message.get("v", PROTOCOL_VERSION) != PROTOCOL_VERSION:
+                raise ProtocolError("bad_version", f"this server speaks v{PROTOCOL_VERSION}")
+            kind = message.get("type")
+            handler = _DISPATCH.get(kind) if isinstance(kind, str) else None
+            if handler is None:
+                raise ProtocolError("unknown_type", f"no message type {kind!r}")
+            result = await handler(self, message)
+        except (ProtocolError, CommandRefused) as refusal:
+            await self.send({"type": "error", "id": message_id, "code": refusal.code,
+                             "message": refusal.message})
+            return
+        if result is not None:
+            await self.send({"type": "reply", "id": message_id, "result": result})
+
+    # ------------------------------------------------------------------ helpers
+
+    def _require_player(self) -> str:
+        if self.player is None:
+            raise ProtocolError("not_authenticated", "send auth with your token first")
+        return self.player
+
+    def _actor(self, message: dict[str, Any]) -> tuple[int, TableActor]:
+        table_id = message.get("table")
+        if not isinstance(table_id, int) or isinstance(table_id, bool):
+            raise ProtocolError("bad_table", "table must be a table id")
+        actor = self.cardroom.actor(table_id)
+        if actor is None:
+            raise ProtocolError("unknown_table", f"no table {table_id}")
+        return table_id, actor
+
+    def _watch(self, table_id: int) -> None:
+        if table_id in self.watching:
+            return
+        self.watching.add(table_id)
+        self.subscription.add(table_channel(table_id))
+        if self.player is not None:
+            self.subscription.add(player_channel(table_id, self.player))
+
+    async def _tell_tables(self, *, connected: bool) -> None:
+        if self.player is None:
+            return
+        for table_id in self.watching:
+            actor = self.cardroom.actor(table_id)
+            if actor is not None:
+                with contextlib.suppress(CommandRefused):
+                    await actor.submit("connection", self.player, connected=connected)
+
+    # ------------------------------------------------------------------ handlers
+
+    async def on_auth(self, message: dict[str, Any]) -> dict[str, Any]:
+        token = message.get("token")
+        if not isinstance(token, str) or not token:
+            raise ProtocolError("bad_token", "auth needs a token")
+        if self.player is not None:
+            raise ProtocolError("already_authenticated", "this connection is signed in")
+        self.player = await self.authenticate(token)
+        for table_id in self.watching:
+            self.subscription.add(player_channel(table_id, self.player))
+        await self._tell_tables(connected=True)
+        return {"player": self.player}
+
+    async def on_ping(self, message: dict[str, Any]) -> None:
+        await self.send({"type": "pong", "id": message.get("id")})
+
+    async def on_watch(self, message: dict[str, Any]) -> dict[str, Any]:
+        table_id, actor = self._actor(message)
+        # Subscribe first, then snapshot: no event can fall between the two.
+        self._watch(table_id)
+        return await actor.submit("snapshot", self.player or "")
+
+    async def on_unwatch(self, message: dict[str, Any]) -> dict[str, Any]:
+        table_id, _ = self._actor(message)
+        self.watching.discard(table_id)
+        self.subscription.remove(table_channel(table_id))
+        if self.player is not None:
+            self.subscription.remove(player_channel(table_id, self.player))
+        return {"table": table_id}
+
+    async def on_resync(self, message: dict[str, Any]) -> dict[str, Any]:
+        """A client that saw a gap asks again: it gets a fresh snapshot with its seq."""
+        table_id, actor = self._actor(message)
+        self._watch(table_id)
+        return await actor.submit("snapshot", self.player or "")
+
+    async def _command(self, command: str, message: dict[str, Any],
+                       fields: dict[str, type]) -> dict[str, Any]:
+        player = self._require_player()
+        table_id, actor = self._actor(message)
+        data: dict[str, Any] = {}
+        for name, kind in fields.items():
+            if name in message:
+                value = message[name]
+                fits = isinstance(value, bool) if kind is bool else (
+                    isinstance(value, kind) and not isinstance(value, bool)
+                )
+                if not fits:
+                    raise ProtocolError("bad_field", f"{name} must be a {kind.__name__}")
+                data[name] = value
+        self._watch(table_id)
+        return await actor.submit(command, player, **data)
+
+    async def on_sit(self, message: dict[str, Any]) -> dict[str, Any]:
+        return await self._command("sit", message, {"seat": int, "buy_in": int})
+
+    async def on_add_chips(self, message: dict[str, Any]) -> dict[str, Any]:
+        return await self._command("add_chips", message, {"amount": int})
+
+    async def on_act(self, message: dict[str, Any]) -> dict[str, Any]:
+        return await self._command(
+            "act", message, {"action_id": str, "kind": str, "amount": int}
+        )
+
+    async def on_sit_out(self, message: dict[str, Any]) -> dict[str, Any]:
+        return await self._command("sit_out", message, {"next_hand": bool})
+
+    async def on_sit_in(self, message: dict[str, Any]) -> dict[str, Any]:
+        return await self._command("sit_in", message, {})
+
+    async def on_leave(self, message: dict[str, Any]) -> dict[str, Any]:
+        return await self._command("leave", message, {})
+
+    async def on_join_waiting_list(self, message: dict[str, Any]) -> dict[str, Any]:
+        return await self._command("join_waiting_list", message, {})
+
+    async def on_chat(self, message: dict[str, Any]) -> dict[str, Any]:
+        return await self._command("chat", message, {"text": str})
+
+
+_Handler = Callable[[Connection, dict[str, Any]], Awaitable[dict[str, Any] | None]]
+_DISPATCH: dict[str, _Handler] = {
+    "auth": Connection.on_auth,
+    "ping": Connection.on_ping,
+    "watch": Connection.on_watch,
+    "unwatch": Connection.on_unwatch,
+    "resync": Connection.on_resync,
+    "sit": Connection.on_sit,
+    "add_chips": Connection.on_add_chips,
+    "act": Connection.on_act,
+    "sit_out": Connection.on_sit_out,
+    "sit_in": Connection.on_sit_in,
+    "leave": Connection.on_leave,
+    "join_waiting_list": Connection.on_join_waiting_list,
+    "chat": Connection.on_chat,
+}
+
+
+@router.websocket("/ws")
+async def websocket_endpoint(websocket: WebSocket) -> None:
+    app = websocket.app
+    cardroom: Cardroom = app.state.cardroom
+
+    async def authenticate(token: str) -> str:
+        async with app.state.sessionmaker() as session:
+            try:
+                _, account = await tokens.resolve(session, token=token)
+            except tokens.TokenRefused as refused:
+                raise ProtocolError(refused.code, str(refused)) from None
+            return str(account.username)
+
+    await Connection(websocket, cardroom, authenticate).serve()
