@@ -1,0 +1,1 @@
+"""The stud poker server: HTTP and websockets around the pure engine."""

@@ -1,0 +1,179 @@
+"""The tables of the server, as SQLAlchemy 2 declarative models.
+
+Portable SQL only (SQLite now, PostgreSQL later): named constraints, CHECKs that both
+databases enforce, no dialect-specific defaults. Migrations in ``migrations/`` create
+these tables; the server never calls ``create_all``.
+
+Chips live in :class:`Wallet` rows. A wallet is a player's (one per account), the house
+bankroll (the issuer of play money), or a table's chip pool. Every change of a balance is a
+:class:`LedgerEntry` made by ``server.ledger`` and nowhere else.
+"""
+
+from __future__ import annotations
+
+import enum
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import (
+    BigInteger,
+    CheckConstraint,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Text,
+    UniqueConstraint,
+    func,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+from server.db.types import BigId, Json, UTCDateTime, utcnow
+
+# Named constraints: Alembic can then drop and alter them, on SQLite through batch mode.
+NAMING_CONVENTION = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING_CONVENTION)
+
+
+class Role(enum.StrEnum):
+    PLAYER = "player"
+    OPERATOR = "operator"
+    BOT = "bot"
+
+
+class WalletKind(enum.StrEnum):
+    PLAYER = "player"
+    HOUSE = "house"
+    TABLE = "table"
+
+
+class TableStatus(enum.StrEnum):
+    OPEN = "open"
+    CLOSED = "closed"
+
+
+def _one_of(column: str, values: type[enum.StrEnum]) -> str:
+    return f"{column} IN ({', '.join(repr(v.value) for v in values)})"
+
+
+class Account(Base):
+    __tablename__ = "accounts"
+    __table_args__ = (CheckConstraint(_one_of("role", Role), name="role"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    # Unique whatever its case (the index below): "Alice" may not impersonate "alice".
+    username: Mapped[str] = mapped_column(String(32))
+    password_hash: Mapped[str] = mapped_column(String(255))
+    role: Mapped[str] = mapped_column(String(16), default=Role.PLAYER.value)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+Index("uq_accounts_username_lower", func.lower(Account.username), unique=True)
+
+
+class Token(Base):
+    """A bearer token; only its SHA-256 is stored, so a database leak leaks no session."""
+
+    __tablename__ = "tokens"
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    account_id: Mapped[int] = mapped_column(
+        ForeignKey("accounts.id", ondelete="CASCADE"), index=True
+    )
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    expires_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime, default=None)
+
+
+class Wallet(Base):
+    """A ledger account. Only the house bankroll, the issuer, may hold less than nothing."""
+
+    __tablename__ = "wallets"
+    __table_args__ = (
+        CheckConstraint(_one_of("kind", WalletKind), name="kind"),
+        CheckConstraint(f"balance >= 0 OR kind = '{WalletKind.HOUSE.value}'", name="balance"),
+        CheckConstraint(
+            f"(kind = '{WalletKind.PLAYER.value}') = (account_id IS NOT NULL)", name="owner"
+        ),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    # "player:<account id>", "house:bankroll", "table:<table id>".
+    name: Mapped[str] = mapped_column(String(64), unique=True)
+    kind: Mapped[str] = mapped_column(String(16))
+    account_id: Mapped[int | None] = mapped_column(
+        ForeignKey("accounts.id", ondelete="RESTRICT"), unique=True, default=None
+    )
+    balance: Mapped[int] = mapped_column(BigInteger, default=0)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class LedgerEntry(Base):
+    """One movement of chips: ``amount`` leaves the debit wallet and reaches the credit one."""
+
+    __tablename__ = "ledger_entries"
+    __table_args__ = (
+        CheckConstraint("amount > 0", name="amount"),
+        CheckConstraint("debit_wallet_id <> credit_wallet_id", name="two_wallets"),
+    )
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    debit_wallet_id: Mapped[int] = mapped_column(
+        ForeignKey("wallets.id", ondelete="RESTRICT"), index=True
+    )
+    credit_wallet_id: Mapped[int] = mapped_column(
+        ForeignKey("wallets.id", ondelete="RESTRICT"), index=True
+    )
+    amount: Mapped[int] = mapped_column(BigInteger)
+    # grant, buy_in, cash_out, hand_result, refund... (server.ledger.EntryKind)
+    kind: Mapped[str] = mapped_column(String(32))
+    # What caused it: a hand id, a table id, an operator's note.
+    reference: Mapped[str | None] = mapped_column(String(128), default=None)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class TableRecord(Base):
+    """A table as the operator created it: its full engine ``TableConfig`` as JSON."""
+
+    __tablename__ = "tables"
+    __table_args__ = (
+        CheckConstraint(_one_of("status", TableStatus), name="status"),
+        CheckConstraint("seats >= 2", name="seats"),
+        CheckConstraint("min_buy_in > 0 AND max_buy_in >= min_buy_in", name="buy_in"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(64), unique=True)
+    variant: Mapped[str] = mapped_column(String(32))
+    config: Mapped[dict[str, Any]] = mapped_column(Json)
+    seats: Mapped[int] = mapped_column(Integer)
+    min_buy_in: Mapped[int] = mapped_column(BigInteger)
+    max_buy_in: Mapped[int] = mapped_column(BigInteger)
+    status: Mapped[str] = mapped_column(String(16), default=TableStatus.OPEN.value)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class HandRecord(Base):
+    """A finished hand: its PHH text, its event log and its result (written by table actors)."""
+
+    __tablename__ = "hands"
+    __table_args__ = (UniqueConstraint("table_id", "number", name="uq_hands_table_number"),)
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    table_id: Mapped[int] = mapped_column(ForeignKey("tables.id", ondelete="RESTRICT"), index=True)
+    number: Mapped[int] = mapped_column(Integer)
+    phh: Mapped[str] = mapped_column(Text)
+    events: Mapped[list[Any]] = mapped_column(Json)
+    result: Mapped[dict[str, Any]] = mapped_column(Json)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)

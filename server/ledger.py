@@ -1,0 +1,293 @@
+"""The only module that moves chips.
+
+Every movement is one :class:`~server.db.models.LedgerEntry`: ``amount`` leaves the
+*debit* wallet and reaches the *credit* wallet, with a ``kind`` and a ``reference`` that
+say why (the buy-in, the hand). Wallets are named: ``player:<account id>``,
+``house:bankroll`` (the issuer of play money) and ``table:<table id>`` (the chips in play
+at a table).
+
+These functions never commit: the caller commits the movement in the same transaction as
+its cause (the new account, the seat taken, the hand result), so both happen or neither.
+A refused movement raises before it changes anything; when one cause makes several
+movements, the caller's rollback undoes the earlier ones.
+
+Balances cannot go below zero, checked twice in SQL: the debit is a conditional UPDATE
+(``... WHERE balance >= amount``), and a CHECK constraint backs it. The house bankroll alone
+goes below zero: it is minus every chip issued, which keeps the books double-entry.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from datetime import datetime
+from typing import cast
+
+from sqlalchemy import CursorResult, case, func, select, update
+from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import aliased
+
+from server.db.models import LedgerEntry, Wallet, WalletKind
+from server.errors import Refusal
+
+HOUSE = "house:bankroll"
+
+
+class EntryKind(enum.StrEnum):
+    GRANT = "grant"  # play money issued by the house
+    BUY_IN = "buy_in"  # wallet -> table pool
+    CASH_OUT = "cash_out"  # table pool -> wallet
+    HAND_RESULT = "hand_result"  # between table pools and wallets, reference: the hand
+    REFUND = "refund"  # a cancelled hand's chips going back
+    ADJUSTMENT = "adjustment"  # an operator's correction, reference: why
+
+
+class InsufficientFunds(Refusal):
+    status_code = 409
+    code = "insufficient_funds"
+
+
+class UnknownWallet(Refusal):
+    status_code = 404
+    code = "unknown_wallet"
+
+
+class BadAmount(Refusal):
+    code = "bad_amount"
+
+
+def player_wallet(account_id: int) -> str:
+    return f"player:{account_id}"
+
+
+def table_pool(table_id: int) -> str:
+    return f"table:{table_id}"
+
+
+async def open_wallet(
+    session: AsyncSession, *, name: str, kind: WalletKind, account_id: int | None = None
+) -> Wallet:
+    """A new empty wallet; chips reach it only through :func:`transfer`."""
+    wallet = Wallet(name=name, kind=kind.value, account_id=account_id, balance=0)
+    session.add(wallet)
+    await session.flush()
+    return wallet
+
+
+async def transfer(
+    session: AsyncSession,
+    *,
+    debit: str,
+    credit: str,
+    amount: int,
+    kind: EntryKind,
+    reference: str | None = None,
+) -> LedgerEntry:
+    """Move ``amount`` chips from wallet ``debit`` to wallet ``credit``, or refuse and change
+    nothing (:class:`InsufficientFunds`, :class:`UnknownWallet`, :class:`BadAmount`)."""
+    if not isinstance(amount, int) or isinstance(amount, bool) or amount <= 0:
+        raise BadAmount(f"an amount of chips is a whole number > 0, not {amount!r}")
+    if debit == credit:
+        raise BadAmount("a movement needs two different wallets")
+    # Lock both rows in id order (PostgreSQL; SQLite locks the file): no deadlocks.
+    rows = (
+        await session.execute(
+            select(Wallet.id, Wallet.name, Wallet.kind)
+            .where(Wallet.name.in_((debit, credit)))
+            .order_by(Wallet.id)
+            .with_for_update()
+        )
+    ).all()
+    found = {row.name: row for row in rows}
+    for name in (debit, credit):
+        if name not in found:
+            raise UnknownWallet(f"no wallet {name!r}")
+    source, target = found[debit], found[credit]
+
+    take = update(Wallet).where(Wallet.id == source.id)
+    if source.kind != WalletKind.HOUSE:
+        take = take.where(Wallet.balance >= amount)
+    taken = cast(
+        CursorResult[object],
+        await session.execute(take.values(balance=Wallet.balance - amount)),
+    )
+    if taken.rowcount != 1:
+        raise InsufficientFunds(f"{debit} holds less than {amount}")
+    await session.execute(
+        update(Wallet).where(Wallet.id == target.id).values(balance=Wallet.balance + amount)
+    )
+    entry = LedgerEntry(
+        debit_wallet_id=source.id,
+        credit_wallet_id=target.id,
+        amount=amount,
+        kind=kind.value,
+        reference=reference,
+    )
+    session.add(entry)
+    await session.flush()
+    return entry
+
+
+async def grant(
+    session: AsyncSession, *, account_id: int, amount: int, reference: str | None = None
+) -> LedgerEntry:
+    """Issue play money from the house to a player's wallet."""
+    return await transfer(
+        session,
+        debit=HOUSE,
+        credit=player_wallet(account_id),
+        amount=amount,
+        kind=EntryKind.GRANT,
+        reference=reference,
+    )
+
+
+async def buy_in(
+    session: AsyncSession, *, account_id: int, table_id: int, amount: int
+) -> LedgerEntry:
+    """Chips from a player's wallet to a table's pool, as the player sits down or tops up."""
+    return await transfer(
+        session,
+        debit=player_wallet(account_id),
+        credit=table_pool(table_id),
+        amount=amount,
+        kind=EntryKind.BUY_IN,
+        reference=f"table:{table_id}",
+    )
+
+
+async def cash_out(
+    session: AsyncSession, *, account_id: int, table_id: int, amount: int
+) -> LedgerEntry:
+    """Chips from a table's pool back to a player's wallet, as the player leaves."""
+    return await transfer(
+        session,
+        debit=table_pool(table_id),
+        credit=player_wallet(account_id),
+        amount=amount,
+        kind=EntryKind.CASH_OUT,
+        reference=f"table:{table_id}",
+    )
+
+
+async def balance(session: AsyncSession, *, wallet: str) -> int:
+    value = await session.scalar(select(Wallet.balance).where(Wallet.name == wallet))
+    if value is None:
+        raise UnknownWallet(f"no wallet {wallet!r}")
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class StatementLine:
+    """One ledger row seen from one wallet: plus when chips came in, minus when they left."""
+
+    id: int
+    kind: str
+    amount: int
+    counterparty: str
+    reference: str | None
+    created_at: datetime
+
+
+async def statement(session: AsyncSession, *, wallet: str, limit: int = 20) -> list[StatementLine]:
+    """The wallet's latest movements, newest first."""
+    own = await session.scalar(select(Wallet.id).where(Wallet.name == wallet))
+    if own is None:
+        raise UnknownWallet(f"no wallet {wallet!r}")
+    debit, credit = aliased(Wallet), aliased(Wallet)
+    rows = (
+        await session.execute(
+            select(LedgerEntry, debit.name.label("debit"), credit.name.label("credit"))
+            .join(debit, LedgerEntry.debit_wallet_id == debit.id)
+            .join(credit, LedgerEntry.credit_wallet_id == credit.id)
+            .where((LedgerEntry.debit_wallet_id == own) | (LedgerEntry.credit_wallet_id == own))
+            .order_by(LedgerEntry.id.desc())
+            .limit(limit)
+        )
+    ).all()
+    lines = []
+    for entry, debit_name, credit_name in rows:
+        incoming = entry.credit_wallet_id == own
+        lines.append(
+            StatementLine(
+                id=entry.id,
+                kind=entry.kind,
+                amount=entry.amount if incoming else -entry.amount,
+                counterparty=debit_name if incoming else credit_name,
+                reference=entry.reference,
+                created_at=entry.created_at,
+            )
+        )
+    return lines
+
+
+@dataclass(frozen=True, slots=True)
+class Books:
+    """What :func:`verify_books` found. ``balanced`` is the one answer that matters."""
+
+    granted: int  # chips the house ever gave out (grants, adjustments)
+    reclaimed: int  # chips that went back to the house
+    held: int  # chips in every wallet and table pool (the house excluded)
+    house: int  # the house balance: minus the chips out
+    mismatched: tuple[str, ...]  # wallets whose balance is not the sum of their movements
+
+    @property
+    def balanced(self) -> bool:
+        return (
+            not self.mismatched
+            and self.held == self.granted - self.reclaimed
+            and self.house == -self.held
+        )
+
+
+async def verify_books(session: AsyncSession) -> Books:
+    """Check the books: each balance is its movements' sum, and all chips held == granted."""
+    credits = (
+        select(
+            LedgerEntry.credit_wallet_id.label("wallet_id"),
+            func.sum(LedgerEntry.amount).label("total"),
+        )
+        .group_by(LedgerEntry.credit_wallet_id)
+        .subquery()
+    )
+    debits = (
+        select(
+            LedgerEntry.debit_wallet_id.label("wallet_id"),
+            func.sum(LedgerEntry.amount).label("total"),
+        )
+        .group_by(LedgerEntry.debit_wallet_id)
+        .subquery()
+    )
+    journal = func.coalesce(credits.c.total, 0) - func.coalesce(debits.c.total, 0)
+    rows = (
+        await session.execute(
+            select(Wallet.name, Wallet.kind, Wallet.balance, journal.label("journal"))
+            .outerjoin(credits, credits.c.wallet_id == Wallet.id)
+            .outerjoin(debits, debits.c.wallet_id == Wallet.id)
+            .order_by(Wallet.id)
+        )
+    ).all()
+    mismatched = tuple(row.name for row in rows if row.balance != row.journal)
+    held = sum(row.balance for row in rows if row.kind != WalletKind.HOUSE)
+    house = sum(row.balance for row in rows if row.kind == WalletKind.HOUSE)
+    house_id = select(Wallet.id).where(Wallet.name == HOUSE).scalar_subquery()
+    granted, reclaimed = (
+        await session.execute(
+            select(
+                func.coalesce(
+                    func.sum(case((LedgerEntry.debit_wallet_id == house_id, LedgerEntry.amount))), 0
+                ),
+                func.coalesce(
+                    func.sum(case((LedgerEntry.credit_wallet_id == house_id, LedgerEntry.amount))),
+                    0,
+                ),
+            )
+        )
+    ).one()
+    return Books(
+        granted=int(granted),
+        reclaimed=int(reclaimed),
+        held=int(held),
+        house=int(house),
+        mismatched=mismatched,
+    )

@@ -1,0 +1,37 @@
+"""Liveness and readiness, for load balancers and orchestrators."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from server.db import migrate
+from server.errors import Refusal
+from server.schemas import HealthPublic
+
+router = APIRouter(tags=["health"])
+
+
+class NotReady(Refusal):
+    status_code = 503
+    code = "not_ready"
+
+
+@router.get("/healthz")
+async def healthz() -> HealthPublic:
+    """The process answers: nothing more is checked (a restart would not fix the database)."""
+    return HealthPublic(status="ok")
+
+
+@router.get("/readyz", responses={503: {"description": "not ready: error code not_ready"}})
+async def readyz(request: Request) -> HealthPublic:
+    """Ready for traffic: the database answers and is migrated to this code's revision."""
+    engine: AsyncEngine = request.app.state.engine
+    expected: str | None = request.app.state.head_revision
+    try:
+        current = await migrate.current_revision(engine)
+    except Exception as exc:  # any failure to reach the database means "not ready"
+        raise NotReady(f"database unreachable: {type(exc).__name__}") from None
+    if current != expected:
+        raise NotReady(f"database at revision {current}, this server needs {expected}")
+    return HealthPublic(status="ok", checks={"database": "ok", "migrations": str(current)})

@@ -1,0 +1,70 @@
+"""Server settings, read from the environment (``STUD_*``) or given to ``create_app``.
+
+``DATABASE_URL`` and ``REDIS_URL`` are honoured without the prefix because hosting
+platforms and docker-compose files set them that way; ``STUD_DATABASE_URL`` wins over
+``DATABASE_URL`` when both are set.
+
+>>> Settings(database_url="postgresql://u:p@db/stud").database_url
+'postgresql+asyncpg://u:p@db/stud'
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+
+from pydantic import AliasChoices, Field, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+DEFAULT_DATABASE_URL = "sqlite+aiosqlite:///./stud.db"
+
+# Plain driver names that hosting platforms hand out, and the async driver we run them on.
+_ASYNC_DRIVERS = {
+    "postgres": "postgresql+asyncpg",
+    "postgresql": "postgresql+asyncpg",
+    "sqlite": "sqlite+aiosqlite",
+}
+
+
+def _default_node_id() -> str:
+    return f"{socket.gethostname()}-{os.getpid()}"
+
+
+class Settings(BaseSettings):
+    """Everything an operator may tune; defaults run one process on SQLite."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="STUD_", extra="ignore", validate_by_name=True, validate_by_alias=True
+    )
+
+    host: str = "127.0.0.1"
+    port: int = Field(default=8000, ge=0, le=65535)
+    database_url: str = Field(
+        default=DEFAULT_DATABASE_URL,
+        validation_alias=AliasChoices("STUD_DATABASE_URL", "DATABASE_URL"),
+    )
+    # None: the in-memory bus of a single process (wired in a later slice).
+    redis_url: str | None = Field(
+        default=None, validation_alias=AliasChoices("STUD_REDIS_URL", "REDIS_URL")
+    )
+    # Play money granted to every new player or bot account.
+    starting_bankroll: int = Field(default=10_000, ge=0)
+    token_ttl_seconds: int = Field(default=24 * 3600, ge=1)
+    action_clock_seconds: int = Field(default=15, ge=1)
+    time_bank_seconds: int = Field(default=30, ge=0)
+    node_id: str = Field(default_factory=_default_node_id)
+    # Start demo tables with bots (wired in a later slice).
+    demo: bool = False
+    # Argon2id cost (RFC 9106 low-memory profile by default); tune to the hardware.
+    password_time_cost: int = Field(default=3, ge=1)
+    password_memory_kib: int = Field(default=64 * 1024, ge=8)
+    password_parallelism: int = Field(default=4, ge=1)
+
+    @field_validator("database_url")
+    @classmethod
+    def _async_driver(cls, url: str) -> str:
+        """Accept ``postgres://`` and ``sqlite:///`` URLs and run them on async drivers."""
+        scheme, sep, rest = url.partition("://")
+        if sep and scheme in _ASYNC_DRIVERS:
+            return f"{_ASYNC_DRIVERS[scheme]}://{rest}"
+        return url

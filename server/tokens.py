@@ -1,0 +1,76 @@
+"""Opaque bearer tokens: random, stored only as SHA-256, expiring, revocable.
+
+SHA-256 rather than argon2: a token carries 256 random bits, so no one can guess it from
+its hash, and checking it on every request must be cheap.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from datetime import datetime, timedelta
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from server.db.models import Account, Token
+from server.db.types import utcnow
+from server.errors import Refusal
+
+
+class TokenRefused(Refusal):
+    """401 with the header that tells a client to authenticate with a bearer token."""
+
+    status_code = 401
+    code = "bad_token"
+
+    def __init__(self, message: str, *, code: str | None = None) -> None:
+        super().__init__(message, code=code, headers={"WWW-Authenticate": "Bearer"})
+
+
+def digest(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+async def issue(
+    session: AsyncSession, *, account_id: int, ttl_seconds: int, now: datetime | None = None
+) -> tuple[str, Token]:
+    """A new token for the account: the secret (shown once) and its stored row."""
+    now = now or utcnow()
+    secret = secrets.token_urlsafe(32)
+    row = Token(
+        account_id=account_id,
+        token_hash=digest(secret),
+        created_at=now,
+        expires_at=now + timedelta(seconds=ttl_seconds),
+    )
+    session.add(row)
+    await session.flush()
+    return secret, row
+
+
+async def resolve(
+    session: AsyncSession, *, token: str, now: datetime | None = None
+) -> tuple[Token, Account]:
+    """The live token and its account, or :class:`TokenRefused` saying why not."""
+    found = (
+        await session.execute(
+            select(Token, Account)
+            .join(Account, Token.account_id == Account.id)
+            .where(Token.token_hash == digest(token))
+        )
+    ).first()
+    if found is None:
+        raise TokenRefused("unknown token", code="bad_token")
+    row, account = found
+    if row.revoked_at is not None:
+        raise TokenRefused("this token was logged out", code="token_revoked")
+    if row.expires_at <= (now or utcnow()):
+        raise TokenRefused("this token has expired: log in again", code="token_expired")
+    return row, account
+
+
+async def revoke(session: AsyncSession, *, token: Token, now: datetime | None = None) -> None:
+    if token.revoked_at is None:
+        token.revoked_at = now or utcnow()
+        await session.flush()

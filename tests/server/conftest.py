@@ -1,0 +1,54 @@
+"""Fixtures: each test gets its own migrated SQLite file and an app on it, over ASGI."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import httpx
+import pytest
+from fastapi import FastAPI
+from server_helpers import FAST_HASHING
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
+
+from server.app import create_app
+from server.db import migrate
+from server.db.session import make_engine, make_sessionmaker
+from server.settings import Settings
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> Settings:
+    return Settings(
+        database_url=f"sqlite+aiosqlite:///{tmp_path / 'stud.db'}",
+        starting_bankroll=10_000,
+        **FAST_HASHING,
+    )
+
+
+@pytest.fixture
+async def engine(settings: Settings) -> AsyncIterator[AsyncEngine]:
+    engine = make_engine(settings.database_url)
+    await migrate.upgrade(engine)
+    yield engine
+    await engine.dispose()
+
+
+@pytest.fixture
+async def session(engine: AsyncEngine) -> AsyncIterator[AsyncSession]:
+    async with make_sessionmaker(engine)() as session:
+        yield session
+
+
+@pytest.fixture
+async def app(settings: Settings, engine: AsyncEngine) -> AsyncIterator[FastAPI]:
+    app = create_app(settings)
+    async with app.router.lifespan_context(app):
+        yield app
+
+
+@pytest.fixture
+async def client(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://stud.test") as client:
+        yield client

@@ -1,0 +1,155 @@
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from server_helpers import FAST_HASHING, PASSWORD
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from server import accounts, cli
+from server.settings import Settings
+
+
+def test_flags_override_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("STUD_PORT", "9000")
+    monkeypatch.setenv("STUD_DATABASE_URL", "sqlite:///env.db")
+    args = cli.build_parser().parse_args(
+        ["--port", "9100", "--database-url", "sqlite:///flag.db", "--redis-url", "redis://r"]
+    )
+    settings = cli.settings_from(args)
+    assert (settings.port, settings.database_url) == (9100, "sqlite+aiosqlite:///flag.db")
+    assert settings.redis_url == "redis://r" and settings.demo is False
+    assert cli.settings_from(cli.build_parser().parse_args(["--demo"])).demo is True
+    assert cli.settings_from(cli.build_parser().parse_args([])).port == 9000
+
+
+def test_help_says_what_is_not_wired_yet() -> None:
+    help_text = " ".join(cli.build_parser().format_help().split())
+    assert "--demo open demo tables with bots. NOT WIRED YET" in help_text
+    assert "--redis-url REDIS_URL Redis for the bus between nodes. NOT WIRED YET" in help_text
+    assert "create-operator" in help_text
+
+
+async def test_create_operator_new_then_again(settings: Settings, session: AsyncSession) -> None:
+    asked: list[bool] = []
+
+    def ask() -> str:
+        asked.append(True)
+        return PASSWORD
+
+    assert await cli.create_operator(settings, "boss", ask) == "operator boss created"
+    assert await cli.create_operator(settings, "BOSS", ask) == "boss is already an operator"
+    assert asked == [True]  # the password is asked for a new account only
+    boss = await accounts.find_by_username(session, username="boss")
+    assert boss is not None and boss.role == "operator"
+
+
+async def test_create_operator_refuses_a_weak_password(settings: Settings) -> None:
+    with pytest.raises(SystemExit, match="at least 8"):
+        await cli.create_operator(settings, "boss", lambda: "short")
+    with pytest.raises(SystemExit, match="needs a password"):
+        await cli.create_operator(settings, "boss", lambda: None)
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+@pytest.fixture
+def stud_server() -> str:
+    found = shutil.which("stud-server", path=str(Path(sys.executable).parent))
+    assert found, "stud-server is not installed: pip install -e '.[dev]'"
+    return found
+
+
+@pytest.fixture
+def server_env() -> dict[str, str]:
+    env = {key: value for key, value in os.environ.items() if not key.startswith("STUD_")}
+    env.pop("DATABASE_URL", None)
+    env.pop("REDIS_URL", None)
+    env.update({f"STUD_{key.upper()}": str(value) for key, value in FAST_HASHING.items()})
+    return env
+
+
+@pytest.fixture
+def running(
+    stud_server: str, server_env: dict[str, str], tmp_path: Path
+) -> Iterator[tuple[str, str]]:
+    """A real ``stud-server`` on a free port, with an operator made by its CLI."""
+    url = f"sqlite:///{tmp_path / 'e2e.db'}"
+    made = subprocess.run(
+        [stud_server, "--database-url", url, "create-operator", "boss", "--password-stdin"],
+        input=f"{PASSWORD}\n",
+        env=server_env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert made.returncode == 0, made.stderr
+    assert "operator boss created" in made.stdout
+
+    port = _free_port()
+    log_path = tmp_path / "server.log"
+    with log_path.open("w") as log:
+        process = subprocess.Popen(
+            [
+                stud_server,
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                "--database-url",
+                url,
+                "--demo",
+            ],
+            env=server_env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            assert process.poll() is None, log_path.read_text()
+            try:
+                if httpx.get(f"{base}/healthz", timeout=1).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            assert time.monotonic() < deadline, log_path.read_text()
+            time.sleep(0.1)
+        yield base, str(log_path)
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def test_the_real_server_over_http(running: tuple[str, str]) -> None:
+    base, log_path = running
+    with httpx.Client(base_url=base, timeout=10) as http:
+        assert http.get("/healthz").json()["status"] == "ok"
+        assert http.get("/readyz").status_code == 200
+        registered = http.post("/auth/register", json={"username": "alice", "password": PASSWORD})
+        assert registered.status_code == 201, registered.text
+        login = http.post("/auth/login", json={"username": "boss", "password": PASSWORD})
+        headers = {"Authorization": f"Bearer {login.json()['access_token']}"}
+        table = http.post(
+            "/admin/tables", headers=headers, json={"name": "Razz", "config": {"variant": "razz"}}
+        )
+        assert table.status_code == 201, table.text
+    assert "--demo is not wired yet" in Path(log_path).read_text()
