@@ -88,13 +88,19 @@ class Deck:
     cards when the deck runs short (SCS 18, Robert's 15).
     """
 
-    __slots__ = ("cards", "position", "burns", "rng", "bottom_dealable", "set_aside_cards")
+    __slots__ = (
+        "cards", "position", "burns", "rng", "bottom_dealable", "set_aside_cards", "settled",
+    )
 
     def __init__(self, order: Sequence[Card] | None = None, rng: random.Random | None = None):
         self.rng: random.Random = rng if rng is not None else secrets.SystemRandom()
+        # Cards before ``settled`` are in their final order. A random deck is shuffled as it
+        # is dealt (Fisher-Yates, one step per card): the same uniform order as shuffling it
+        # all first, without drawing for the cards a short hand never reaches.
+        self.settled = CARD_COUNT
         if order is None:
             cards = list(range(CARD_COUNT))
-            self.rng.shuffle(cards)
+            self.settled = 0
         else:
             cards = list(order)
             if len(set(cards)) != len(cards) or any(not 0 <= c < CARD_COUNT for c in cards):
@@ -110,6 +116,17 @@ class Deck:
     def set_aside(self, cards: Sequence[Card]) -> None:
         """Keep a folded hand aside: when the deck runs short it is scrambled in with the burns."""
         self.set_aside_cards.extend(cards)
+
+    def _settle(self, upto: int) -> None:
+        cards = self.cards
+        upto = min(upto, len(cards))
+        # Random's unbiased integer draw (what its own shuffle uses), else the public one.
+        draw = getattr(self.rng, "_randbelow", self.rng.randrange)
+        for i in range(self.settled, upto):
+            j = i + draw(len(cards) - i)
+            cards[i], cards[j] = cards[j], cards[i]
+        if upto > self.settled:
+            self.settled = upto
 
     def dealable(self) -> int:
         """Cards that may still be dealt straight from the deck."""
@@ -127,11 +144,14 @@ class Deck:
         """
         position = self.position
         if self.dealable() >= count + burn:
+            if self.settled < position + count + burn:
+                self._settle(position + count + burn)
             if burn:
                 self.burns.append(self.cards[position])
                 position += 1
             self.position = position + count
             return self.cards[position : position + count], None, None
+        self._settle(len(self.cards))
         left = len(self.cards) - position
         if left + len(self.burns) + len(self.set_aside_cards) < count:
             return [], self._common_card(), "common_card"
@@ -162,6 +182,7 @@ class Deck:
 
     def _common_card(self) -> Card:
         """Burn one card and turn one up for everyone, scrambling the burns in if needed."""
+        self._settle(len(self.cards))
         if self.dealable() >= 2:
             self.burns.append(self.cards[self.position])
             card = self.cards[self.position + 1]

@@ -23,6 +23,8 @@ from engine.variants import TableConfig
 
 _FACE_RANKS = frozenset((9, 10, 11))  # jack, queen, king
 _new_event = tuple.__new__
+_ACTION_KINDS = frozenset(ACTION_KINDS)
+_CARD_TEXT = tuple(format_card(c) for c in range(52))
 
 
 class HandResult:
@@ -128,18 +130,18 @@ class Hand:
     def apply(self, action: Action) -> list[Event]:
         """Apply one seat's action; an illegal or malformed one raises and changes nothing."""
         seat, kind, amount = action
-        if kind not in ACTION_KINDS:
+        if kind not in _ACTION_KINDS:
             raise InvalidAction(f"unknown action {kind!r}", code="unknown_action")
         if amount is not None and (not isinstance(amount, int) or isinstance(amount, bool)):
             raise InvalidAction("amount must be a whole number of chips", code="bad_amount")
         if self.over:
             raise IllegalAction("the hand is over", code="hand_over")
         i = self.index_of.get(seat, -1)
-        if i < 0:
-            raise IllegalAction(f"seat {seat} is not in this hand", code="not_in_hand")
         if i != self.to_act:
+            if i < 0:
+                raise IllegalAction(f"seat {seat} is not in this hand", code="not_in_hand")
             raise NotYourTurn(f"seat {self.seats[self.to_act]} is to act, not seat {seat}")
-        legal = self.legal_actions()
+        legal = self._legal or self.legal_actions()
         if kind not in legal.kinds:
             raise IllegalAction(
                 f"{kind} is not allowed now; allowed: {', '.join(legal.kinds)}",
@@ -159,7 +161,8 @@ class Hand:
             if amount != due:  # a call or bring-in may name its chips, but only the right ones
                 raise IllegalAction(f"{kind} is {due} chips, not {amount}", code="bad_amount")
         mark = len(self.events)
-        self.actions.append(Action(seat, kind, amount))
+        same = type(action) is Action and amount == action[2]
+        self.actions.append(action if same else Action(seat, kind, amount))
         self._act(i, kind, amount, legal, False)
         return self.events[mark:]
 
@@ -222,47 +225,51 @@ class Hand:
 
     def _deal_street(self) -> None:
         street = self.streets[self.street]
-        takers = [i for i in range(self.n) if self.receiving[i]]
-        per_seat = len(street.cards)
+        receiving = self.receiving
+        takers = [i for i in range(self.n) if receiving[i]]
+        faces = street.cards
+        per_seat = len(faces)
         dealt, common, procedure = self.deck.deal_round(
             per_seat * len(takers), self.config.burn_cards and self.street > 0
         )
+        name = street.name
         if procedure is not None:
-            self._emit("deck_procedure", {"street": street.name, "procedure": procedure})
+            self._emit("deck_procedure", {"street": name, "procedure": procedure})
         if common is not None:
             self.common.append(common)
-            self._emit("common_card", {"street": street.name, "card": format_card(common)})
+            self._emit("common_card", {"street": name, "card": format_card(common)})
             return
+        text = _CARD_TEXT
+        seats, folded, cards, ups = self.seats, self.folded, self.cards, self.up
+        events = self.events
         public: list[dict[str, Any]] = []
         count = len(takers)
         for n, i in enumerate(takers):
-            mine = dealt[n::count]
-            self.cards[i] += mine
-            up = [c for c, face_up in zip(mine, street.cards, strict=False) if face_up]
-            self.up[i] += up
-            entry: dict[str, Any] = {
-                "seat": self.seats[i],
-                "up": [format_card(c) for c in up],
-                "down": per_seat - len(up),
-            }
-            if self.folded[i]:
+            seat = seats[i]
+            if per_seat == 1:
+                card = dealt[n]
+                cards[i].append(card)
+                if faces[0]:
+                    ups[i].append(card)
+                    entry: dict[str, Any] = {"seat": seat, "up": [text[card]], "down": 0}
+                else:
+                    entry = {"seat": seat, "up": [], "down": 1}
+                    down = [text[card]]
+            else:
+                mine = dealt[n::count]
+                cards[i] += mine
+                up = [c for c, face_up in zip(mine, faces, strict=True) if face_up]
+                ups[i] += up
+                down = [text[c] for c, face_up in zip(mine, faces, strict=True) if not face_up]
+                entry = {"seat": seat, "up": [text[c] for c in up], "down": len(down)}
+            if folded[i]:
                 entry["dead"] = True
             public.append(entry)
-            if len(up) < per_seat:
-                self._emit(
-                    "down_cards",
-                    {
-                        "seat": self.seats[i],
-                        "street": street.name,
-                        "cards": [
-                            format_card(c)
-                            for c, u in zip(mine, street.cards, strict=False)
-                            if not u
-                        ],
-                    },
-                    self.seats[i],
-                )
-        self._emit("street_dealt", {"street": street.name, "deals": public})
+            if entry["down"]:
+                events.append(_new_event(
+                    Event, ("down_cards", {"seat": seat, "street": name, "cards": down}, seat)
+                ))
+        events.append(_new_event(Event, ("street_dealt", {"street": name, "deals": public}, None)))
 
     # ----------------------------------------------------------------- betting rounds
 
@@ -372,8 +379,8 @@ class Hand:
 
     def _set_turn(self, i: int) -> None:
         self.to_act = i
-        self._legal = None
-        self._emit("turn", self.legal_actions().as_dict())
+        legal = self._legal = self._compute_legal()
+        self.events.append(_new_event(Event, ("turn", legal.as_dict(), None)))
 
     def _compute_legal(self) -> LegalActions:
         i = self.to_act
@@ -529,7 +536,7 @@ class Hand:
         data["stack"] = self.stacks[i]
         if self.stacks[i] == 0 and kind != "fold":
             data["all_in"] = True
-        self._emit("action", data)
+        self.events.append(_new_event(Event, ("action", data, None)))
         self._advance(i)
 
     def _stop_dealing(self, i: int) -> None:
