@@ -24,7 +24,7 @@ from engine.variants import TableConfig
 _FACE_RANKS = frozenset((9, 10, 11))  # jack, queen, king
 _new_event = tuple.__new__
 _ACTION_KINDS = frozenset(ACTION_KINDS)
-_CARD_TEXT = tuple(format_card(c) for c in range(52))
+_CARD_TEXT = tuple(format_card(c) for c in range(UNKNOWN + 1))  # a replay's "??" last
 
 
 class HandResult:
@@ -220,6 +220,16 @@ class Hand:
                     "ante",
                     {"seat": self.seats[i], "amount": paid, "all_in": self.stacks[i] == 0},
                 )
+            if config.trim_antes:
+                # No one can match an ante above the second-highest: the excess goes back.
+                cutoff = sorted(self.antes)[-2]
+                for i in range(self.n):
+                    excess = self.antes[i] - cutoff
+                    if excess > 0:
+                        self.antes[i] -= excess
+                        self.total[i] -= excess
+                        self.stacks[i] += excess
+                        self._emit("uncalled_returned", {"seat": self.seats[i], "amount": excess})
         self._deal_street()
         self._start_first_round()
 
@@ -395,10 +405,11 @@ class Hand:
             kinds: tuple[str, ...] = ("bring_in",)
             # Under "largest_increase" a short stack may also complete, all in, for less.
             if (reach > config.bring_in or self._largest) and config.bring_in < config.small_bet:
-                to = self._wager_targets(i, reach)
+                targets = self._wager_targets(i, reach)
                 return LegalActions(
                     seat, ("bring_in", "complete"), bring_in=bring_in, wager="complete",
-                    min_to=to[0], max_to=to[-1], to_choices=to if self._fixed else (),
+                    min_to=targets[0], max_to=targets[-1],
+                    to_choices=targets if self._fixed else (),
                 )
             return LegalActions(seat, kinds, bring_in=bring_in)
         owe = self.current_bet - self.bets[i]

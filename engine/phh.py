@@ -23,8 +23,10 @@ Pure like the rest of the engine: text in, text or numbers out.
 from __future__ import annotations
 
 import datetime
+import random
+import re
 import tomllib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, NamedTuple
@@ -108,6 +110,7 @@ def phh_config(
         small_bet=small_bet,
         big_bet=big_bet,
         antes_dead=not ante_trimming,
+        trim_antes=ante_trimming,
         **PHH_RULES,
     )
 
@@ -119,7 +122,9 @@ def is_phh_config(config: TableConfig) -> bool:
     if not (config.ante or config.ante_by_position or config.bring_in):
         return False
     return all(getattr(config, key) == value for key, value in PHH_RULES.items()) and (
-        config.bring_in_card is None and config.last_card_down is False
+        config.bring_in_card is None
+        and config.last_card_down is False
+        and config.trim_antes != config.antes_dead
     )
 
 
@@ -162,16 +167,68 @@ def loads(text: str) -> HandHistory:
 
 def loads_all(text: str) -> list[HandHistory]:
     """Read every hand of a ``.phh`` (one hand) or ``.phhs`` (tables ``[1]``, ``[2]``...) text."""
+    return [from_fields(fields) for _, fields in hands_of(parse_toml(text))]
+
+
+def parse_toml(text: str) -> dict[str, Any]:
+    """TOML as PHH uses it; decimals stay exact. Raises PhhError when it is not TOML.
+
+    Files as PokerKit writes them (``key = value`` lines, strings without escapes, integers,
+    one-line arrays) take a fast path; anything else goes to ``tomllib``.
+    """
+    document = _plain_toml(text)
+    if document is not None:
+        return document
     try:
-        document = tomllib.loads(text, parse_float=Decimal)
+        return tomllib.loads(text, parse_float=Decimal)
     except (tomllib.TOMLDecodeError, ValueError) as exc:
         raise PhhError(f"not TOML: {exc}") from None
+
+
+def hands_of(document: Mapping[str, Any]) -> list[tuple[str | None, Mapping[str, Any]]]:
+    """The hands of a parsed file: the file itself (name None), or each table of a .phhs."""
     if "variant" in document or "actions" in document:
-        return [from_fields(document)]
-    tables = [v for v in document.values() if isinstance(v, dict)]
+        return [(None, document)]
+    tables: list[tuple[str | None, Mapping[str, Any]]] = [
+        (str(key), value) for key, value in document.items() if isinstance(value, dict)
+    ]
     if not tables:
         raise PhhError("no hand in this file")
-    return [from_fields(t) for t in tables]
+    return tables
+
+
+_TOML_TEXT = r"\x00-\x08\x0a-\x1f\x7f"  # control characters TOML strings may not hold
+_TOML_ITEM = rf"""'[^'{_TOML_TEXT}]*'|"[^"\\{_TOML_TEXT}]*"|[+-]?(?:0|[1-9][0-9]*)"""
+_TOML_LINE = re.compile(
+    rf"""[ \t]*(?P<key>[A-Za-z0-9_-]+)[ \t]*=[ \t]*(?:(?P<item>{_TOML_ITEM})|(?P<bool>true|false)"""
+    rf"""|\[(?P<array>[ \t]*(?:(?:{_TOML_ITEM})[ \t]*,[ \t]*)*(?:(?:{_TOML_ITEM})[ \t]*)?)\])"""
+    rf"""[ \t]*(?:#[^{_TOML_TEXT}]*)?"""
+)
+_TOML_ITEMS = re.compile(_TOML_ITEM)
+
+
+def _plain_toml(text: str) -> dict[str, Any] | None:
+    """The subset of TOML PokerKit writes, read quickly; None when the text needs more."""
+    document: dict[str, Any] = {}
+    for line in text.split("\n"):
+        stripped = line.strip()
+        if not stripped or stripped[0] == "#":
+            continue
+        match = _TOML_LINE.fullmatch(line.rstrip("\r"))
+        if match is None or match["key"] in document:
+            return None
+        if match["item"] is not None:
+            value: Any = _toml_item(match["item"])
+        elif match["bool"] is not None:
+            value = match["bool"] == "true"
+        else:
+            value = [_toml_item(item) for item in _TOML_ITEMS.findall(match["array"])]
+        document[match["key"]] = value
+    return document
+
+
+def _toml_item(item: str) -> str | int:
+    return item[1:-1] if item[0] in "'\"" else int(item)
 
 
 def from_fields(document: Mapping[str, Any]) -> HandHistory:
@@ -220,6 +277,10 @@ def from_fields(document: Mapping[str, Any]) -> HandHistory:
 
 def _chips(value: Any, name: str) -> int:
     """Whole chips: an int, or a number with nothing after the point (PHH allows decimals)."""
+    if type(value) is int and value >= 0:
+        return value
+    if type(value) is str and value.isdigit():
+        return int(value)
     if isinstance(value, bool):
         raise PhhError(f"{name} must be a number of chips")
     if isinstance(value, str):
@@ -245,19 +306,11 @@ def _chips_list(value: Any, name: str) -> tuple[int, ...]:
 
 
 def _antes(history: HandHistory) -> tuple[int, ...]:
-    """Each position's ante as PokerKit posts it.
+    """Each position's ante: ``antes[i]`` is pN's (the PHH spec).
 
-    Heads-up, PokerKit gives each player the other's ante (a blind-game habit), and
-    with ``ante_trimming_status`` an ante above the second-highest is trimmed to it.
+    (PokerKit swaps the two antes of a heads-up hand, a blind-game habit; docs/phh.md.)
     """
-    antes = history.antes
-    if len(antes) == 2:
-        antes = (antes[1], antes[0])
-    if history.ante_trimming_status:
-        posted = sorted(min(a, s) for a, s in zip(antes, history.starting_stacks, strict=True))
-        cutoff = posted[-2]
-        antes = tuple(min(a, cutoff) for a in antes)
-    return antes
+    return history.antes
 
 
 # ---------------------------------------------------------------------- actions
@@ -279,7 +332,7 @@ def parse_action(text: str, players: int) -> Step | None:
     >>> parse_action("p2 cbr 10 # raise", 3)
     Step(verb='cbr', player=1, cards=None, amount=10, dash=False)
     """
-    words = text.split("#", 1)[0].split()
+    words = (text[: text.index("#")] if "#" in text else text).split()
     if not words:
         return None
     if words[0] == "d":
@@ -314,10 +367,17 @@ def parse_action(text: str, players: int) -> Step | None:
     raise PhhError(f"unknown action {verb!r} in {text!r}")
 
 
+_PLAYERS = {f"p{k}": k - 1 for k in range(1, 100)}
+_CARD_OF = {text: parse_card(text) for text in (r + s for r in "23456789TJQKA" for s in "cdhs")}
+_CARD_OF["??"] = UNKNOWN
+
+
 def _player(word: str, players: int, text: str) -> int:
-    if len(word) < 2 or word[0] not in "pP" or not word[1:].isdigit():
-        raise PhhError(f"not a player: {word!r} in {text!r}")
-    index = int(word[1:]) - 1
+    index = _PLAYERS.get(word)
+    if index is None:
+        if len(word) < 2 or word[0] not in "pP" or not word[1:].isdigit():
+            raise PhhError(f"not a player: {word!r} in {text!r}")
+        index = int(word[1:]) - 1
     if not 0 <= index < players:
         raise PhhError(f"no player {word} in a hand of {players}")
     return index
@@ -327,6 +387,10 @@ def _cards(text: str, action: str) -> tuple[Card, ...]:
     if not text or len(text) % 2:
         raise PhhError(f"not a list of cards: {action!r}")
     try:
+        return tuple([_CARD_OF[text[k : k + 2]] for k in range(0, len(text), 2)])
+    except KeyError:
+        pass
+    try:  # lowercase ranks and the like
         return tuple(
             UNKNOWN if text[k : k + 2] == "??" else parse_card(text[k : k + 2])
             for k in range(0, len(text), 2)
@@ -338,85 +402,148 @@ def _cards(text: str, action: str) -> tuple[Card, ...]:
 # ---------------------------------------------------------------------- replay
 
 
-class _Plan(NamedTuple):
-    holes: list[list[list[Card]]]  # [street][position] -> cards dealt there
-    common: dict[int, Card]  # street -> common card
-    steps: list[tuple[Any, ...]]  # ("street", s) | ("bet", position, verb, amount) | ("show",)
-    shown: dict[int, list[Card]]  # position -> cards that play at the showdown
+# Parsed actions, shared by every file (the same few thousand strings recur).
+_PARSED: dict[tuple[str, int], Step | None] = {}
+_NOT_PARSED = Step("", -1)
 
 
-def _plan(history: HandHistory, config: TableConfig) -> _Plan:
-    """Read the actions once: which cards fall on which street, and what each seat shows.
+class Record:
+    """A file's actions, read in order while the engine plays them, as PokerKit reads them.
 
-    Dealing follows PokerKit: a deal after a betting action (or a card too many for a
-    seat's street) starts the next street; cards a file leaves out are unknown.
-    Showing follows PokerKit too: only the cards a seat shows at the last showdown play
-    (``pN sm`` mucks, ``pN sm -`` shows the cards dealt, a partial show hides the rest).
+    The engine deals a street when the betting before it ends; the record then hands it
+    the deals that follow in the file (the shows of an all-in showdown may come first).
+    A deal for a seat that already has its street's cards belongs to the next street; a
+    seat the file deals nothing gets unknown cards. At the showdown, only the cards each
+    seat shows play (``pN sm`` mucks, ``pN sm -`` shows the dealt cards, a partial show
+    hides the rest, and a seat that shows nothing on the last street cannot win).
     """
-    n = len(history.starting_stacks)
-    sizes = [len(s.cards) for s in config.streets]
-    faces = [s.cards for s in config.streets]
-    last = len(sizes) - 1
-    holes: list[list[list[Card]]] = [[[] for _ in range(n)] for _ in sizes]
-    common: dict[int, Card] = {}
-    steps: list[tuple[Any, ...]] = []
-    seen: list[list[tuple[Card, bool]]] = [[] for _ in range(n)]  # (card, face up) per seat
-    receiving = [True] * n
-    mucked = [False] * n
-    showed_last = [False] * n
-    street, dealing = 0, True
-    for text in history.actions:
-        step = parse_action(text, n)
-        if step is None:
-            continue
-        verb, p = step.verb, step.player
-        if verb == "dh":
+
+    def __init__(self, history: HandHistory, config: TableConfig) -> None:
+        n = len(history.starting_stacks)
+        cache = _PARSED
+        if len(cache) > 50_000:
+            cache.clear()
+        steps: list[Step | None] = []
+        for text in history.actions:
+            step = cache.get((text, n), _NOT_PARSED)
+            if step is _NOT_PARSED:
+                step = cache[text, n] = parse_action(text, n)
+            steps.append(step)
+        self.players = n
+        self.texts = history.actions
+        self.steps = steps
+        self.used = [False] * len(steps)
+        self.pos = 0  # the action being read: deals are looked for from here on
+        self.streets = config.streets
+        self.dealt: list[dict[int, list[Card]]] = []  # per street: seat -> its cards there
+        self.dealt_at: list[int] = []  # per street: the action before which it was dealt
+        self.common: dict[int, Card] = {}
+        self._shown: dict[int, list[Card]] | None = None
+
+    def deal(self, count: int, receiving: Sequence[bool]) -> tuple[list[Card], Card | None]:
+        """The next street's cards for the seats still ``receiving``, round by round."""
+        street = len(self.dealt)
+        takers = [i for i, r in enumerate(receiving) if r]
+        per_seat = count // len(takers) if takers else 0
+        got: dict[int, list[Card]] = {i: [] for i in takers}
+        steps, used = self.steps, self.used
+        started = False
+        first = self.pos  # when the street was dealt: at its first action in the file
+        k = self.pos
+        while k < len(steps):
+            step = steps[k]
+            if step is None or used[k]:
+                k += 1
+                continue
+            verb = step.verb
+            if verb == "sm" and not started:
+                k += 1  # an all-in showdown's shows come before the rest of the cards
+                continue
+            if verb == "db" and not started:
+                assert step.cards is not None
+                if len(step.cards) != 1:
+                    raise PhhError(f"stud turns one common card at a time: {self.texts[k]!r}")
+                used[k] = True
+                self.common[street] = step.cards[0]
+                self.dealt.append({})
+                self.dealt_at.append(k)
+                return [], step.cards[0]
+            if verb != "dh":
+                break
             assert step.cards is not None
-            for card in step.cards:
-                if not dealing or street in common or len(holes[street][p]) >= sizes[street]:
-                    street, dealing = street + 1, True
-                    if street > last:
-                        raise PhhError(f"more cards than {config.variant.title} deals: {text!r}")
-                if not receiving[p]:
-                    raise PhhError(f"p{p + 1} is dealt a card after leaving the hand: {text!r}")
-                holes[street][p].append(card)
-                seen[p].append((card, faces[street][len(holes[street][p]) - 1]))
-            steps.append(("street", street))
-        elif verb == "db":
-            assert step.cards is not None
-            if len(step.cards) != 1:
-                raise PhhError(f"stud turns one common card at a time: {text!r}")
-            fresh = dealing and street not in common and not any(holes[street])
-            if not fresh:
-                street += 1
-            if street == 0 or street > last:
-                raise PhhError(f"no common card can fall here: {text!r}")
-            common[street], dealing = step.cards[0], True
-            steps.append(("street", street))
-        elif verb == "sm":
-            dealing = False
-            _show(step, seen, street == last, mucked, text)
-            if step.cards is None:
-                receiving[p] = False
-            elif street == last:
-                showed_last[p] = True
-            steps.append(("show",))
-        else:
-            dealing = False
-            if verb == "f":
-                receiving[p] = False
-            steps.append(("bet", p, verb, step.amount))
-    shown: dict[int, list[Card]] = {}
-    for p in range(n):
-        if mucked[p]:
-            shown[p] = []
-        elif all(up for _, up in seen[p]):
-            shown[p] = [c for c, _ in seen[p]]
-        elif showed_last[p]:
-            shown[p] = [c for c, up in seen[p] if up]
-        else:
-            shown[p] = []  # reached the last showdown without showing: cannot win
-    return _Plan(holes, common, steps, shown)
+            mine = got.get(step.player)
+            if mine is None or len(mine) + len(step.cards) > per_seat:
+                if mine is not None and not mine:
+                    raise PhhError(f"more cards than a street deals: {self.texts[k]!r}")
+                break  # the next street's (or a seat out of the hand: refused later)
+            mine.extend(step.cards)
+            if not started:
+                first, started = k, True
+            used[k] = True
+            k += 1
+        for cards in got.values():
+            cards.extend([UNKNOWN] * (per_seat - len(cards)))
+        self.dealt.append(got)
+        self.dealt_at.append(first)
+        return [got[i][c] for c in range(per_seat) for i in takers], None
+
+    def shown(self) -> dict[int, list[Card]]:
+        """Per seat, the cards that play at the showdown (read once all cards are dealt)."""
+        if self._shown is None:
+            self._shown = self._read_shows()
+        return self._shown
+
+    def _read_shows(self) -> dict[int, list[Card]]:
+        n, last = self.players, len(self.streets) - 1
+        seen: list[list[tuple[Card, bool]]] = [[] for _ in range(n)]  # (card, face up)
+        mucked = [False] * n
+        showed_last = [False] * n
+        reached = 0  # streets dealt so far, as the actions are read
+
+        def reach(before: int) -> int:
+            s = reached
+            while s < len(self.dealt) and self.dealt_at[s] <= before:
+                faces = self.streets[s].cards
+                for seat, cards in self.dealt[s].items():
+                    seen[seat].extend(zip(cards, faces, strict=False))
+                s += 1
+            return s
+
+        for k, step in enumerate(self.steps):
+            if step is None or step.verb != "sm":
+                continue
+            reached = reach(k)
+            on_last = reached - 1 == last
+            _show(step, seen, on_last, mucked, self.texts[k])
+            showed_last[step.player] = on_last and step.cards is not None
+        reach(len(self.steps))
+        shown: dict[int, list[Card]] = {}
+        for p in range(n):
+            if mucked[p]:
+                shown[p] = []
+            elif all(up for _, up in seen[p]):
+                shown[p] = [c for c, _ in seen[p]]
+            elif showed_last[p]:
+                shown[p] = [c for c, up in seen[p] if up]
+            else:
+                shown[p] = []  # reached the last showdown without showing: cannot win
+        return shown
+
+
+class _Shown(Mapping[int, Sequence[Card]]):
+    """The engine's ``shown`` cards, read from the record only when the showdown comes."""
+
+    def __init__(self, record: Record) -> None:
+        self.record = record
+
+    def __getitem__(self, seat: int) -> Sequence[Card]:
+        return self.record.shown()[seat]
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self.record.shown())
+
+    def __len__(self) -> int:
+        return len(self.record.shown())
 
 
 def _show(
@@ -450,42 +577,27 @@ def _show(
 
 
 class ScriptedDeck(Deck):
-    """Deals exactly the cards a record says, street by street; unknown where it is silent."""
+    """Deals what a record says, street by street, to the seats still in (``receiving``)."""
 
-    __slots__ = ("holes", "common_cards", "receiving", "street")
+    __slots__ = ("record", "receiving")
 
-    def __init__(self, holes: list[list[list[Card]]], common: dict[int, Card], players: int):
+    def __init__(self, record: Record) -> None:
         self.cards = []
         self.position = 0
         self.burns = []
         self.bottom_dealable = True
         self.set_aside_cards = []
-        self.holes = holes
-        self.common_cards = common
-        self.receiving: Sequence[bool] = [True] * players
-        self.street = 0
+        self.settled = CARD_COUNT
+        self.rng = random.Random(0)  # never used: the record says every card
+        self.record = record
+        self.receiving: Sequence[bool] = [True] * record.players
 
     def dealable(self) -> int:
         return CARD_COUNT
 
     def deal_round(self, count: int, burn: bool) -> tuple[list[Card], Card | None, str | None]:
-        street = self.street
-        self.street += 1
-        if street in self.common_cards:
-            return [], self.common_cards[street], "common_card"
-        holes = self.holes[street]
-        takers = [i for i, r in enumerate(self.receiving) if r]
-        for i, cards in enumerate(holes):
-            if cards and not self.receiving[i]:
-                raise PhhError(f"p{i + 1} is dealt a card after leaving the hand")
-        per_seat = count // len(takers)
-        dealt: list[list[Card]] = []
-        for i in takers:
-            cards = holes[i]
-            if len(cards) > per_seat:
-                raise PhhError(f"p{i + 1} is dealt {len(cards)} cards where {per_seat} fall")
-            dealt.append(cards + [UNKNOWN] * (per_seat - len(cards)))
-        return [seat[k] for k in range(per_seat) for seat in dealt], None, None
+        cards, common = self.record.deal(count, self.receiving)
+        return cards, common, None if common is None else "common_card"
 
 
 def replay(history: HandHistory) -> list[int]:
@@ -503,63 +615,83 @@ def replay(history: HandHistory) -> list[int]:
 def replay_hand(history: HandHistory) -> Hand:
     """Replay a hand (see :func:`replay`) and return the finished engine hand."""
     config = history.config()
-    plan = _plan(history, config)
-    n = len(history.starting_stacks)
     if any(s <= 0 for s in history.starting_stacks):
         raise PhhError("every player needs chips")
-    deck = ScriptedDeck(plan.holes, plan.common, n)
+    record = Record(history, config)
+    hand = start(history, config, record)
+    steps = record.steps
     try:
-        hand = Hand(config, list(enumerate(history.starting_stacks)), deck, plan.shown)
-        deck.receiving = hand.receiving
-        for step in plan.steps:
-            if step[0] == "street":
-                while not hand.over and hand.street < step[1]:
+        for k, step in enumerate(steps):
+            if step is None or record.used[k]:
+                continue
+            record.pos = k
+            verb = step.verb
+            if verb in ("dh", "db"):
+                # Not dealt yet: the betting before it is not over (PokerKit fills it in).
+                for _ in range(4 * hand.n * len(config.streets)):
+                    if record.used[k] or hand.over:
+                        break
                     _fill_in(hand)
-                if hand.street < step[1]:
-                    raise PhhError("cards are dealt after the hand is over")
-            elif step[0] == "bet":
-                _bet(hand, step[1], step[2], step[3])
-            else:
+                if not record.used[k]:
+                    raise PhhError(f"cards dealt after the hand is over: {record.texts[k]!r}")
+            elif verb == "sm":
                 while not hand.over and hand.to_act >= 0:
                     _fill_in(hand)
+            else:
+                _bet(hand, record, k, step)
     except PhhError:
         raise
     except EngineError as exc:
         raise PhhError(str(exc)) from None
     if not hand.over:
         raise PhhError("the hand is not finished")
-    _check_showdown(hand, plan)
+    _check_showdown(hand, record)
     return hand
 
 
-def _bet(hand: Hand, player: int, verb: str, amount: int | None) -> None:
-    """Apply one betting action for ``player``, filling in what the file skipped before it."""
-    if hand.over:
-        raise PhhError(f"p{player + 1} acts after the hand is over")
-    if hand.folded[player] or hand.stacks[player] == 0:
-        raise PhhError(f"p{player + 1} cannot act: folded or all in")
+def start(history: HandHistory, config: TableConfig, record: Record | None = None) -> Hand:
+    """The engine hand of a record, antes posted and third street dealt (from the record)."""
+    record = record or Record(history, config)
+    deck = ScriptedDeck(record)
+    try:
+        hand = Hand(config, list(enumerate(history.starting_stacks)), deck, _Shown(record))
+    except PhhError:
+        raise
+    except EngineError as exc:
+        raise PhhError(str(exc)) from None
+    deck.receiving = hand.receiving
+    return hand
+
+
+def _bet(hand: Hand, record: Record, k: int, step: Step) -> None:
+    """Apply one betting action for its player, filling in what the file skipped before it."""
+    player, verb, amount = step.player, step.verb, step.amount
     for _ in range(4 * hand.n):
         if hand.to_act == player or hand.over:
             break
+        if hand.folded[player] or hand.stacks[player] == 0:
+            break
         _fill_in(hand)
+    if hand.over:
+        raise PhhError(f"p{player + 1} acts after the hand is over: {record.texts[k]!r}")
     if hand.to_act != player:
-        raise PhhError(f"p{player + 1} acts out of turn")
+        raise PhhError(f"p{player + 1} cannot act now: {record.texts[k]!r}")
     legal = hand.legal_actions()
     if verb == "cc":
-        kind = "check" if "check" in legal.kinds else "call"
-        action = Action(player, kind)
+        action = Action(player, "check" if "check" in legal.kinds else "call")
     elif verb == "pb":
         action = Action(player, "bring_in")
     elif verb == "f":
         action = Action(player, "fold")
+    elif legal.wager is None:
+        raise PhhError(f"p{player + 1} may not bet or raise now: {record.texts[k]!r}")
     else:
-        if legal.wager is None:
-            raise PhhError(f"p{player + 1} may not bet or raise now")
         action = Action(player, legal.wager, amount)
+    record.pos = k + 1  # the cards this action brings out follow it
     try:
         hand.apply(action)
     except EngineError as exc:
-        raise PhhError(f"p{player + 1} {verb}{'' if amount is None else f' {amount}'}: {exc}")
+        raise PhhError(f"{record.texts[k]!r}: {exc}") from None
 
 
 def _fill_in(hand: Hand) -> None:
@@ -575,15 +707,19 @@ def _fill_in(hand: Hand) -> None:
         raise PhhError(f"p{legal.seat + 1} must bring in before anything else happens")
 
 
-def _check_showdown(hand: Hand, plan: _Plan) -> None:
-    """Refuse a showdown pot that no eligible seat showed a hand for: nothing says who won."""
+def _check_showdown(hand: Hand, record: Record) -> None:
+    """Refuse a showdown pot that no eligible seat showed a hand for: nothing says who won.
+
+    (PokerKit burns such a pot: nobody gets it; docs/phh.md.)
+    """
     result = hand.result()
     if not result.showdown:
         return
+    shown = record.shown()
     need = 5 - len(hand.common)
     for pot in result.pots:
         if pot["amount"] and not any(
-            len([c for c in plan.shown[s] if c != UNKNOWN]) >= need for s in pot["eligible"]
+            sum(c != UNKNOWN for c in shown[s]) >= need for s in pot["eligible"]
         ):
             raise PhhError("a pot goes to showdown but no player in it shows a hand")
 
@@ -646,9 +782,11 @@ def _toml(value: Any) -> str:
 def history_of(hand: Hand, **fields: Any) -> HandHistory:
     """The PHH record of a finished engine hand played under the ``phh`` profile.
 
-    PokerKit replays the record to the same stacks. Deals are written one action per
-    seat and street, in seat order; every live hand is shown at the end (PokerKit
-    kills the ones that cannot win). Extra ``fields`` (players, event...) are added.
+    PokerKit replays the record to the same stacks, save where it is wrong (docs/phh.md:
+    hi-lo pots without an eligible low, chips above every live total, heads-up antes that
+    differ). Deals are written one action per seat and street, in seat order; every live
+    hand is shown at the end (PokerKit mucks the ones that cannot win). Extra ``fields``
+    (players, event...) are added.
     """
     config = hand.config
     if not hand.over:
@@ -679,8 +817,6 @@ def history_of(hand: Hand, **fields: Any) -> HandHistory:
             if not hand.folded[i]:
                 actions.append(f"p{i + 1} sm {format_cards(hand.cards[i])}")
     antes = config.ante_by_position or (config.ante,) * hand.n
-    if hand.n == 2:
-        antes = (antes[1], antes[0])  # PokerKit posts the other's ante heads-up
     return HandHistory(
         variant=code,
         antes=tuple(antes),
@@ -689,7 +825,7 @@ def history_of(hand: Hand, **fields: Any) -> HandHistory:
         big_bet=config.big_bet,
         starting_stacks=tuple(hand.starting),
         actions=tuple(actions),
-        ante_trimming_status=not config.antes_dead,
+        ante_trimming_status=config.trim_antes,
         finishing_stacks=tuple(hand.stacks),
         fields={"seats": [s + 1 for s in hand.seats], **fields},
     )
@@ -712,7 +848,8 @@ def _verb(data: Mapping[str, Any]) -> str:
 
 
 __all__ = [
-    "PHH_RULES", "PHH_VARIANTS", "HandHistory", "PhhError", "ScriptedDeck", "Step", "dumps",
-    "dumps_all", "export", "from_fields", "history_of", "is_phh_config", "loads", "loads_all",
-    "parse_action", "phh_config", "replay", "replay_hand",
+    "PHH_RULES", "PHH_VARIANTS", "HandHistory", "PhhError", "Record", "ScriptedDeck", "Step",
+    "dumps", "dumps_all", "export", "from_fields", "hands_of", "history_of", "is_phh_config",
+    "loads", "loads_all", "parse_action", "parse_toml", "phh_config", "replay", "replay_hand",
+    "start",
 ]

@@ -14,17 +14,26 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import sys
-import tomllib
-from collections.abc import Sequence
-from decimal import Decimal
+from collections.abc import Iterator, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any, TextIO
 
 from engine.cards import Deck
 from engine.hand import Hand
-from engine.phh import PHH_VARIANTS, export, from_fields, phh_config, replay_hand
+from engine.phh import (
+    PHH_VARIANTS,
+    PhhError,
+    export,
+    from_fields,
+    hands_of,
+    parse_toml,
+    phh_config,
+    replay_hand,
+)
 from engine.play import random_action
 
 
@@ -33,18 +42,13 @@ def replay_file(path: str) -> list[dict[str, Any]]:
     try:
         with open(path, "rb") as handle:
             text = handle.read().decode("utf-8-sig")
-        document = tomllib.loads(text, parse_float=Decimal)
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, ValueError) as exc:
+        hands = hands_of(parse_toml(text))
+    except (OSError, UnicodeDecodeError, PhhError) as exc:
         return [{"file": path, "error": f"cannot read: {exc}"}]
-    if "variant" in document or "actions" in document:
-        return [_line(path, None, document)]
-    tables = [(key, value) for key, value in document.items() if isinstance(value, dict)]
-    if not tables:
-        return [{"file": path, "error": "no hand in this file"}]
-    return [_line(path, key, value) for key, value in tables]
+    return [_line(path, key, fields) for key, fields in hands]
 
 
-def _line(path: str, key: str | None, fields: dict[str, Any]) -> dict[str, Any]:
+def _line(path: str, key: str | None, fields: Mapping[str, Any]) -> dict[str, Any]:
     line: dict[str, Any] = {"file": path}
     if key is not None:
         line["hand"] = key
@@ -55,6 +59,16 @@ def _line(path: str, key: str | None, fields: dict[str, Any]) -> dict[str, Any]:
     except Exception as exc:  # noqa: BLE001 - every file must get its line, whatever went wrong
         line["error"] = str(exc) or type(exc).__name__
     return line
+
+
+def _json_lines(paths: Sequence[str]) -> list[str]:
+    """Replay files in a worker process: their JSON lines (hands stay in the worker)."""
+    out = []
+    for path in paths:
+        for line in replay_file(path):
+            line.pop("_hand", None)
+            out.append(json.dumps(line))
+    return out
 
 
 def play_random(code: str, count: int, seed: int, players: int | None) -> list[Hand]:
@@ -86,6 +100,10 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     parser.add_argument("--variant", default="F7S", choices=sorted(PHH_VARIANTS))
     parser.add_argument("--players", type=int, choices=range(2, 9), metavar="2..8")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--jobs", type=int, metavar="N", help="worker processes (default: one per core, "
+        "for 2000 files or more)",
+    )
     args = parser.parse_args(argv)
     if args.play is None and not args.files:
         parser.error("give PHH files to replay, or --play N")
@@ -98,8 +116,40 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
             (target / f"{name}-{args.seed}-{k:05d}.phh").write_text(export(hand))
     if target is not None:
         target.mkdir(parents=True, exist_ok=True)
+    jobs = args.jobs if args.jobs is not None else _default_jobs(len(args.files))
     chunk: list[str] = []
-    for k, path in enumerate(args.files):
+    for text in _lines(args.files, target, args.json, jobs):
+        chunk.append(text)
+        if len(chunk) >= 512:
+            out.write("\n".join(chunk) + "\n")
+            chunk.clear()
+    if chunk:
+        out.write("\n".join(chunk) + "\n")
+    out.flush()
+    return 0
+
+
+def _default_jobs(files: int) -> int:
+    """Worker processes: one per core for big batches (start-up costs ~0.1 s), else none."""
+    return min(os.cpu_count() or 1, 8) if files >= 2000 else 1
+
+
+def _lines(files: Sequence[str], target: Path | None, as_json: bool, jobs: int) -> Iterator[str]:
+    """Output lines for ``files``, in order."""
+    start = 0
+    if jobs > 1 and target is None and as_json:
+        size = max(64, len(files) // (jobs * 8))
+        batches = [files[k : k + size] for k in range(0, len(files), size)]
+        try:
+            with ProcessPoolExecutor(jobs) as pool:
+                for lines in pool.map(_json_lines, batches):
+                    yield from lines
+                    start += size
+            return
+        except Exception:  # noqa: BLE001 - a lost worker: the rest is replayed here
+            start = min(start, len(files))
+    for k in range(start, len(files)):
+        path = files[k]
         for line in replay_file(path):
             hand = line.pop("_hand", None)
             if target is not None and hand is not None:
@@ -110,19 +160,12 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
                     line["export_error"] = str(exc)
                 else:
                     (target / f"{k:05d}-{Path(path).stem}{suffix}.phh").write_text(text)
-            if args.json:
-                chunk.append(json.dumps(line))
+            if as_json:
+                yield json.dumps(line)
             elif "error" in line:
-                chunk.append(f"{path}: error: {line['error']}")
+                yield f"{path}: error: {line['error']}"
             else:
-                chunk.append(f"{path}: {' '.join(map(str, line['finishing_stacks']))}")
-        if len(chunk) >= 256:
-            out.write("\n".join(chunk) + "\n")
-            chunk.clear()
-    if chunk:
-        out.write("\n".join(chunk) + "\n")
-    out.flush()
-    return 0
+                yield f"{path}: {' '.join(map(str, line['finishing_stacks']))}"
 
 
 if __name__ == "__main__":  # pragma: no cover

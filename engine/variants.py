@@ -170,6 +170,8 @@ class TableConfig:
     # Antes as dead money: all in the main pot, which every live seat may win, even one
     # all in for part of its ante. Off: antes are contributions like any bet (side pots layer them).
     antes_dead: bool = False
+    # An ante above the second-highest posted is trimmed to it (PHH's ante_trimming_status).
+    trim_antes: bool = False
     # Odd chips of a tie: one each to the highest cards by suit, or all to the tied seat
     # nearest the dealer's left ("lowest_position").
     odd_chip_tie: OddChipTie = "highest_card_by_suit"
