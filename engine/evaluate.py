@@ -576,11 +576,24 @@ def board_pairs(upcards: Sequence[int]) -> list[int]:
     return [r for count, r in _groups([c >> 2 for c in upcards]) if count >= 2]
 
 
+_board_words: dict[tuple[int, bool], str] = {}
+
+
 def describe_board(upcards: Sequence[int], *, low: bool = False) -> str:
     """Dealer's words for a board: "pair of kings", "ace-queen high" (``low``: "seven-four low").
 
     ``low=True`` describes a razz board: aces low, and unpaired boards by their top cards.
+    The words depend on the ranks alone, so they are remembered by rank pattern.
     """
+    weight = _BOARD_WEIGHT
+    key = (sum([weight[c] for c in upcards]) << 3 | len(upcards), low)
+    words = _board_words.get(key)
+    if words is None:
+        words = _board_words[key] = _describe_board(upcards, low)
+    return words
+
+
+def _describe_board(upcards: Sequence[int], low: bool) -> str:
     _check_board(upcards)
     if low:
         groups = [(count, (r + 12) % 13) for count, r in

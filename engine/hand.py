@@ -22,7 +22,13 @@ from engine.pots import Pot, Share, award, build_pots
 from engine.variants import TableConfig
 
 _FACE_RANKS = frozenset((9, 10, 11))  # jack, queen, king
-_new_event = tuple.__new__
+_new_event = _new_tuple = tuple.__new__
+# The kinds on offer, by (facing a bet, wager on offer): built once, shared by every turn.
+_KINDS = {
+    (facing, wager): ("fold", "call" if facing else "check") + ((wager,) if wager else ())
+    for facing in (False, True)
+    for wager in (None, "bet", "raise", "complete")
+}
 _ACTION_KINDS = frozenset(ACTION_KINDS)
 _CARD_TEXT = tuple(format_card(c) for c in range(UNKNOWN + 1))  # a replay's "??" last
 
@@ -412,26 +418,23 @@ class Hand:
                     to_choices=targets if self._fixed else (),
                 )
             return LegalActions(seat, kinds, bring_in=bring_in)
-        owe = self.current_bet - self.bets[i]
-        kinds = ("fold", "call") if owe > 0 else ("fold", "check")
-        wager = None
-        to: tuple[int, ...] = ()
-        if reach > self.current_bet and self._may_raise(i):
+        current = self.current_bet
+        owe = current - self.bets[i]
+        call = owe if owe < stack else stack
+        if reach > current and self._may_raise(i):
             to = self._wager_targets(i, reach)
             if to:
-                if self.current_bet == 0:
+                if current == 0:
                     wager = "bet"
                 elif self.bet_level == 0 if not self._largest else self._completing():
                     wager = "complete"
                 else:
                     wager = "raise"
-                kinds = kinds + (wager,)
-        if wager is None:
-            return LegalActions(seat, kinds, call=min(owe, stack))
-        return LegalActions(
-            seat, kinds, call=min(owe, stack), wager=wager, min_to=to[0], max_to=to[-1],
-            to_choices=to if self._fixed else (),
-        )
+                return _new_tuple(LegalActions, (
+                    seat, _KINDS[owe > 0, wager], call, 0, wager, to[0], to[-1],
+                    to if self._fixed else (),
+                ))
+        return _new_tuple(LegalActions, (seat, _KINDS[owe > 0, None], call, 0, None, 0, 0, ()))
 
     def _completing(self) -> bool:
         """First round, bring-in posted (or due) and nothing wagered yet: a wager completes."""
@@ -485,7 +488,13 @@ class Hand:
                 return (target,)
             return (reach,) if reach > current else ()
         if self._fixed:
-            targets = [self.bet_level + inc for inc in self._increments()]
+            increments = self._increments()
+            if len(increments) == 1:
+                target = self.bet_level + increments[0]
+                if target > reach:
+                    target = reach
+                return (target,) if target > current else ()
+            targets = [self.bet_level + inc for inc in increments]
             allowed = [t for t in targets if t <= reach]
             if len(allowed) < len(targets) and reach > current:
                 allowed.append(reach)
