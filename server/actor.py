@@ -11,7 +11,10 @@ that blows up is cancelled with every chip returned, and the table plays on.
 Every message on the bus is an envelope ``{"type": "event", "table", "seq",
 "kind", "data"}``. Public events count up ``seq`` by one with no gaps; events
 for one player's eyes ride on that player's channel with ``"private": true``
-and the ``seq`` of the public event they precede.
+and the ``seq`` of the public event they precede. A snapshot asked for with a
+``reply_to`` channel is published there, in line with the events: whoever
+listens to that channel and the table's sees every event after the snapshot,
+and none before it.
 """
 
 from __future__ import annotations
@@ -31,10 +34,12 @@ from engine.cards import Deck
 from engine.errors import EngineError
 from engine.events import Action, Event
 from engine.hand import Hand
-from engine.table import Table
+from engine.phh import export, is_phh_config
+from engine.table import Seat, Table
 from engine.variants import TableConfig
 from engine.views import view
 from server.bus import MemoryBus, player_channel, table_channel
+from server.errors import Refusal
 
 log = logging.getLogger(__name__)
 
@@ -63,14 +68,17 @@ class FinishedHand:
     starting: dict[str, int]  # player -> chips at the start
     stacks: dict[str, int]  # player -> chips at the end
     cancelled: bool = False
+    phh: str = ""  # engine.phh.export of the hand; "" where PHH cannot express its rules
 
 
 class TableStore(Protocol):
     """Where the actor's chips and hands are kept (the database in production)."""
 
-    async def buy_in(self, table_id: int, player: str, amount: int) -> None: ...
+    async def buy_in(self, table_id: int, player: str, amount: int, *, seat: int) -> None:
+        """Chips from the player's wallet to the seat (a new seat, or chips added)."""
 
-    async def cash_out(self, table_id: int, player: str, amount: int) -> None: ...
+    async def cash_out(self, table_id: int, player: str, amount: int) -> None:
+        """The seat's chips (``amount``, maybe 0) back to the wallet; the seat is freed."""
 
     async def save_hand(self, hand: FinishedHand) -> None: ...
 
@@ -92,7 +100,7 @@ class TableSettings:
 class _Player:
     time_bank: float
     sat_out_at: float | None = None
-    connected: bool = True
+    connections: int = 0
     action_ids: OrderedDict[str, dict[str, Any]] = field(default_factory=OrderedDict)
 
 
@@ -115,6 +123,7 @@ class TableActor:
         settings: TableSettings | None = None,
         clock: Callable[[], float] = time.monotonic,
         rng_factory: Callable[[], random.Random] = secrets.SystemRandom,
+        deck_factory: Callable[[], Deck] | None = None,
     ) -> None:
         self.table_id = table_id
         self.settings = settings or TableSettings()
@@ -123,6 +132,7 @@ class TableActor:
         self.store = store
         self.clock = clock
         self.rng_factory = rng_factory
+        self.deck_factory = deck_factory or (lambda: Deck(rng=self.rng_factory()))
         self.inbox: asyncio.Queue[_Command] = asyncio.Queue(INBOX_SIZE)
         self.seq = 0
         self.hand_number = 0
@@ -141,9 +151,49 @@ class TableActor:
 
     # ------------------------------------------------------------------ outside
 
+    def restore(
+        self,
+        seats: list[tuple[int, str, int]],
+        *,
+        hand_number: int = 0,
+        seq: int = 0,
+        sitting_out: set[str] | None = None,
+        waiting: list[str] | None = None,
+        connections: dict[str, int] | None = None,
+    ) -> None:
+        """Before ``start``: seat the players the store knows (seat, player, chips) and carry
+        on the hand numbers and ``seq``. ``sitting_out``: None sits everyone out (after a
+        restart nobody is connected yet; the sit-out limit removes whoever never returns)."""
+        now = self.clock()
+        for seat, player, chips in seats:
+            out = sitting_out is None or player in sitting_out
+            self.table.seats[seat] = Seat(player, chips, sitting_out=out)
+            self._state(player).sat_out_at = now if out else None
+        for player, count in (connections or {}).items():
+            if count:
+                self._state(player).connections = count
+        self.hand_number = hand_number
+        self.seq = seq
+        self.waiting = list(waiting or [])
+
+    def announce(self, kind: str, data: dict[str, Any]) -> None:
+        """Publish a table event from outside the loop (before ``start``, or between tasks)."""
+        self._publish(kind, data)
+
     def start(self) -> asyncio.Task[None]:
         self._task = asyncio.create_task(self.run(), name=f"table-{self.table_id}")
         return self._task
+
+    @property
+    def task(self) -> asyncio.Task[None] | None:
+        return self._task
+
+    def fail_pending(self, code: str, message: str) -> None:
+        """Refuse every command still in the inbox (the actor is gone or going)."""
+        while not self.inbox.empty():
+            command = self.inbox.get_nowait()
+            if not command.reply.done():
+                command.reply.set_exception(CommandRefused(code, message))
 
     async def stop(self) -> None:
         if self._task is not None:
@@ -153,6 +203,9 @@ class TableActor:
 
     async def submit(self, command: str, player: str, /, **data: Any) -> dict[str, Any]:
         """Hand a command to the actor and wait for its reply; raise CommandRefused."""
+        if self._task is not None and self._task.done():
+            # Nobody would ever answer: the caller learns at once (and retries elsewhere).
+            raise CommandRefused("table_closed", "the table stopped; try again")
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         try:
             self.inbox.put_nowait(_Command(command, player, data, future))
@@ -181,6 +234,7 @@ class TableActor:
                     await self._cancel_hand("internal_error")
         finally:
             self.stopped.set()
+            self.fail_pending("table_closed", "the table stopped; try again")
 
     async def _next_command(self) -> _Command | None:
         wake = [t for t in (self.deadline, self.next_hand_at, self._offer_until(),
@@ -213,6 +267,8 @@ class TableActor:
             command.reply.set_exception(refusal)
         except EngineError as error:
             command.reply.set_exception(CommandRefused(error.code, str(error)))
+        except Refusal as refusal:  # a store's refusal (insufficient_funds...)
+            command.reply.set_exception(CommandRefused(refusal.code, refusal.message))
         else:
             command.reply.set_result(reply)
 
@@ -256,7 +312,7 @@ class TableActor:
         if hand is not None:
             dealt_seat = seat if seat is not None and seat in hand.index_of else None
             picture = view(hand.events, dealt_seat)
-        seats = []
+        seats: list[dict[str, Any]] = []
         for number, occupant in enumerate(self.table.seats):
             if occupant is None:
                 seats.append({"seat": number, "player": None})
@@ -264,8 +320,9 @@ class TableActor:
             state = self.players.get(occupant.player)
             seats.append({
                 "seat": number, "player": occupant.player, "stack": occupant.stack,
+                "pending_chips": occupant.pending_chips,
                 "sitting_out": occupant.sitting_out, "leaving": occupant.leaving,
-                "connected": state.connected if state else True,
+                "connected": bool(state and state.connections),
                 "time_bank": round(state.time_bank, 1) if state else 0.0,
             })
         config = self.table.config
@@ -277,6 +334,7 @@ class TableActor:
             "stakes": {"ante": config.ante, "bring_in": config.bring_in,
                        "small_bet": config.small_bet, "big_bet": config.big_bet,
                        "structure": config.structure},
+            "buy_in": {"min": self.settings.min_buy_in, "max": self.settings.max_buy_in},
             "seats": seats,
             "you": seat,
             "hand_number": self.hand_number if hand is not None else None,
@@ -333,7 +391,7 @@ class TableActor:
             raise CommandRefused("seat_taken", f"seat {seat} is taken")
         elif seat not in free:
             raise CommandRefused("seat_reserved", f"seat {seat} is offered to another player")
-        await self.store.buy_in(self.table_id, player, chips)
+        await self.store.buy_in(self.table_id, player, chips, seat=seat)
         self.table.sit(seat, player, chips)
         state = self._state(player)
         state.sat_out_at = None
@@ -354,7 +412,7 @@ class TableActor:
         assert occupant is not None
         if occupant.stack + occupant.pending_chips + chips > self.settings.max_buy_in:
             raise CommandRefused("bad_buy_in", f"at most {self.settings.max_buy_in} on the table")
-        await self.store.buy_in(self.table_id, player, chips)
+        await self.store.buy_in(self.table_id, player, chips, seat=seat)
         self.table.add_chips(seat, chips)
         pending = self.table.in_hand(seat)
         self._publish("chips_added", {"seat": seat, "amount": chips, "after_hand": pending})
@@ -396,8 +454,8 @@ class TableActor:
         return {"seat": seat, "cashed_out": chips}
 
     async def _settle_departure(self, seat: int, player: str, chips: int) -> None:
-        if chips:
-            await self.store.cash_out(self.table_id, player, chips)
+        # Even with nothing left: the store frees the seat it keeps.
+        await self.store.cash_out(self.table_id, player, chips)
         self.players.pop(player, None)
         self._publish("seat_left", {"seat": seat, "player": player, "cashed_out": chips})
         self._offer_free_seat()
@@ -431,13 +489,21 @@ class TableActor:
         return {}
 
     async def _snapshot(self, player: str, data: dict[str, Any]) -> dict[str, Any]:
-        return self.snapshot(player or None)
+        snapshot = self.snapshot(player or None)
+        reply_to = data.get("reply_to")
+        if isinstance(reply_to, str):
+            # In line with the events: the listener misses none after it, sees none before.
+            self.bus.publish_now(
+                reply_to, {"type": "reply", "id": data.get("reply_id"), "result": snapshot}
+            )
+        return snapshot
 
     async def _connection(self, player: str, data: dict[str, Any]) -> dict[str, Any]:
-        """A player's connection came or went: absent players are acted for by the clock."""
-        state = self.players.get(player)
-        if state is not None:
-            state.connected = bool(data.get("connected"))
+        """A connection of the player's came or went (a player may have several)."""
+        state = self._state(player)
+        state.connections = max(0, state.connections + (1 if data.get("connected") else -1))
+        if not state.connections and self.table.seat_of(player) is None:
+            del self.players[player]  # a spectator gone: nothing to remember
         return {}
 
     # ------------------------------------------------------------------ acting
@@ -536,11 +602,22 @@ class TableActor:
             return
         self.hand_number += 1
         players = {n: s.player for n, s in enumerate(self.table.seats) if s is not None}
-        hand = self.table.start_hand(Deck(rng=self.rng_factory()))
+        hand = self.table.start_hand(self.deck_factory())
         self._starting = {players[s]: hand.starting[i] for i, s in enumerate(hand.seats)}
         self._players_in_hand = {s: players[s] for s in hand.seats}
         self._publish("hand_number", {"hand": self.hand_number})
         self._publish_hand_events(list(hand.events))
+
+    def _phh(self, hand: Hand) -> str:
+        """The hand as PHH, where PHH can express the table's rules (engine.phh)."""
+        if not is_phh_config(hand.config):
+            return ""
+        players = [self._players_in_hand[s] for s in hand.seats]
+        try:
+            return export(hand, table=str(self.table_id), players=players)
+        except EngineError:
+            log.exception("table %s: no PHH for hand %s", self.table_id, self.hand_number)
+            return ""
 
     async def _finish_hand(self) -> None:
         hand = self.table.hand
@@ -556,23 +633,47 @@ class TableActor:
             players=dict(self._players_in_hand),
             starting=dict(self._starting),
             stacks=stacks,
+            phh=self._phh(hand),
         )
         await self.store.save_hand(record)
+        # Saved: from here on the stored stacks are the hand's final ones, so nothing may
+        # cancel it (a cancel would put back the starting stacks).
+        departures = self.table.finish_hand()
         self.deadline = None
         for player in self._players_in_hand.values():
             state = self.players.get(player)
             if state is not None:
                 state.time_bank = min(self.settings.time_bank,
                                       state.time_bank + self.settings.time_bank_refill)
-        departures = self.table.finish_hand()
-        for seat, player, chips in departures:
-            await self._settle_departure(seat, player, chips)
+        need = self.table.needed_to_play()
+        for number, occupant in enumerate(self.table.seats):
+            if occupant is not None and not occupant.sitting_out and occupant.stack < need:
+                # Broke: sat out until chips are added (and removed after the sit-out limit).
+                self.table.sit_out(number)
+                self._publish("sat_out", {"seat": number, "after_hand": False, "busted": True})
         for occupant in self.table.seats:
             if occupant is not None and occupant.sitting_out:
                 state = self._state(occupant.player)
                 if state.sat_out_at is None:
                     state.sat_out_at = self.clock()
+        for seat, player, chips in departures:
+            await self._settle_departure(seat, player, chips)
         self._schedule_next_hand()
+
+    def cancelled_record(self, reason: str) -> FinishedHand | None:
+        """The record of the hand in progress voided: everyone keeps the chips they began
+        with. None when no hand is in progress."""
+        hand = self.table.hand
+        if hand is None:
+            return None
+        starting = {self._players_in_hand[s]: hand.starting[i] for i, s in enumerate(hand.seats)}
+        return FinishedHand(
+            table_id=self.table_id, number=self.hand_number,
+            events=[{"kind": e.kind, "data": e.data, "to": e.to} for e in hand.events]
+            + [{"kind": "hand_cancelled", "data": {"reason": reason}, "to": None}],
+            result={"cancelled": reason}, players=dict(self._players_in_hand),
+            starting=starting, stacks=dict(starting), cancelled=True,
+        )
 
     async def _cancel_hand(self, reason: str) -> None:
         """Void the hand in progress: every chip of it goes back where it came from.
@@ -582,11 +683,11 @@ class TableActor:
         """
         self.deadline = None
         hand = self.table.hand
-        if hand is None:
+        record = self.cancelled_record(reason)
+        if hand is None or record is None:
             return
         self.table.hand = None
         self.hands_cancelled += 1
-        starting = {self._players_in_hand[s]: hand.starting[i] for i, s in enumerate(hand.seats)}
         for i, seat in enumerate(hand.seats):
             occupant = self.table.seats[seat]
             if occupant is not None:
@@ -595,15 +696,25 @@ class TableActor:
                                          "stacks": {str(s): hand.starting[i]
                                                     for i, s in enumerate(hand.seats)}})
         try:
-            await self.store.save_hand(FinishedHand(
-                table_id=self.table_id, number=self.hand_number,
-                events=[{"kind": e.kind, "data": e.data, "to": e.to} for e in hand.events]
-                + [{"kind": "hand_cancelled", "data": {"reason": reason}, "to": None}],
-                result={"cancelled": reason}, players=dict(self._players_in_hand),
-                starting=starting, stacks=dict(starting), cancelled=True,
-            ))
+            await self.store.save_hand(record)
         except Exception:  # noqa: BLE001 - the chips are already back; keep the table alive
             log.exception("table %s: could not record the cancelled hand", self.table_id)
+        # What the end of a hand does, without its result: chips added meanwhile join the
+        # stacks, "sit out next hand" takes effect, and whoever asked to leave leaves.
+        departures = []
+        for number, occupant in enumerate(self.table.seats):
+            if occupant is None:
+                continue
+            occupant.stack += occupant.pending_chips
+            occupant.pending_chips = 0
+            if occupant.sit_out_next_hand:
+                occupant.sitting_out, occupant.sit_out_next_hand = True, False
+                self._state(occupant.player).sat_out_at = self.clock()
+            if occupant.leaving:
+                departures.append((number, occupant.player, occupant.stack))
+                self.table.seats[number] = None
+        for number, player, chips in departures:
+            await self._settle_departure(number, player, chips)
         self._schedule_next_hand()
 
 

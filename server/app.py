@@ -7,16 +7,20 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
+from server import ws
+from server.bus import bus_from_url
 from server.db.migrate import head_revision
 from server.db.session import make_engine, make_sessionmaker
 from server.errors import install_error_handlers
+from server.lobby import Cardroom
 from server.passwords import Passwords
-from server.routers import admin, auth, health, wallet
+from server.routers import admin, auth, hands, health, lobby, wallet
 from server.settings import Settings
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
-    """The HTTP app. It expects a migrated database (``stud-server`` migrates on start)."""
+    """The app: HTTP and the websocket, with a table actor for every open table. It expects
+    a migrated database (``stud-server`` migrates on start)."""
     settings = settings or Settings()
 
     @asynccontextmanager
@@ -24,9 +28,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         engine = make_engine(settings.database_url)
         app.state.engine = engine
         app.state.sessionmaker = make_sessionmaker(engine)
+        # In memory for one process; REDIS_URL puts every node on one Redis bus.
+        bus = bus_from_url(settings.redis_url)
+        cardroom = Cardroom(bus=bus, sessionmaker=app.state.sessionmaker, settings=settings)
+        app.state.cardroom = cardroom
         try:
+            await cardroom.start()
             yield
         finally:
+            await cardroom.stop()
+            await bus.close()
             await engine.dispose()
 
     app = FastAPI(
@@ -43,6 +54,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.state.head_revision = head_revision()
     install_error_handlers(app)
-    for module in (health, auth, wallet, admin):
+    for module in (health, auth, wallet, lobby, hands, admin, ws):
         app.include_router(module.router)
     return app

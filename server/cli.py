@@ -55,8 +55,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--demo",
         action="store_true",
         default=None,
-        help="open demo tables with bots. NOT WIRED YET: table actors and bots arrive in a "
-        "later release; the flag is accepted and does nothing for now",
+        help="open demo tables with bots. NOT WIRED YET: bots arrive in a later release; "
+        "the flag is accepted and does nothing for now",
     )
     parser.add_argument(
         "--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"]

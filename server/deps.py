@@ -12,6 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from server import tokens
 from server.db.models import Account, Role, Token
 from server.errors import Refusal
+from server.lobby import Cardroom
 from server.passwords import Passwords
 from server.settings import Settings
 
@@ -37,7 +38,13 @@ async def get_session(request: Request) -> AsyncIterator[AsyncSession]:
         yield session
 
 
+def get_cardroom(request: Request) -> Cardroom:
+    cardroom: Cardroom = request.app.state.cardroom
+    return cardroom
+
+
 SettingsDep = Annotated[Settings, Depends(get_settings)]
+CardroomDep = Annotated[Cardroom, Depends(get_cardroom)]
 PasswordsDep = Annotated[Passwords, Depends(get_passwords)]
 SessionDep = Annotated[AsyncSession, Depends(get_session)]
 

@@ -12,6 +12,7 @@
     401 bad_credentials     wrong username or password (never says which)
     403 not_operator        an operator-only endpoint
     404 not_found           no such route or resource
+    404 unknown_hand        no such hand among yours (GET /hands/{id})
     405 method_not_allowed
     409 username_taken      (whatever the case of its letters)
     409 table_name_taken

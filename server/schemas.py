@@ -87,3 +87,79 @@ class TablePublic(BaseModel):
 class HealthPublic(BaseModel):
     status: Literal["ok"]
     checks: dict[str, str] = Field(default_factory=dict)
+
+
+class StakesPublic(BaseModel):
+    ante: int
+    bring_in: int
+    small_bet: int
+    big_bet: int
+
+
+class TableSummaryPublic(BaseModel):
+    """A table as the lobby lists it."""
+
+    id: int
+    name: str
+    variant: str
+    structure: str
+    stakes: StakesPublic
+    seats: int
+    seats_taken: int
+    waiting: int = Field(description="players on the waiting list")
+    min_buy_in: int
+    max_buy_in: int
+    average_pot: int = Field(description="over the table's last 50 hands")
+    hands_per_hour: int
+    restarts: int = Field(description="times the table's actor was restarted after a crash")
+
+
+class HandLinePublic(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
+    id: int
+    table_id: int
+    table_name: str
+    variant: str
+    number: int
+    seat: int
+    starting: int
+    ending: int
+    net: int
+    cancelled: bool
+    created_at: datetime
+
+
+class HandPagePublic(BaseModel):
+    hands: list[HandLinePublic]
+    next_before: int | None = Field(description="pass as ?before= for the next page")
+
+
+class HandPlayerPublic(BaseModel):
+    seat: int
+    player: str
+    starting: int
+    ending: int
+
+
+class HandPublic(HandLinePublic):
+    """A hand as its player saw it: events for everyone and for their seat only."""
+
+    players: list[HandPlayerPublic]
+    result: dict[str, Any]
+    events: list[dict[str, Any]]
+    phh: str | None = Field(description="the PHH text, when it shows only cards you saw")
+    phh_withheld: Literal["no_phh", "hidden_cards"] | None = Field(
+        description="why phh is null: the table's rules have no PHH form, or it would show "
+        "cards you did not see"
+    )
+
+
+class BooksPublic(BaseModel):
+    balanced: bool
+    granted: int
+    reclaimed: int
+    held: int
+    house: int
+    mismatched: list[str]
+    tables: dict[int, dict[str, int]] = Field(description="table id -> its pool and seats")

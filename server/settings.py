@@ -43,15 +43,23 @@ class Settings(BaseSettings):
         default=DEFAULT_DATABASE_URL,
         validation_alias=AliasChoices("STUD_DATABASE_URL", "DATABASE_URL"),
     )
-    # None: the in-memory bus of a single process (wired in a later slice).
+    # None: the in-memory bus of a single process (the Redis bus comes in a later slice).
     redis_url: str | None = Field(
         default=None, validation_alias=AliasChoices("STUD_REDIS_URL", "REDIS_URL")
     )
     # Play money granted to every new player or bot account.
     starting_bankroll: int = Field(default=10_000, ge=0)
     token_ttl_seconds: int = Field(default=24 * 3600, ge=1)
-    action_clock_seconds: int = Field(default=15, ge=1)
-    time_bank_seconds: int = Field(default=30, ge=0)
+    # Table clocks (every table of this server): the time to act, the time bank on top of
+    # it, the pause between hands, how long a freed seat is held for the first player on
+    # the waiting list, and how long a player may sit out before being cashed out.
+    action_clock_seconds: float = Field(default=15, gt=0)
+    time_bank_seconds: float = Field(default=30, ge=0)
+    pause_between_hands_seconds: float = Field(default=2, ge=0)
+    waiting_offer_seconds: float = Field(default=30, gt=0)
+    sit_out_limit_seconds: float = Field(default=600, gt=0)
+    # A websocket that sends nothing (not even a ping) for this long is closed.
+    ws_idle_seconds: float = Field(default=60, gt=0)
     node_id: str = Field(default_factory=_default_node_id)
     # Start demo tables with bots (wired in a later slice).
     demo: bool = False

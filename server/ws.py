@@ -6,15 +6,21 @@ carry an ``id``; the answer to it is ``{"type": "reply", "id", "result"}`` or
 through a dispatch table, one handler per type; nothing a client sends reaches a
 table unless it is well formed, and every refusal has a stable code.
 
-One connection may watch and play several tables. Its frames come from one
-bounded subscription: a connection that cannot keep up is closed (code 4008) and
-its client reconnects and resyncs; it never slows a table down.
+One connection may watch and play several tables. Every frame it is sent, event,
+reply or error, goes through one bounded subscription and one writer, so frames
+leave in the order they were made: the snapshot a ``watch`` or ``resync`` answers
+with is published by the table actor on the connection's own channel, in line with
+the table's events, and the next event after a snapshot of ``seq`` S has ``seq``
+S + 1. A connection that cannot keep up is closed (code 4008); its client
+reconnects and resyncs; it never slows a table down.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
+import secrets
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
@@ -30,6 +36,7 @@ MAX_FRAME_BYTES = 16_384
 IDLE_SECONDS = 60.0  # a connection silent this long (no message, no ping) is closed
 TOO_SLOW = 4008
 router = APIRouter()
+log = logging.getLogger(__name__)
 
 
 class Cardroom(Protocol):
@@ -46,54 +53,88 @@ class ProtocolError(Exception):
 
 
 def dumps(frame: dict[str, Any]) -> str:
-    return orjson.dumps(frame).decode()
+    # Seat numbers key some maps (a snapshot's seats): JSON writes them as strings.
+    return orjson.dumps(
+        {"v": PROTOCOL_VERSION, **frame}, option=orjson.OPT_NON_STR_KEYS
+    ).decode()
+
+
+def connection_channel() -> str:
+    """A channel of the bus for one connection's replies (snapshots come through it)."""
+    return f"connection:{secrets.token_hex(8)}"
 
 
 class Connection:
     """One websocket: who it is, which tables it watches, and its outgoing frames."""
 
     def __init__(self, websocket: WebSocket, cardroom: Cardroom,
-                 authenticate: Callable[[str], Awaitable[str]]) -> None:
+                 authenticate: Callable[[str], Awaitable[str]],
+                 idle_seconds: float = IDLE_SECONDS) -> None:
         self.websocket = websocket
         self.cardroom = cardroom
         self.authenticate = authenticate
+        self.idle_seconds = idle_seconds
         self.player: str | None = None
         self.watching: set[int] = set()
-        self.subscription: Subscription = cardroom.bus.subscribe(size=DEFAULT_QUEUE_SIZE)
-        self.send_lock = asyncio.Lock()
+        self.present: set[int] = set()  # tables told that this player's connection is here
+        self.channel = connection_channel()
+        self.subscription: Subscription = cardroom.bus.subscribe(
+            self.channel, size=DEFAULT_QUEUE_SIZE
+        )
 
-    async def send(self, frame: dict[str, Any]) -> None:
-        frame.setdefault("v", PROTOCOL_VERSION)
-        async with self.send_lock:
-            await self.websocket.send_text(dumps(frame))
+    def send(self, frame: dict[str, Any]) -> None:
+        """Queue a frame behind every frame queued before it (one writer: the pump)."""
+        self.subscription.offer(frame)
 
     async def serve(self) -> None:
         await self.websocket.accept()
-        await self.send({"type": "hello", "protocol": PROTOCOL_VERSION})
+        self.send({"type": "hello", "protocol": PROTOCOL_VERSION})
         pump = asyncio.create_task(self._pump())
         try:
             while True:
                 try:
-                    text = await asyncio.wait_for(self.websocket.receive_text(), IDLE_SECONDS)
+                    text = await asyncio.wait_for(self._receive_text(), self.idle_seconds)
                 except TimeoutError:
                     await self.websocket.close(code=1001, reason="idle")
                     return
+                if self.subscription.closed:
+                    return  # dropped as too slow: the pump closes the socket
                 await self._receive(text)
         except WebSocketDisconnect:
             pass
         finally:
-            pump.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await pump
             self.subscription.close()
-            await self._tell_tables(connected=False)
+            with contextlib.suppress(BaseException):
+                await asyncio.wait_for(pump, 1.0)
+            await self._tell_tables(connected=False, tables=set(self.present))
+
+    async def _receive_text(self) -> str:
+        message = await self.websocket.receive()
+        if message["type"] == "websocket.disconnect":
+            raise WebSocketDisconnect(message.get("code", 1000))
+        text = message.get("text")
+        if text is None:
+            data = message.get("bytes") or b""
+            try:
+                text = data.decode()
+            except UnicodeDecodeError:
+                text = ""
+        return str(text)
 
     async def _pump(self) -> None:
-        """Forward bus messages to the socket; close a connection that fell behind."""
-        async for message in self.subscription:
-            await self.send(dict(message))
-        if self.subscription.dropped:
-            await self.websocket.close(code=TOO_SLOW, reason="too slow: reconnect and resync")
+        """Write the queued frames to the socket; close a connection that fell behind."""
+        try:
+            async for message in self.subscription:
+                await self.websocket.send_text(dumps(message))
+            if self.subscription.dropped:
+                await self.websocket.close(code=TOO_SLOW, reason="too slow: reconnect and resync")
+        except (WebSocketDisconnect, RuntimeError, OSError):
+            self.subscription.close()  # the socket is gone
+        except Exception:  # noqa: BLE001 - a frame that cannot be written ends the connection
+            log.exception("websocket: could not write a frame")
+            self.subscription.close()
+            with contextlib.suppress(Exception):
+                await self.websocket.close(code=1011, reason="internal error")
 
     async def _receive(self, text: str) -> None:
         message_id: Any = None
@@ -115,11 +156,16 @@ class Connection:
                 raise ProtocolError("unknown_type", f"no message type {kind!r}")
             result = await handler(self, message)
         except (ProtocolError, CommandRefused) as refusal:
-            await self.send({"type": "error", "id": message_id, "code": refusal.code,
-                             "message": refusal.message})
+            self.send({"type": "error", "id": message_id, "code": refusal.code,
+                       "message": refusal.message})
+            return
+        except Exception:  # noqa: BLE001 - a bug here must not end the connection silently
+            log.exception("websocket: a message failed")
+            self.send({"type": "error", "id": message_id, "code": "internal_error",
+                       "message": "the server hit an error"})
             return
         if result is not None:
-            await self.send({"type": "reply", "id": message_id, "result": result})
+            self.send({"type": "reply", "id": message_id, "result": result})
 
     # ------------------------------------------------------------------ helpers
 
@@ -137,22 +183,37 @@ class Connection:
             raise ProtocolError("unknown_table", f"no table {table_id}")
         return table_id, actor
 
-    def _watch(self, table_id: int) -> None:
-        if table_id in self.watching:
-            return
-        self.watching.add(table_id)
-        self.subscription.add(table_channel(table_id))
-        if self.player is not None:
-            self.subscription.add(player_channel(table_id, self.player))
+    async def _watch(self, table_id: int) -> None:
+        if table_id not in self.watching:
+            self.watching.add(table_id)
+            self.subscription.add(table_channel(table_id))
+            if self.player is not None:
+                self.subscription.add(player_channel(table_id, self.player))
+        await self._tell_tables(connected=True, tables={table_id})
 
-    async def _tell_tables(self, *, connected: bool) -> None:
+    async def _tell_tables(self, *, connected: bool, tables: set[int]) -> None:
+        """Tell tables this player's connection came or went (once each way per table)."""
         if self.player is None:
             return
-        for table_id in self.watching:
+        for table_id in tables:
+            if connected == (table_id in self.present):
+                continue
+            if connected:
+                self.present.add(table_id)
+            else:
+                self.present.discard(table_id)
             actor = self.cardroom.actor(table_id)
             if actor is not None:
                 with contextlib.suppress(CommandRefused):
                     await actor.submit("connection", self.player, connected=connected)
+
+    async def _snapshot(self, message: dict[str, Any]) -> None:
+        """Watch the table, then have its actor publish a snapshot on this connection's
+        channel: every event after it follows it, none before it does."""
+        table_id, actor = self._actor(message)
+        await self._watch(table_id)
+        await actor.submit("snapshot", self.player or "", reply_to=self.channel,
+                           reply_id=message.get("id"))
 
     # ------------------------------------------------------------------ handlers
 
@@ -165,17 +226,15 @@ class Connection:
         self.player = await self.authenticate(token)
         for table_id in self.watching:
             self.subscription.add(player_channel(table_id, self.player))
-        await self._tell_tables(connected=True)
+        await self._tell_tables(connected=True, tables=set(self.watching))
         return {"player": self.player}
 
     async def on_ping(self, message: dict[str, Any]) -> None:
-        await self.send({"type": "pong", "id": message.get("id")})
+        self.send({"type": "pong", "id": message.get("id")})
 
-    async def on_watch(self, message: dict[str, Any]) -> dict[str, Any]:
-        table_id, actor = self._actor(message)
-        # Subscribe first, then snapshot: no event can fall between the two.
-        self._watch(table_id)
-        return await actor.submit("snapshot", self.player or "")
+    async def on_watch(self, message: dict[str, Any]) -> None:
+        """The answer is the table's snapshot, sent by the actor (see ``_snapshot``)."""
+        await self._snapshot(message)
 
     async def on_unwatch(self, message: dict[str, Any]) -> dict[str, Any]:
         table_id, _ = self._actor(message)
@@ -183,13 +242,12 @@ class Connection:
         self.subscription.remove(table_channel(table_id))
         if self.player is not None:
             self.subscription.remove(player_channel(table_id, self.player))
+        await self._tell_tables(connected=False, tables={table_id})
         return {"table": table_id}
 
-    async def on_resync(self, message: dict[str, Any]) -> dict[str, Any]:
-        """A client that saw a gap asks again: it gets a fresh snapshot with its seq."""
-        table_id, actor = self._actor(message)
-        self._watch(table_id)
-        return await actor.submit("snapshot", self.player or "")
+    async def on_resync(self, message: dict[str, Any]) -> None:
+        """A client that saw a gap asks again: a fresh snapshot, then the events after it."""
+        await self._snapshot(message)
 
     async def _command(self, command: str, message: dict[str, Any],
                        fields: dict[str, type]) -> dict[str, Any]:
@@ -205,7 +263,7 @@ class Connection:
                 if not fits:
                     raise ProtocolError("bad_field", f"{name} must be a {kind.__name__}")
                 data[name] = value
-        self._watch(table_id)
+        await self._watch(table_id)
         return await actor.submit(command, player, **data)
 
     async def on_sit(self, message: dict[str, Any]) -> dict[str, Any]:
@@ -266,4 +324,5 @@ async def websocket_endpoint(websocket: WebSocket) -> None:
                 raise ProtocolError(refused.code, str(refused)) from None
             return str(account.username)
 
-    await Connection(websocket, cardroom, authenticate).serve()
+    idle = app.state.settings.ws_idle_seconds
+    await Connection(websocket, cardroom, authenticate, idle_seconds=idle).serve()

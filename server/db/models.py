@@ -177,3 +177,46 @@ class HandRecord(Base):
     events: Mapped[list[Any]] = mapped_column(Json)
     result: Mapped[dict[str, Any]] = mapped_column(Json)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class SeatRecord(Base):
+    """A seat taken at a table and every chip its player has there (stack and chips added
+    during a hand). The seats of a table hold exactly the chips of its pool (``table:<id>``),
+    so a restart knows every chip; a table actor writes them, with its ledger movements."""
+
+    __tablename__ = "seats"
+    __table_args__ = (
+        CheckConstraint("chips >= 0", name="chips"),
+        CheckConstraint("seat >= 0", name="seat"),
+        UniqueConstraint("table_id", "account_id", name="uq_seats_table_account"),
+    )
+
+    table_id: Mapped[int] = mapped_column(
+        ForeignKey("tables.id", ondelete="RESTRICT"), primary_key=True
+    )
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    account_id: Mapped[int] = mapped_column(
+        ForeignKey("accounts.id", ondelete="RESTRICT"), index=True
+    )
+    chips: Mapped[int] = mapped_column(BigInteger)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class HandPlayer(Base):
+    """One player's part in a hand: seat, chips before and after. A hand's rows net to zero
+    (chips move between the seats of one pool); they also index a player's hand history."""
+
+    __tablename__ = "hand_players"
+
+    hand_id: Mapped[int] = mapped_column(
+        BigId, ForeignKey("hands.id", ondelete="CASCADE"), primary_key=True
+    )
+    account_id: Mapped[int] = mapped_column(
+        ForeignKey("accounts.id", ondelete="RESTRICT"), primary_key=True
+    )
+    seat: Mapped[int] = mapped_column(Integer)
+    starting: Mapped[int] = mapped_column(BigInteger)
+    ending: Mapped[int] = mapped_column(BigInteger)
+
+
+Index("ix_hand_players_account_hand", HandPlayer.account_id, HandPlayer.hand_id)

@@ -18,7 +18,7 @@ class MemoryTableStore:
     def wallet(self, player: str) -> int:
         return self.wallets.setdefault(player, self.bankroll)
 
-    async def buy_in(self, table_id: int, player: str, amount: int) -> None:
+    async def buy_in(self, table_id: int, player: str, amount: int, *, seat: int) -> None:
         if self.wallet(player) < amount:
             raise CommandRefused("insufficient_funds", "not enough chips in the wallet")
         self.wallets[player] -= amount
@@ -28,7 +28,7 @@ class MemoryTableStore:
     async def cash_out(self, table_id: int, player: str, amount: int) -> None:
         key = (table_id, player)
         assert self.at_table.get(key, 0) == amount, (self.at_table.get(key), amount)
-        del self.at_table[key]
+        self.at_table.pop(key, None)
         self.wallets[player] = self.wallet(player) + amount
 
     async def save_hand(self, hand: FinishedHand) -> None:

@@ -40,6 +40,7 @@ EVERY_RULE: dict[str, Any] = {
     "all_in_full_fraction": 1.0,
     "ante_by_position": [1, 2, 3],
     "antes_dead": True,
+    "trim_antes": True,
     "odd_chip_tie": "lowest_position",
     "all_in_opener": "next_seat",
     "short_all_in": "largest_increase",

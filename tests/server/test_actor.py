@@ -215,3 +215,43 @@ async def test_a_player_sat_out_too_long_is_removed() -> None:
         assert actor.store.wallet("ann") == 10_000  # type: ignore[attr-defined]
     finally:
         await actor.stop()
+
+
+async def test_a_stopped_table_refuses_commands_at_once() -> None:
+    actor = make_actor(action_clock=5.0)
+    actor.start()
+    await actor.submit("sit", "ann", buy_in=100)
+    await actor.stop()
+    with pytest.raises(CommandRefused) as refused:
+        await asyncio.wait_for(actor.submit("sit_in", "ann"), 1.0)
+    assert refused.value.code == "table_closed"
+
+
+async def test_a_player_who_left_mid_hand_after_a_cancelled_hand_is_cashed_out() -> None:
+    """A cancelled hand settles like a finished one: leavers leave with their chips."""
+    actor = make_actor(action_clock=5.0)
+    store = actor.store
+    assert isinstance(store, MemoryTableStore)
+    actor.start()
+    try:
+        await actor.submit("sit", "ann", buy_in=100, seat=0)
+        await actor.submit("sit", "bob", buy_in=100, seat=1)
+        await wait_for(lambda: actor.table.hand is not None)
+        assert await actor.submit("leave", "bob") == {"seat": 1, "after_hand": True}
+        await actor.submit("add_chips", "ann", amount=50)
+        hand = actor.table.hand
+        assert hand is not None
+        seat = hand.seat_to_act()
+        player, other = ("ann", "bob") if seat == 0 else ("bob", "ann")
+        await actor.submit("act", player, action_id="b", kind="bring_in")
+        store.fail_next_save = True  # the fold ends the hand; saving it fails: cancelled
+        with pytest.raises(CommandRefused) as refused:
+            await actor.submit("act", other, action_id="f", kind="fold")
+        assert refused.value.code == "internal_error" and actor.hands_cancelled == 1
+        assert actor.table.seat_of("bob") is None
+        assert store.wallet("bob") == 10_000
+        ann = actor.table.seats[0]
+        assert ann is not None and ann.stack == 150 and ann.pending_chips == 0
+        assert store.total() == 20_000
+    finally:
+        await actor.stop()

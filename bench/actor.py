@@ -1,0 +1,160 @@
+"""How long a table actor takes from a command entering it to its events leaving on the bus.
+
+An 8-seat seven-card stud table on the embedded default (the in-memory bus, the SQLite store
+of ``server.table_store``), eight players acting at random with legal actions. For each
+``act`` command the clock starts as the command is put in the actor's inbox
+(``TableActor.submit``) and stops when the bus delivers the last event the command caused
+(the dealing of the next hand, which starts at once, is not counted). Prints the median and
+the 99th percentile, and the same for the first event out.
+
+    python bench/actor.py [--hands 300] [--store sqlite|memory] [--seed 1]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import platform
+import random
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from engine.play import random_action  # noqa: E402
+from engine.variants import TableConfig  # noqa: E402
+from server import accounts, tables  # noqa: E402
+from server.actor import FinishedHand, TableActor, TableSettings, TableStore  # noqa: E402
+from server.bus import MemoryBus, table_channel  # noqa: E402
+from server.db import migrate  # noqa: E402
+from server.db.models import Role  # noqa: E402
+from server.db.session import make_engine, make_sessionmaker  # noqa: E402
+from server.passwords import Passwords  # noqa: E402
+from server.table_store import DatabaseTableStore  # noqa: E402
+
+SEATS = 8
+BUY_IN = 5_000
+
+
+class StampingBus(MemoryBus):
+    """The in-memory bus, noting when each message is delivered (and of what kind)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.stamps: list[tuple[int, str]] = []
+
+    def publish_now(self, channel: str, message: dict[str, Any]) -> None:
+        super().publish_now(channel, message)
+        self.stamps.append((time.perf_counter_ns(), str(message.get("kind"))))
+
+
+class MemoryStore:
+    """No database at all: to see what the store costs."""
+
+    async def buy_in(self, table_id: int, player: str, amount: int, *, seat: int) -> None:
+        return None
+
+    async def cash_out(self, table_id: int, player: str, amount: int) -> None:
+        return None
+
+    async def save_hand(self, hand: FinishedHand) -> None:
+        return None
+
+
+async def sqlite_store(directory: Path) -> tuple[TableStore, int]:
+    engine = make_engine(f"sqlite+aiosqlite:///{directory / 'bench.db'}")
+    await migrate.upgrade(engine)
+    sessionmaker = make_sessionmaker(engine)
+    passwords = Passwords(time_cost=1, memory_kib=8, parallelism=1)
+    async with sessionmaker() as session:
+        for n in range(SEATS):
+            await accounts.register(
+                session, passwords=passwords, username=f"player{n}", password="x" * 8,
+                role=Role.PLAYER, bankroll=10 * BUY_IN,
+            )
+        record = await tables.create(
+            session, name="bench", config={}, seats=SEATS, min_buy_in=100, max_buy_in=BUY_IN
+        )
+        await session.commit()
+    return DatabaseTableStore(sessionmaker), record.id
+
+
+def percentile(values: list[int], fraction: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))] / 1000
+
+
+async def run(hands: int, store_kind: str, seed: int) -> None:
+    with tempfile.TemporaryDirectory() as directory:
+        if store_kind == "sqlite":
+            store, table_id = await sqlite_store(Path(directory))
+        else:
+            store, table_id = MemoryStore(), 1
+        bus = StampingBus()
+        bus.subscribe(table_channel(table_id), size=1_000_000)  # one watcher, never full
+        rng = random.Random(seed)
+        actor = TableActor(
+            table_id, TableConfig(), bus=bus, store=store,
+            settings=TableSettings(seat_count=SEATS, min_buy_in=100, max_buy_in=BUY_IN,
+                                   action_clock=3600.0, pause_between_hands=0.0),
+            rng_factory=lambda: random.Random(rng.random()),
+        )
+        actor.start()
+        for n in range(SEATS):
+            await actor.submit("sit", f"player{n}", buy_in=BUY_IN, seat=n)
+        last: list[int] = []
+        first: list[int] = []
+        players = 0
+        started = time.perf_counter()
+        start_number = actor.hand_number
+        while actor.hand_number - start_number <= hands:
+            hand = actor.table.hand
+            if hand is None or hand.is_over():
+                await asyncio.sleep(0)
+                continue
+            if not hand.actions:
+                players += hand.n
+            action = random_action(hand, rng)
+            occupant = actor.table.seats[action.seat]
+            assert occupant is not None
+            data: dict[str, Any] = {"action_id": f"a{len(last)}", "kind": action.kind}
+            if action.amount is not None:
+                data["amount"] = action.amount
+            mark = len(bus.stamps)
+            began = time.perf_counter_ns()
+            await actor.submit("act", occupant.player, **data)
+            caused = []
+            for stamp, kind in bus.stamps[mark:]:
+                if kind == "hand_number":
+                    break
+                caused.append(stamp)
+            last.append(caused[-1] - began)
+            first.append(caused[0] - began)
+        elapsed = time.perf_counter() - started
+        await actor.stop()
+    played = actor.hand_number - start_number - 1
+    print(f"actor latency, {SEATS}-seat seven-card stud, store={store_kind}, "
+          f"Python {platform.python_version()}")
+    print(f"  {played} hands, {len(last)} act commands, {players / max(1, played + 1):.1f} "
+          f"players a hand, {len(last) / elapsed:,.0f} commands/s driven")
+    print(f"  command in -> last event out: median {percentile(last, 0.5):.0f} us, "
+          f"p99 {percentile(last, 0.99):.0f} us, mean {statistics.fmean(last) / 1000:.0f} us")
+    print(f"  command in -> first event out: median {percentile(first, 0.5):.0f} us, "
+          f"p99 {percentile(first, 0.99):.0f} us")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--hands", type=int, default=300)
+    parser.add_argument("--store", choices=("sqlite", "memory"), default="sqlite")
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    asyncio.run(run(args.hands, args.store, args.seed))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,144 @@
+"""Hand histories as a player may read them. Keyword-only repository functions.
+
+A player reads only the hands they were dealt into, and sees of each exactly what their
+seat saw at the table: the events addressed to everyone or to their seat
+(``engine.views.visible_events``), so other players' down cards appear only where a
+``showdown`` event showed them. The stored PHH text names every card dealt; it is handed
+out only when the player saw every one of those cards, decided from the same events.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from engine.events import Event
+from engine.views import visible_events
+from server.db.models import Account, HandPlayer, HandRecord, TableRecord
+from server.errors import Refusal
+
+
+class UnknownHand(Refusal):
+    status_code = 404
+    code = "unknown_hand"
+
+
+@dataclass(frozen=True, slots=True)
+class HandLine:
+    """One hand in a player's list."""
+
+    id: int
+    table_id: int
+    table_name: str
+    variant: str
+    number: int
+    seat: int
+    starting: int
+    ending: int
+    cancelled: bool
+    created_at: datetime
+
+    @property
+    def net(self) -> int:
+        return self.ending - self.starting
+
+
+async def player_hands(
+    session: AsyncSession, *, account_id: int, before: int | None = None, limit: int = 20
+) -> list[HandLine]:
+    """The player's hands, newest first; ``before``: only hands with a smaller id (paging)."""
+    query = (
+        select(HandRecord, HandPlayer, TableRecord.name, TableRecord.variant)
+        .join(HandPlayer, HandPlayer.hand_id == HandRecord.id)
+        .join(TableRecord, TableRecord.id == HandRecord.table_id)
+        .where(HandPlayer.account_id == account_id)
+        .order_by(HandRecord.id.desc())
+        .limit(limit)
+    )
+    if before is not None:
+        query = query.where(HandRecord.id < before)
+    rows = (await session.execute(query)).all()
+    return [
+        HandLine(
+            id=hand.id, table_id=hand.table_id, table_name=name, variant=variant,
+            number=hand.number, seat=part.seat, starting=part.starting, ending=part.ending,
+            cancelled=bool(hand.result.get("cancelled")), created_at=hand.created_at,
+        )
+        for hand, part, name, variant in rows
+    ]
+
+
+@dataclass(frozen=True, slots=True)
+class HandSeen:
+    """A hand as one of its players may see it."""
+
+    line: HandLine
+    players: list[dict[str, Any]]
+    result: dict[str, Any]
+    events: list[dict[str, Any]]
+    phh: str | None
+    phh_withheld: str | None
+
+
+async def player_hand(session: AsyncSession, *, hand_id: int, account_id: int) -> HandSeen:
+    """The hand as the player saw it, or :class:`UnknownHand` (also for others' hands)."""
+    lines = [
+        line for line in await player_hands(session, account_id=account_id, before=hand_id + 1,
+                                            limit=1)
+        if line.id == hand_id
+    ]
+    if not lines:
+        raise UnknownHand(f"no hand {hand_id} of yours")
+    line = lines[0]
+    hand = await session.get(HandRecord, hand_id)
+    assert hand is not None
+    parts = (
+        await session.execute(
+            select(HandPlayer, Account.username)
+            .join(Account, Account.id == HandPlayer.account_id)
+            .where(HandPlayer.hand_id == hand_id)
+            .order_by(HandPlayer.seat)
+        )
+    ).all()
+    players = [
+        {"seat": part.seat, "player": username, "starting": part.starting,
+         "ending": part.ending}
+        for part, username in parts
+    ]
+    events = [Event(e["kind"], e["data"], e["to"]) for e in hand.events]
+    seen = visible_events(events, line.seat)
+    phh, withheld = _phh_for(hand.phh, events, seen)
+    return HandSeen(
+        line=line,
+        players=players,
+        result=hand.result,
+        events=[{"kind": e.kind, "data": e.data, "to": e.to} for e in seen],
+        phh=phh,
+        phh_withheld=withheld,
+    )
+
+
+def _phh_for(phh: str, events: list[Event], seen: list[Event]) -> tuple[str | None, str | None]:
+    if not phh:
+        return None, "no_phh"  # PHH cannot express this table's rules
+    if not cards_in(events) <= cards_in(seen):
+        return None, "hidden_cards"  # it names cards this seat never saw
+    return phh, None
+
+
+def cards_in(events: list[Event]) -> set[str]:
+    """Every card the events name: dealt down or up, common, shown."""
+    cards: set[str] = set()
+    for kind, data, _to in events:
+        if kind in ("down_cards", "showdown"):
+            cards.update(data["cards"])
+        elif kind == "street_dealt":
+            for deal in data["deals"]:
+                cards.update(deal["up"])
+        elif kind == "common_card":
+            cards.add(data["card"])
+    return cards

@@ -1,0 +1,43 @@
+"""A player's own hand histories: the list, and one hand as the player saw it."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Query
+
+from server import hands
+from server.deps import CurrentUser, SessionDep
+from server.schemas import HandLinePublic, HandPagePublic, HandPublic
+
+router = APIRouter(tags=["hands"])
+
+
+@router.get("/hands")
+async def list_hands(
+    user: CurrentUser,
+    session: SessionDep,
+    limit: Annotated[int, Query(ge=1, le=100)] = 20,
+    before: Annotated[int | None, Query(ge=1, description="a hand id: older hands only")] = None,
+) -> HandPagePublic:
+    """Your hands, newest first, a page at a time."""
+    lines = await hands.player_hands(session, account_id=user.id, before=before, limit=limit)
+    return HandPagePublic(
+        hands=[HandLinePublic.model_validate(line) for line in lines],
+        next_before=lines[-1].id if len(lines) == limit else None,
+    )
+
+
+@router.get("/hands/{hand_id}", responses={404: {"description": "error code unknown_hand"}})
+async def get_hand(hand_id: int, user: CurrentUser, session: SessionDep) -> HandPublic:
+    """One of your hands: its event log as your seat saw it (others' down cards only where
+    shown at showdown), the result, and the PHH text when it shows nothing you did not see."""
+    seen = await hands.player_hand(session, hand_id=hand_id, account_id=user.id)
+    return HandPublic.model_validate({
+        **HandLinePublic.model_validate(seen.line).model_dump(),
+        "players": seen.players,
+        "result": seen.result,
+        "events": seen.events,
+        "phh": seen.phh,
+        "phh_withheld": seen.phh_withheld,
+    })

@@ -1,0 +1,119 @@
+"""Helpers that play at a running table actor the way a client would (through ``submit``),
+seed a database with players and a table, and crash an actor."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import random
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from engine.events import LegalActions
+from server import accounts, tables
+from server.actor import CommandRefused, TableActor
+from server.db.models import Role
+from server.passwords import Passwords
+
+_ids = itertools.count()
+PASSWORDS = Passwords(time_cost=1, memory_kib=8, parallelism=1)
+
+Choose = Callable[[LegalActions, random.Random], tuple[str, int | None]]
+
+
+def random_legal(legal: LegalActions, rng: random.Random) -> tuple[str, int | None]:
+    """Any legal action, amounts drawn from the legal ones (folds kept rare)."""
+    kinds = [k for k in legal.kinds if k != "fold"] or list(legal.kinds)
+    if rng.random() < 0.1 and "fold" in legal.kinds:
+        return "fold", None
+    kind = rng.choice(kinds)
+    if kind == legal.wager:
+        if legal.to_choices:
+            return kind, rng.choice(legal.to_choices)
+        return kind, rng.randint(legal.min_to, legal.max_to)
+    return kind, None
+
+
+def calling(legal: LegalActions, rng: random.Random) -> tuple[str, int | None]:
+    """Never folds, never raises: every hand goes to showdown."""
+    for kind in ("check", "call", "bring_in"):
+        if kind in legal.kinds:
+            return kind, None
+    return random_legal(legal, rng)
+
+
+async def play(
+    actor: TableActor,
+    until: Callable[[], bool],
+    *,
+    choose: Choose = random_legal,
+    rng: random.Random | None = None,
+    timeout: float = 20.0,
+) -> None:
+    """Act for whoever is to act until ``until()`` holds."""
+    rng = rng or random.Random(7)
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not until():
+        assert loop.time() < deadline, "the table did not get there in time"
+        hand = actor.table.hand
+        legal = hand.legal_actions() if hand is not None and not hand.is_over() else None
+        if legal is None or legal.seat is None:
+            await asyncio.sleep(0.002)
+            continue
+        occupant = actor.table.seats[legal.seat]
+        assert occupant is not None
+        kind, amount = choose(legal, rng)
+        data: dict[str, Any] = {"action_id": f"t{next(_ids)}", "kind": kind}
+        if amount is not None:
+            data["amount"] = amount
+        try:
+            await actor.submit("act", occupant.player, **data)
+        except CommandRefused as refused:
+            assert refused.code in ("not_your_turn", "no_hand"), refused.code
+
+
+async def wait_for(condition: Callable[[], bool], timeout: float = 5.0) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not condition():
+        assert loop.time() < deadline, "condition never held"
+        await asyncio.sleep(0.005)
+
+
+async def seed(
+    sessionmaker: async_sessionmaker[AsyncSession],
+    players: list[str],
+    *,
+    bankroll: int = 1_000,
+    config: dict[str, Any] | None = None,
+    name: str = "T",
+) -> int:
+    """Players with ``bankroll`` each, and one table; its id."""
+    async with sessionmaker() as session:
+        for player in players:
+            await accounts.register(
+                session, passwords=PASSWORDS, username=player, password="x" * 8,
+                role=Role.PLAYER, bankroll=bankroll,
+            )
+        record = await tables.create(
+            session, name=name, config=config or {}, min_buy_in=20, max_buy_in=500
+        )
+        await session.commit()
+        return record.id
+
+
+async def crash(actor: TableActor) -> None:
+    """Kill the actor's task with a bug outside any command (what its loop cannot catch)."""
+
+    async def boom() -> None:
+        raise RuntimeError("a bug in the loop")
+
+    actor._next_command = boom  # type: ignore[method-assign,assignment]
+    await actor.submit("snapshot", "")  # wakes the loop, which then dies
+    assert actor.task is not None
+    with pytest.raises(RuntimeError):
+        await actor.task

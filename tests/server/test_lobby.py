@@ -1,0 +1,183 @@
+"""The cardroom: actors built from the database, supervised, restarted; the lobby list."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+from fastapi import FastAPI
+from play import crash, play, seed, wait_for
+from server_helpers import FAST_HASHING, bearer, error_code, operator_token
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
+
+from server.bus import MemoryBus
+from server.db.models import HandRecord
+from server.db.session import make_sessionmaker
+from server.lobby import STATS_WINDOW, Cardroom, TableStats
+from server.settings import Settings
+from server.table_store import check_books, seated_players
+
+
+@pytest.fixture
+def settings(database_url: str) -> Settings:
+    return Settings(
+        database_url=database_url,
+        pause_between_hands_seconds=0,
+        action_clock_seconds=5,
+        **FAST_HASHING,
+    )
+
+
+@pytest.fixture
+def sessionmaker(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:
+    return make_sessionmaker(engine)
+
+
+def cardroom_on(
+    sessionmaker: async_sessionmaker[AsyncSession], settings: Settings
+) -> Cardroom:
+    return Cardroom(bus=MemoryBus(), sessionmaker=sessionmaker, settings=settings)
+
+
+async def test_a_restart_restores_every_seat_and_voids_the_hand_in_progress(
+    sessionmaker: async_sessionmaker[AsyncSession], settings: Settings
+) -> None:
+    table_id = await seed(sessionmaker, ["ann", "bob", "cat"])
+    first = cardroom_on(sessionmaker, settings)
+    await first.start()
+    actor = first.actor(table_id)
+    assert actor is not None
+    for player in ("ann", "bob", "cat"):
+        await actor.submit("sit", player, buy_in=100)
+    hands = actor.hand_number
+    await play(actor, lambda: actor.hand_number >= hands + 3)  # 2 saved, 1 in progress
+    hand = actor.table.hand
+    assert hand is not None and not hand.is_over()
+    starting = {actor.table.seats[s].player: hand.starting[i]  # type: ignore[union-attr]
+                for i, s in enumerate(hand.seats)}
+    number = actor.hand_number
+    await first.stop()  # the process goes away mid-hand
+
+    second = cardroom_on(sessionmaker, settings)
+    await second.start()
+    try:
+        again = second.actor(table_id)
+        assert again is not None
+        assert again.hand_number == number - 1  # the unsaved hand's number is dealt again
+        seats = {s.player: s for s in again.table.seats if s is not None}
+        assert {p: s.stack for p, s in seats.items()} == starting
+        assert all(s.sitting_out for s in seats.values()), "nobody is connected yet"
+        assert again.table.hand is None
+        async with sessionmaker() as session:
+            assert (await check_books(session)).balanced
+            rows = await seated_players(session, table_id=table_id)
+        assert {(p, c) for _, p, c in rows} == set(starting.items())
+        await again.submit("sit_in", "ann")
+        await again.submit("sit_in", "bob")
+        await play(again, lambda: again.hand_number >= number + 1)
+    finally:
+        await second.stop()
+    async with sessionmaker() as session:
+        assert (await check_books(session)).balanced
+
+
+async def test_a_crashed_actor_restarts_and_the_other_tables_play_on(
+    sessionmaker: async_sessionmaker[AsyncSession], settings: Settings
+) -> None:
+    one = await seed(sessionmaker, ["ann", "bob"], name="one")
+    two = await seed(sessionmaker, ["cat", "dan"], name="two")
+    cardroom = cardroom_on(sessionmaker, settings)
+    await cardroom.start()
+    try:
+        a, b = cardroom.actor(one), cardroom.actor(two)
+        assert a is not None and b is not None
+        for actor, players in ((a, ("ann", "bob")), (b, ("cat", "dan"))):
+            for player in players:
+                await actor.submit("sit", player, buy_in=100)
+        await play(a, lambda: a.hand_number >= 2)
+        hand = a.table.hand
+        assert hand is not None and not hand.is_over()
+        starting = sorted(hand.starting)
+        number = a.hand_number
+        b_hands = b.hand_number
+        await crash(a)
+        await wait_for(lambda: cardroom.actor(one) is not a)
+        restarted = cardroom.actor(one)
+        assert restarted is not None and restarted.task is not None
+        assert not restarted.task.done()
+        assert restarted.seq > a.seq, "the sequence goes on"
+        assert sorted(s.stack for s in restarted.table.seats if s is not None) == starting
+        assert cardroom.summary(one)["restarts"] == 1
+        # The other table never stopped; the restarted one deals again.
+        assert cardroom.actor(two) is b and not b.stopped.is_set()
+        await play(b, lambda: b.hand_number >= b_hands + 2)
+        await play(restarted, lambda: restarted.hand_number >= number + 2)
+    finally:
+        await cardroom.stop()
+    async with sessionmaker() as session:
+        voided = await session.scalar(
+            select(HandRecord).where(HandRecord.table_id == one, HandRecord.number == number)
+        )
+        assert voided is not None and voided.result["cancelled"] == "table_restarted"
+        assert voided.events[-1]["kind"] == "hand_cancelled"
+        assert (await check_books(session)).balanced
+
+
+def test_stats_count_the_last_hour_and_average_the_pots() -> None:
+    now = [10_000.0]
+    stats = TableStats(clock=lambda: now[0])
+    assert stats.average_pot() == 0 and stats.hands_per_hour() == 0
+    for pot in (10, 20, 30):
+        stats.record(pot)
+    now[0] += 600  # three hands in a table's first ten minutes: 18 an hour
+    assert stats.average_pot() == 20 and stats.hands_per_hour() == 18
+    now[0] += STATS_WINDOW  # an hour on, nothing recent
+    assert stats.hands_per_hour() == 0 and stats.average_pot() == 20
+
+
+async def test_the_lobby_lists_tables_as_they_play(
+    app: FastAPI, client: httpx.AsyncClient, settings: Settings
+) -> None:
+    assert (await client.get("/tables")).json() == []
+    boss = await operator_token(client, settings)
+    for name in ("ann", "bob", "cat"):
+        await client.post("/auth/register", json={"username": name, "password": "p" * 10})
+    created = await client.post(
+        "/admin/tables",
+        headers=bearer(boss),
+        json={"name": "Razz", "seats": 2, "config": {"variant": "razz"}},
+    )
+    assert created.status_code == 201, created.text
+    table_id = created.json()["id"]
+    cardroom: Cardroom = app.state.cardroom
+    actor = cardroom.actor(table_id)
+    assert actor is not None, "the new table's actor runs at once"
+    await actor.submit("sit", "ann", buy_in=200)
+    await actor.submit("sit", "bob", buy_in=200)
+    await actor.submit("join_waiting_list", "cat")
+    await play(actor, lambda: actor.hand_number >= 4)
+    [listed] = (await client.get("/tables")).json()
+    assert listed["id"] == table_id and listed["name"] == "Razz" and listed["variant"] == "razz"
+    assert listed["stakes"] == {"ante": 1, "bring_in": 2, "small_bet": 5, "big_bet": 10}
+    assert listed["structure"] == "fixed_limit"
+    assert (listed["seats"], listed["seats_taken"], listed["waiting"]) == (2, 2, 1)
+    assert listed["min_buy_in"] == 200 and listed["max_buy_in"] == 1000
+    assert listed["average_pot"] > 0 and listed["hands_per_hour"] >= 3
+    assert listed["restarts"] == 0
+    refused = await client.post(
+        "/admin/tables", headers=bearer(boss), json={"name": "Bad", "config": {"ante": -1}}
+    )
+    assert refused.status_code == 400 and error_code(refused) == "bad_config"
+    assert len((await client.get("/tables")).json()) == 1
+
+
+async def test_the_books_endpoint_is_for_operators(
+    client: httpx.AsyncClient, settings: Settings
+) -> None:
+    await client.post("/auth/register", json={"username": "ann", "password": "p" * 10})
+    login = await client.post("/auth/login", json={"username": "ann", "password": "p" * 10})
+    ann = login.json()["access_token"]
+    assert error_code(await client.get("/admin/books", headers=bearer(ann))) == "not_operator"
+    boss = await operator_token(client, settings)
+    books = (await client.get("/admin/books", headers=bearer(boss))).json()
+    assert books["balanced"] is True and books["granted"] == books["held"] == 10_000
