@@ -27,7 +27,7 @@ import random
 import re
 import tomllib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import Any, NamedTuple
 
@@ -41,6 +41,10 @@ from engine.variants import VARIANTS, TableConfig
 PHH_VARIANTS: dict[str, str] = {
     v.phh_code: name for name, v in VARIANTS.items() if v.phh_code is not None
 }
+
+#: The user field the engine writes on a record of a hand played by the rule books, so that
+#: replaying it follows those rules rather than PokerKit's conventions.
+RULE_BOOKS_MARK = ("_rules", "rule_books")
 
 #: The ``phh`` rules profile: where PokerKit departs from RULES.md (docs/phh.md says why).
 PHH_RULES: dict[str, Any] = {
@@ -115,6 +119,28 @@ def phh_config(
     )
 
 
+def rule_book_config(
+    variant: str, antes: Sequence[int], bring_in: int, small_bet: int, big_bet: int
+) -> TableConfig:
+    """The default (RULES.md) settings at a record's stakes: how a rule-book hand replays."""
+    name = PHH_VARIANTS.get(variant, variant)
+    if name not in VARIANTS:
+        raise PhhError(f"unknown stud variant {variant!r}", code="bad_variant")
+    values = tuple(antes)
+    uniform = len(set(values)) <= 1
+    try:
+        return TableConfig(
+            variant=VARIANTS[name],
+            ante=values[0] if values else 0,
+            ante_by_position=None if uniform else values,
+            bring_in=bring_in,
+            small_bet=small_bet,
+            big_bet=big_bet,
+        )
+    except EngineError as exc:
+        raise PhhError(str(exc), code="bad_phh") from None
+
+
 def is_phh_config(config: TableConfig) -> bool:
     """Whether a hand played with ``config`` can be written as PHH and replayed by PokerKit."""
     if config.variant.phh_code is None or config.bring_in >= config.small_bet:
@@ -147,7 +173,12 @@ class HandHistory:
     fields: Mapping[str, Any] = field(default_factory=dict)
 
     def config(self) -> TableConfig:
-        """The ``phh`` profile for this hand, antes as PokerKit posts them (see _antes)."""
+        """The ``phh`` profile for this hand, antes as PokerKit posts them (see _antes);
+        the rule books' settings for a record the engine wrote of a rule-book table."""
+        if self.fields.get(RULE_BOOKS_MARK[0]) == RULE_BOOKS_MARK[1]:
+            return rule_book_config(
+                self.variant, self.antes, self.bring_in, self.small_bet, self.big_bet
+            )
         try:
             return phh_config(
                 self.variant, _antes(self), self.bring_in, self.small_bet, self.big_bet,
@@ -232,7 +263,8 @@ def _toml_item(item: str) -> str | int:
 
 
 def from_fields(document: Mapping[str, Any]) -> HandHistory:
-    """A hand from parsed TOML fields; fields starting with ``_`` are ignored."""
+    """A hand from parsed TOML fields; fields starting with ``_`` are ignored, but for the
+    engine's own mark of a hand played by the rule books (``_rules = "rule_books"``)."""
     missing = [name for name in _REQUIRED if name not in document]
     if "bring_in" in missing and "antes" not in missing:
         missing.remove("bring_in")  # PokerKit needs antes or a bring-in; 0 if absent
@@ -271,7 +303,10 @@ def from_fields(document: Mapping[str, Any]) -> HandHistory:
         actions=tuple(actions),
         ante_trimming_status=trimming,
         finishing_stacks=None if finishing is None else _chips_list(finishing, "finishing_stacks"),
-        fields={k: v for k, v in document.items() if k not in known and not k.startswith("_")},
+        fields={
+            k: v for k, v in document.items()
+            if k not in known and (not k.startswith("_") or (k, v) == RULE_BOOKS_MARK)
+        },
     )
 
 
@@ -779,22 +814,26 @@ def _toml(value: Any) -> str:
 # ---------------------------------------------------------------------- export
 
 
-def history_of(hand: Hand, **fields: Any) -> HandHistory:
-    """The PHH record of a finished engine hand played under the ``phh`` profile.
+def history_of(hand: Hand, /, **fields: Any) -> HandHistory:
+    """The PHH record of a finished engine hand of a variant PHH has a code for.
 
-    PokerKit replays the record to the same stacks, save where it is wrong (docs/phh.md:
-    hi-lo pots without an eligible low, chips above every live total, heads-up antes that
-    differ). Deals are written one action per seat and street, in seat order; every live
-    hand is shown at the end (PokerKit mucks the ones that cannot win). Extra ``fields``
-    (players, event...) are added.
+    A hand played under the ``phh`` profile replays in PokerKit to the same stacks, save
+    where PokerKit is wrong (docs/phh.md: hi-lo pots without an eligible low, chips above
+    every live total, heads-up antes that differ). A hand played by the rule books is still
+    a faithful record of its deals and actions, with its true ``finishing_stacks``; the
+    user field ``_rules = "rule_books"`` says that a replay under PokerKit's conventions may
+    pay it differently (docs/phh.md lists where). Deals are written one action per seat and
+    street, in seat order; every live hand is shown at the end. Extra ``fields`` (players,
+    event...) are added.
     """
     config = hand.config
     if not hand.over:
         raise PhhError("the hand is not over")
-    if not is_phh_config(config):
-        raise PhhError("PHH cannot express this table's rules: play it with phh_config()")
     code = config.variant.phh_code
-    assert code is not None
+    if code is None or config.structure != "fixed_limit" or config.last_card_down:
+        raise PhhError(f"PHH has no code for {config.variant.title} ({config.structure})")
+    if not is_phh_config(config):
+        fields = {RULE_BOOKS_MARK[0]: RULE_BOOKS_MARK[1], **fields}
     streets = config.streets
     dealt = [0] * hand.n
     actions: list[str] = []
@@ -831,9 +870,57 @@ def history_of(hand: Hand, **fields: Any) -> HandHistory:
     )
 
 
-def export(hand: Hand, **fields: Any) -> str:
+def export(hand: Hand, /, **fields: Any) -> str:
     """The PHH text of a finished engine hand (see :func:`history_of`)."""
     return dumps(history_of(hand, **fields))
+
+
+_DEAL = re.compile(r"^d dh p(\d+) (\S+)(.*)$")
+
+
+def as_seen_by(
+    history: HandHistory, player: int, shown: Iterable[int] | None = None
+) -> HandHistory:
+    """The record as one player (0-based index) saw it: the down cards of every other
+    player who never showed them become ``??``, as PHH writes unknown cards.
+
+    ``shown`` names the players (0-based) whose hands were tabled at the showdown; a hand
+    the record shows but its player mucked is written as a muck (``pN sm``). By default
+    every ``sm`` with cards counts as shown. Which cards were down follows from where each
+    falls in its player's deal sequence (the variant's streets), as a reader works it out.
+    """
+    faces = [up for street in history.config().streets for up in street.cards]
+    showing: set[int] = set()
+    for text in history.actions:
+        words = text.split("#", 1)[0].split()
+        if len(words) >= 3 and words[1] == "sm" and words[2] != "-":
+            showing.add(int(words[0][1:]) - 1)
+    tabled = showing if shown is None else set(shown)
+    dealt = [0] * len(history.starting_stacks)
+    actions = []
+    for text in history.actions:
+        match = _DEAL.match(text)
+        if match is None:
+            words = text.split("#", 1)[0].split()
+            is_show = len(words) >= 3 and words[1] == "sm" and words[2] != "-"
+            if is_show and int(words[0][1:]) - 1 not in tabled:
+                text = f"{words[0]} sm"  # mucked at the table: its cards stay unknown
+            actions.append(text)
+            continue
+        who = int(match.group(1)) - 1
+        cards = [match.group(2)[k : k + 2] for k in range(0, len(match.group(2)), 2)]
+        first = dealt[who] if 0 <= who < len(dealt) else 0
+        if 0 <= who < len(dealt):
+            dealt[who] += len(cards)
+        if who == player or who in tabled:
+            actions.append(text)
+            continue
+        masked = [
+            card if first + k < len(faces) and faces[first + k] else "??"
+            for k, card in enumerate(cards)
+        ]
+        actions.append(f"d dh p{who + 1} {''.join(masked)}{match.group(3)}")
+    return replace(history, actions=tuple(actions))
 
 
 def _verb(data: Mapping[str, Any]) -> str:
@@ -849,7 +936,7 @@ def _verb(data: Mapping[str, Any]) -> str:
 
 __all__ = [
     "PHH_RULES", "PHH_VARIANTS", "HandHistory", "PhhError", "Record", "ScriptedDeck", "Step",
-    "dumps", "dumps_all", "export", "from_fields", "hands_of", "history_of", "is_phh_config",
-    "loads", "loads_all", "parse_action", "parse_toml", "phh_config", "replay", "replay_hand",
-    "start",
+    "as_seen_by", "dumps", "dumps_all", "export", "from_fields", "hands_of", "history_of",
+    "is_phh_config", "loads", "loads_all", "parse_action", "parse_toml", "phh_config", "replay",
+    "replay_hand", "start",
 ]

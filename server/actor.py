@@ -34,7 +34,7 @@ from engine.cards import Deck
 from engine.errors import EngineError
 from engine.events import Action, Event
 from engine.hand import Hand
-from engine.phh import export, is_phh_config
+from engine.phh import PhhError, export
 from engine.table import Seat, Table
 from engine.variants import TableConfig
 from engine.views import view
@@ -609,14 +609,11 @@ class TableActor:
         self._publish_hand_events(list(hand.events))
 
     def _phh(self, hand: Hand) -> str:
-        """The hand as PHH, where PHH can express the table's rules (engine.phh)."""
-        if not is_phh_config(hand.config):
-            return ""
+        """The hand as PHH, where PHH has a code for the game (engine.phh); else ""."""
         players = [self._players_in_hand[s] for s in hand.seats]
         try:
             return export(hand, table=str(self.table_id), players=players)
-        except EngineError:
-            log.exception("table %s: no PHH for hand %s", self.table_id, self.hand_number)
+        except PhhError:
             return ""
 
     async def _finish_hand(self) -> None:

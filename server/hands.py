@@ -16,6 +16,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from engine import phh
 from engine.events import Event
 from engine.views import visible_events
 from server.db.models import Account, HandPlayer, HandRecord, TableRecord
@@ -111,34 +112,24 @@ async def player_hand(session: AsyncSession, *, hand_id: int, account_id: int) -
     ]
     events = [Event(e["kind"], e["data"], e["to"]) for e in hand.events]
     seen = visible_events(events, line.seat)
-    phh, withheld = _phh_for(hand.phh, events, seen)
+    phh_text, withheld = _phh_for(hand.phh, line.seat, seen)
     return HandSeen(
         line=line,
         players=players,
         result=hand.result,
         events=[{"kind": e.kind, "data": e.data, "to": e.to} for e in seen],
-        phh=phh,
+        phh=phh_text,
         phh_withheld=withheld,
     )
 
 
-def _phh_for(phh: str, events: list[Event], seen: list[Event]) -> tuple[str | None, str | None]:
-    if not phh:
-        return None, "no_phh"  # PHH cannot express this table's rules
-    if not cards_in(events) <= cards_in(seen):
-        return None, "hidden_cards"  # it names cards this seat never saw
-    return phh, None
-
-
-def cards_in(events: list[Event]) -> set[str]:
-    """Every card the events name: dealt down or up, common, shown."""
-    cards: set[str] = set()
-    for kind, data, _to in events:
-        if kind in ("down_cards", "showdown"):
-            cards.update(data["cards"])
-        elif kind == "street_dealt":
-            for deal in data["deals"]:
-                cards.update(deal["up"])
-        elif kind == "common_card":
-            cards.add(data["card"])
-    return cards
+def _phh_for(text: str, seat: int, seen: list[Event]) -> tuple[str | None, str | None]:
+    """The hand's PHH as this seat saw it: others' down cards it never saw written ``??``."""
+    if not text:
+        return None, "no_phh"  # PHH has no code for this game
+    history = phh.loads(text)
+    seats = list(history.fields.get("seats", []))
+    if seat + 1 not in seats:
+        return None, "no_phh"
+    tabled = [seats.index(e.data["seat"] + 1) for e in seen if e.kind == "showdown"]
+    return phh.dumps(phh.as_seen_by(history, seats.index(seat + 1), tabled)), None

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import json
+import random
 import tempfile
 from dataclasses import replace
 from pathlib import Path
@@ -17,7 +18,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pokerkit_hands import pokerkit_stacks
 
-from engine.cards import UNKNOWN, Deck, parse_cards
+from engine import phh as phh_module
+from engine.cards import UNKNOWN, Deck, format_card, parse_cards
 from engine.events import Action
 from engine.hand import Hand
 from engine.phh import (
@@ -36,8 +38,9 @@ from engine.phh import (
     replay_hand,
     start,
 )
+from engine.play import play_random_hand
 from engine.replay import main
-from engine.variants import TableConfig
+from engine.variants import VARIANTS, TableConfig
 
 HEADER = """variant = '{variant}'
 antes = {antes}
@@ -231,12 +234,17 @@ def test_exported_engine_hands_replay_everywhere() -> None:
     assert replay(loads(text)) == hand.stacks == pokerkit_stacks(text)
 
 
-def test_only_phh_profile_hands_export() -> None:
+def test_only_games_phh_has_a_code_for_export() -> None:
     assert is_phh_config(phh_config("FR", 1, 2, 5, 10))
     assert not is_phh_config(TableConfig())
-    hand = Hand(TableConfig(), [(0, 1), (1, 1)], Deck(rng=__import__("random").Random(1)))
-    with pytest.raises(PhhError, match="cannot express"):
-        export(hand)
+    for name in ("five_card_stud", "six_card_stud", "eight_card_stud"):
+        config = TableConfig(variant=VARIANTS[name])
+        hand = play_random_hand(config, [50, 50], random.Random(1))
+        with pytest.raises(PhhError, match="no code"):
+            export(hand)
+    no_limit = TableConfig(structure="no_limit")
+    with pytest.raises(PhhError, match="no code"):
+        export(play_random_hand(no_limit, [50, 50], random.Random(1)))
 
 
 # ------------------------------------------------------------------ the command
@@ -565,3 +573,38 @@ def test_every_file_gets_its_line_whatever_it_holds(
         assert ("error" in line) != ("finishing_stacks" in line)
         if "finishing_stacks" in line:
             assert sum(line["finishing_stacks"]) == 200
+
+
+def test_a_player_sees_only_their_own_and_shown_down_cards() -> None:
+    """A player's copy of a record hides every down card they never saw, and replays alike."""
+    rng = random.Random(11)
+    config = TableConfig(variant=VARIANTS["seven_card_stud_hi_lo"])
+    checked = 0
+    for _ in range(60):
+        hand = play_random_hand(config, [rng.randint(10, 80) for _ in range(4)], rng)
+        record = phh_module.loads(phh_module.export(hand))
+        tabled = [hand.index_of[e.data["seat"]] for e in hand.events if e.kind == "showdown"]
+        for me in range(hand.n):
+            mine = phh_module.as_seen_by(record, me, tabled)
+            text = " ".join(mine.actions)
+            for other in range(hand.n):
+                if other == me or other in tabled:
+                    continue
+                down = [c for c in hand.cards[other] if c not in hand.up[other]]
+                assert not any(format_card(c) in text for c in down), (me, other, text)
+                checked += 1
+            assert phh_module.replay(mine) == hand.stacks
+    assert checked > 100
+
+
+@pytest.mark.parametrize("variant", ["seven_card_stud", "seven_card_stud_hi_lo", "razz"])
+def test_hands_played_by_the_rule_books_export_and_replay_to_their_stacks(variant: str) -> None:
+    """A rule-book table's hands are PHH too, marked so they replay by the same rules."""
+    rng = random.Random(variant)
+    config = TableConfig(variant=VARIANTS[variant])
+    for _ in range(300):
+        stacks = [rng.randint(3, 90) for _ in range(rng.randint(2, 8))]
+        hand = play_random_hand(config, stacks, rng)
+        text = phh_module.export(hand)
+        assert "_rules = 'rule_books'" in text
+        assert phh_module.replay(phh_module.loads(text)) == hand.stacks, text

@@ -102,14 +102,23 @@ async def test_players_read_their_own_hands_page_by_page(
             for card in cards:
                 visible = seat == line["seat"] or seat in shown
                 assert (f'"{card}"' in text) == visible, (seat, card, line)
-        assert mine["phh"] is None and mine["phh_withheld"] == "no_phh"  # default rules
+        # The PHH names every card this seat saw and no other: the rest is written "??".
+        assert mine["phh_withheld"] is None
+        named = {
+            w[k : k + 2] for a in phh.loads(mine["phh"]).actions
+            if a.startswith("d dh") or a.split()[1:2] == ["sm"] and len(a.split()) > 2
+            for w in [a.split()[-1]] for k in range(0, len(w), 2)
+        } - {"??"}
+        hidden = {c for seat, cards in everyone.items() if seat != line["seat"]
+                  and seat not in shown for c in cards}
+        assert named and not named & hidden
         refused = await client.get(f"/hands/{line['id']}", headers=bearer(dan))
         assert refused.status_code == 404 and error_code(refused) == "unknown_hand"
     missing = await client.get("/hands/999999", headers=bearer(tokens["ann"]))
     assert missing.status_code == 404 and error_code(missing) == "unknown_hand"
 
 
-async def test_phh_is_given_only_when_it_shows_nothing_unseen(
+async def test_each_player_gets_the_phh_of_an_all_in_hand_and_it_replays(
     app: FastAPI, client: httpx.AsyncClient, settings: Settings
 ) -> None:
     # PHH rules, stacks so short that both players are all in on third street: both show.
