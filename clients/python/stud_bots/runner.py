@@ -1,0 +1,462 @@
+"""``stud-bots``: fill tables with bots over the public protocol, play, report as JSON.
+
+::
+
+    stud-bots --server http://127.0.0.1:8000 --tables 4 --seats 4 --hands 200 \\
+              --strategy mixed --variant mixed --think-ms 5-40 --operator boss
+    stud-bots --server URL --table 3 --table 7 --seats 2 --hands 50 --strategy rules
+
+It registers one bot account per seat, opens tables with an operator's credential (the
+password from ``STUD_OPERATOR_PASSWORD`` or a prompt; or ``--operator-token``) or joins the
+given ones, plays until the tables have dealt ``--hands`` hands in all, has every bot leave
+(its chips go back to its wallet), prints a progress bar to stderr and then one JSON line:
+hands played, actions sent, errors by code, reconnects, resyncs, and the latency from
+sending an action to seeing its event (p50, p95, p99, in milliseconds).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import getpass
+import json
+import os
+import random
+import secrets
+import sys
+import time
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, TextIO
+
+from engine.variants import VARIANTS, find_variant
+from stud_bots.strategies import STRATEGIES, Bot, make_bot
+from stud_client import (
+    Action,
+    ConnectionLost,
+    ServerError,
+    StudClient,
+    StudError,
+    Table,
+    TableInfo,
+    TableView,
+)
+
+__all__ = ["Options", "main", "parse_args", "run"]
+
+# "--variant mixed" deals these in turn, one per table.
+MIXED_VARIANTS = ("seven_card_stud", "razz", "seven_card_stud_hi_lo", "five_card_stud",
+                  "six_card_stud", "eight_card_stud", "five_card_stud_hi_lo")
+SETTLE_SECONDS = 60.0  # after the last hand, how long bots have to leave their tables
+
+
+@dataclass(slots=True)
+class Options:
+    server: str
+    tables: int = 1
+    seats: int = 2
+    hands: int = 100
+    strategies: tuple[str, ...] = ("rules",)
+    think: tuple[float, float] = (0.0, 0.0)  # seconds
+    variants: tuple[str, ...] = ("seven_card_stud",)
+    table_ids: tuple[int, ...] = ()
+    operator: str | None = None
+    operator_password: str | None = None
+    operator_token: str | None = None
+    table_config: dict[str, Any] = field(default_factory=dict)
+    buy_in: int | None = None
+    prefix: str = "bot"
+    seed: int | None = None
+    timeout: float | None = None
+    chaos: float | None = None  # seconds between deliberate connection drops
+    progress: bool = True
+
+
+def _listed(text: str, known: Sequence[str], mixed: Sequence[str], what: str) -> tuple[str, ...]:
+    names = tuple(mixed) if text == "mixed" else tuple(n.strip() for n in text.split(","))
+    for name in names:
+        if name not in known:
+            raise argparse.ArgumentTypeError(f"no {what} {name!r}; one of {', '.join(known)}")
+    return names
+
+
+def _think(text: str) -> tuple[float, float]:
+    low, _, high = text.partition("-")
+    try:
+        lo, hi = float(low), float(high or low)
+    except ValueError:
+        raise argparse.ArgumentTypeError("--think-ms is LOW-HIGH, e.g. 5-40") from None
+    if not 0 <= lo <= hi:
+        raise argparse.ArgumentTypeError("--think-ms needs 0 <= LOW <= HIGH")
+    return lo / 1000, hi / 1000
+
+
+def parse_args(argv: Sequence[str] | None = None) -> Options:
+    parser = argparse.ArgumentParser(
+        prog="stud-bots",
+        description="Bots playing a stud server through its public websocket protocol. "
+        "Progress goes to stderr; one JSON line of results to stdout.",
+    )
+    parser.add_argument("--server", required=True, help="base URL, e.g. http://127.0.0.1:8000")
+    parser.add_argument("--tables", type=int, default=1, help="tables to open (default 1)")
+    parser.add_argument("--seats", type=int, default=2, help="bots per table (default 2)")
+    parser.add_argument("--hands", type=int, default=100,
+                        help="hands to play, over all tables (default 100)")
+    parser.add_argument("--strategy", default="rules",
+                        help=f"{', '.join(STRATEGIES)}, a comma list, or 'mixed' (seat by seat)")
+    parser.add_argument("--think-ms", default="0-0", help="think time per action, LOW-HIGH")
+    parser.add_argument("--variant", default="seven_card_stud",
+                        help="a variant, a comma list, or 'mixed' (table by table): "
+                        + ", ".join(VARIANTS))
+    parser.add_argument("--table", type=int, action="append", default=[], metavar="ID",
+                        help="join this table instead of opening tables (repeatable)")
+    parser.add_argument("--operator", help="operator account that opens the tables "
+                        "(password from STUD_OPERATOR_PASSWORD, else prompted)")
+    parser.add_argument("--operator-token", default=os.environ.get("STUD_OPERATOR_TOKEN"),
+                        help="an operator's access token (default: STUD_OPERATOR_TOKEN)")
+    parser.add_argument("--table-config", default="{}",
+                        help="JSON rule settings added to every table opened")
+    parser.add_argument("--buy-in", type=int, help="chips per seat (default: 50 big bets, "
+                        "within the table's range)")
+    parser.add_argument("--prefix", default="bot", help="bot account names start with this")
+    parser.add_argument("--seed", type=int, help="seed the bots' decisions")
+    parser.add_argument("--timeout", type=float, help="stop after this many seconds anyway")
+    parser.add_argument("--chaos", type=float, metavar="SECONDS",
+                        help="drop a random bot's connection this often (tests reconnects)")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    args = parser.parse_args(argv)
+    try:
+        strategies = _listed(args.strategy, tuple(STRATEGIES), tuple(STRATEGIES), "strategy")
+        variants = _listed(args.variant, tuple(VARIANTS), MIXED_VARIANTS, "variant")
+        think = _think(args.think_ms)
+        config = json.loads(args.table_config)
+        if not isinstance(config, dict):
+            raise argparse.ArgumentTypeError("--table-config must be a JSON object")
+    except (argparse.ArgumentTypeError, json.JSONDecodeError) as error:
+        parser.error(str(error))
+    if args.tables < 1 or args.seats < 2 or args.hands < 1:
+        parser.error("--tables >= 1, --seats >= 2 and --hands >= 1")
+    if not args.table and not (args.operator or args.operator_token):
+        parser.error("opening tables needs --operator or --operator-token; or give --table")
+    password = None
+    if args.operator and not args.operator_token:
+        password = os.environ.get("STUD_OPERATOR_PASSWORD")
+        if password is None:
+            password = getpass.getpass(f"password of {args.operator}: ")
+    return Options(
+        server=args.server, tables=len(args.table) or args.tables, seats=args.seats,
+        hands=args.hands, strategies=strategies, think=think, variants=variants,
+        table_ids=tuple(args.table), operator=args.operator, operator_password=password,
+        operator_token=args.operator_token, table_config=config, buy_in=args.buy_in,
+        prefix=args.prefix, seed=args.seed, timeout=args.timeout, chaos=args.chaos,
+        progress=not args.quiet,
+    )
+
+
+# ---------------------------------------------------------------------- one run
+
+
+@dataclass(slots=True)
+class _Seat:
+    name: str
+    strategy: str
+    bot: Bot
+    client: StudClient
+    info: TableInfo
+    buy_in: int
+    rng: random.Random
+    table: Table | None = None
+    leaving: bool = False
+    done: bool = False
+    errors: Counter[str] = field(default_factory=Counter)  # failures that are no error frame
+
+
+class _Run:
+    def __init__(self, options: Options) -> None:
+        self.options = options
+        self.ended: dict[int, set[int]] = {}
+        self.enough = asyncio.Event()
+        self.started = time.monotonic()
+
+    def hand_ended(self, table_id: int, hand: int) -> None:
+        self.ended.setdefault(table_id, set()).add(hand)
+        if self.hands >= self.options.hands:
+            self.enough.set()
+
+    @property
+    def hands(self) -> int:
+        return sum(len(hands) for hands in self.ended.values())
+
+
+async def _play(seat: _Seat, run: _Run) -> None:
+    """One bot's life at its table: sit, act on its turns, rebuy when broke, leave."""
+    table = seat.table
+    assert table is not None
+    think_low, think_high = run.options.think
+    acted: int | None = None
+    sat_in_at: int | None = None
+    stream = table.events()
+    try:
+        await table.sit(seat.buy_in)
+        async for event in stream:
+            if event.kind == "hand_ended" and event.hand is not None:
+                run.hand_ended(table.id, event.hand)
+            if table.seat is None:
+                if seat.leaving:
+                    return
+                if event.kind == "seat_left":
+                    seat.errors["lost_seat"] += 1  # the server removed the bot
+                    return
+                continue
+            if event.kind == "turn" and event.data.get("seat") != table.seat:
+                continue
+            if event.kind not in ("turn", "snapshot", "sat_out", "hand_ended", "clock"):
+                continue
+            view = table.view
+            me = view.me
+            if me is None:
+                continue
+            if me.sitting_out and not seat.leaving and sat_in_at != view.seq:
+                sat_in_at = view.seq
+                await _back_in(seat, table, view)
+                continue
+            if view.my_turn and view.turn_seq != acted:
+                acted = view.turn_seq
+                await _take_turn(seat, table, view, think_low, think_high)
+    except (ConnectionLost, TimeoutError) as error:
+        seat.errors["connection_lost" if isinstance(error, ConnectionLost) else "timeout"] += 1
+    except ServerError:
+        pass  # counted by the client, by code
+    finally:
+        seat.done = True
+        await stream.aclose()
+
+
+async def _take_turn(seat: _Seat, table: Table, view: TableView, low: float,
+                     high: float) -> None:
+    started = time.monotonic()
+    assert view.legal is not None
+    action: Action = seat.bot.decide(view, view.legal)
+    pause = seat.rng.uniform(low, high) - (time.monotonic() - started)
+    if pause > 0:
+        await asyncio.sleep(pause)
+    if table.view.turn_seq != view.turn_seq:
+        seat.errors["missed_turn"] += 1  # the clock ran out while thinking
+        return
+    with contextlib.suppress(ServerError):  # counted by the client, by code
+        await table.act(action)
+
+
+async def _back_in(seat: _Seat, table: Table, view: TableView) -> None:
+    """Sat out (broke, or the server restarted): top the stack up if needed, sit in."""
+    me = view.me
+    assert me is not None
+    try:
+        chips = me.stack + me.pending_chips
+        if chips < view.stakes.needed_to_play:
+            await table.add_chips(min(seat.buy_in, view.max_buy_in) - chips)
+        await table.sit_in()
+    except ServerError as refusal:
+        if refusal.code == "insufficient_funds":
+            seat.leaving = True
+            await table.leave()
+
+
+async def _leave(seat: _Seat) -> None:
+    if seat.done or seat.table is None:
+        return
+    seat.leaving = True
+    try:
+        await seat.table.leave()
+    except ServerError as refusal:
+        if refusal.code != "not_seated":
+            return
+    except (ConnectionLost, TimeoutError):
+        seat.errors["connection_lost"] += 1
+
+
+async def _open_tables(options: Options, admin: StudClient, run_id: str) -> list[TableInfo]:
+    if options.table_ids:
+        lobby = {t.id: t for t in await admin.tables()}
+        missing = [t for t in options.table_ids if t not in lobby]
+        if missing:
+            raise StudError(f"no open table {missing}")
+        return [lobby[t] for t in options.table_ids]
+    if options.operator_token:
+        admin.token = options.operator_token
+    else:
+        assert options.operator and options.operator_password is not None
+        await admin.login(options.operator, options.operator_password)
+    ids = []
+    for number in range(options.tables):
+        variant = options.variants[number % len(options.variants)]
+        if options.seats > find_variant(variant).max_players:
+            raise StudError(f"{variant} seats at most {find_variant(variant).max_players}")
+        config = {**options.table_config, "variant": variant}
+        ids.append(await admin.create_table(f"{options.prefix}-{run_id}-{number + 1}", config,
+                                            seats=options.seats))
+    lobby = {t.id: t for t in await admin.tables()}
+    return [lobby[t] for t in ids]
+
+
+async def _make_seat(options: Options, info: TableInfo, name: str, strategy: str,
+                     rng: random.Random, password: str, gate: asyncio.Semaphore) -> _Seat:
+    client = StudClient(options.server)
+    async with gate:
+        await client.register(name, password, bot=True)
+        await client.login(name, password)
+    buy_in = options.buy_in or 50 * info.stakes.big_bet
+    buy_in = max(info.min_buy_in, min(info.max_buy_in, buy_in))
+    return _Seat(name, strategy, make_bot(strategy, random.Random(rng.random())), client, info,
+                 buy_in, random.Random(rng.random()))
+
+
+def _percentile(values: list[float], share: float) -> float | None:
+    if not values:
+        return None
+    ordered = sorted(values)
+    rank = max(0, min(len(ordered) - 1, round(share * len(ordered) + 0.5) - 1))
+    return round(ordered[rank] * 1000, 2)
+
+
+def _report(run: _Run, seats: list[_Seat], timed_out: bool) -> dict[str, Any]:
+    errors: Counter[str] = Counter()
+    latencies: list[float] = []
+    for seat in seats:
+        errors.update(seat.client.stats.errors)
+        errors.update(seat.errors)
+        latencies.extend(seat.client.stats.latencies)
+    return {
+        "hands": run.hands,
+        "hands_by_table": {str(t): len(h) for t, h in sorted(run.ended.items())},
+        "actions": sum(s.client.stats.actions for s in seats),
+        "errors": dict(sorted(errors.items())),
+        "reconnects": sum(s.client.stats.reconnects for s in seats),
+        "resyncs": sum(s.client.stats.resyncs for s in seats),
+        "retries": sum(s.client.stats.retries for s in seats),
+        "latency_ms": {"p50": _percentile(latencies, 0.50), "p95": _percentile(latencies, 0.95),
+                       "p99": _percentile(latencies, 0.99), "count": len(latencies)},
+        "seconds": round(time.monotonic() - run.started, 2),
+        "tables": sorted({s.info.id for s in seats}),
+        "bots": len(seats),
+        "strategies": dict(Counter(s.strategy for s in seats)),
+        "timed_out": timed_out,
+    }
+
+
+class _Progress:
+    """A one-line bar on stderr (a line per tenth when stderr is not a terminal)."""
+
+    def __init__(self, run: _Run, seats: list[_Seat], out: TextIO) -> None:
+        self.run, self.seats, self.out = run, seats, out
+        self.tty = out.isatty()
+        self.shown_tenth = -1
+
+    def line(self) -> str:
+        run, total = self.run, self.run.options.hands
+        done = min(run.hands, total)
+        filled = done * 30 // total
+        actions = sum(s.client.stats.actions for s in self.seats)
+        errors = sum(sum(s.client.stats.errors.values()) + sum(s.errors.values())
+                     for s in self.seats)
+        reconnects = sum(s.client.stats.reconnects for s in self.seats)
+        return (f"[{'#' * filled}{'.' * (30 - filled)}] {run.hands}/{total} hands  "
+                f"{actions} actions  {errors} errors  {reconnects} reconnects  "
+                f"{time.monotonic() - run.started:.1f}s")
+
+    def show(self, final: bool = False) -> None:
+        if self.tty:
+            self.out.write("\r" + self.line() + ("\n" if final else ""))
+            self.out.flush()
+            return
+        tenth = min(self.run.hands, self.run.options.hands) * 10 // self.run.options.hands
+        if tenth != self.shown_tenth or final:
+            self.shown_tenth = tenth
+            self.out.write(self.line() + "\n")
+            self.out.flush()
+
+    async def keep_showing(self) -> None:
+        while True:
+            self.show()
+            await asyncio.sleep(0.25)
+
+
+async def _chaos(seats: list[_Seat], every: float, rng: random.Random) -> None:
+    while True:
+        await asyncio.sleep(every)
+        live = [s for s in seats if not s.done]
+        if live:
+            await rng.choice(live).client.drop_connection()
+
+
+async def run(options: Options, *, progress_to: TextIO | None = None) -> dict[str, Any]:
+    """Play one run as the options say; the report is what ``stud-bots`` prints."""
+    rng = random.Random(options.seed)
+    run_id = secrets.token_hex(3)
+    password = secrets.token_urlsafe(12)
+    state = _Run(options)
+    seats: list[_Seat] = []
+    tasks: list[asyncio.Task[None]] = []
+    helpers: list[asyncio.Task[None]] = []  # the progress bar, the chaos monkey
+    timed_out = False
+    async with StudClient(options.server) as admin:
+        infos = await _open_tables(options, admin, run_id)
+        gate = asyncio.Semaphore(4)
+        seats = list(await asyncio.gather(*(
+            _make_seat(options, info, f"{options.prefix}-{run_id}-{t}-{s}",
+                       options.strategies[s % len(options.strategies)], rng, password, gate)
+            for t, info in enumerate(infos) for s in range(options.seats)
+        )))
+        progress = _Progress(state, seats, progress_to or sys.stderr)
+        try:
+            if options.progress:
+                helpers.append(asyncio.create_task(progress.keep_showing()))
+            for seat in seats:
+                await seat.client.connect()
+                seat.table = await seat.client.watch(seat.info.id)
+            tasks = [asyncio.create_task(_play(seat, state)) for seat in seats]
+            chaos = None
+            if options.chaos:
+                chaos = asyncio.create_task(_chaos(seats, options.chaos, rng))
+                helpers.append(chaos)
+            try:
+                async with asyncio.timeout(options.timeout):
+                    while not state.enough.is_set() and not all(t.done() for t in tasks):
+                        with contextlib.suppress(TimeoutError):
+                            await asyncio.wait_for(state.enough.wait(), 0.5)
+            except TimeoutError:
+                timed_out = True
+            if chaos is not None:
+                chaos.cancel()
+            await asyncio.gather(*(_leave(seat) for seat in seats))
+            _, stuck = await asyncio.wait(tasks, timeout=SETTLE_SECONDS) if tasks else ((), ())
+            for task in stuck:
+                task.cancel()
+        finally:
+            for helper in helpers:
+                helper.cancel()
+            await asyncio.gather(*helpers, *tasks, return_exceptions=True)
+            await asyncio.gather(*(seat.client.close() for seat in seats),
+                                 return_exceptions=True)
+            if options.progress:
+                progress.show(final=True)
+    return _report(state, seats, timed_out)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    options = parse_args(argv)
+    try:
+        report = asyncio.run(run(options))
+    except (StudError, OSError) as error:
+        print(f"stud-bots: {error}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    print(json.dumps(report), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,398 @@
+"""``StudClient``: the REST calls and one websocket for every table a player watches.
+
+The websocket is kept alive: a heartbeat ``ping`` well inside the server's idle limit, and
+after a drop (the network, a server restart, a ``too slow`` close) a reconnect with
+exponential backoff and jitter, the same token signed in again, and every watched table
+resynced from a fresh snapshot. Commands in flight when the line dropped fail with
+``ConnectionLost``; ``Table.act`` sends its action again under the same action id.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import logging
+import random
+from collections import Counter
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from types import TracebackType
+from typing import Any
+
+import httpx
+import orjson
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
+
+from stud_client.errors import ConnectionLost, ServerError, StudError
+from stud_client.table import Table
+from stud_client.view import TableInfo
+
+__all__ = ["ClientStats", "StudClient"]
+
+log = logging.getLogger(__name__)
+PROTOCOL_VERSION = 1
+# Refusals of the token on signing in again that no retry can mend.
+FATAL = frozenset({"bad_token", "token_expired", "token_revoked", "unknown_player"})
+
+
+@dataclass(slots=True)
+class ClientStats:
+    """What a client went through: enough to report on a load run."""
+
+    reconnects: int = 0
+    resyncs: int = 0  # snapshots applied after a gap, a restart or a reconnect
+    gaps: int = 0  # events that came with a seq one past the expected one
+    actions: int = 0  # actions the server answered
+    retries: int = 0  # actions sent again (same action id)
+    errors: Counter[str] = field(default_factory=Counter)  # error frames, by code
+    latencies: list[float] = field(default_factory=list)  # seconds, act -> its event
+
+
+class StudClient:
+    """A player's (or a bot's, or a spectator's) connection to a stud server.
+
+    >>> async def main() -> None:  # doctest: +SKIP
+    ...     async with StudClient("http://127.0.0.1:8000") as client:
+    ...         await client.login("ann", "secret-password")
+    ...         await client.connect()
+    ...         table = await client.watch((await client.tables())[0].id)
+    ...         await table.sit(buy_in=200)
+    ...         view = await table.wait_for(lambda v: v.my_turn)
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        token: str | None = None,
+        heartbeat: float | None = 20.0,
+        request_timeout: float = 15.0,
+        backoff: tuple[float, float] = (0.05, 5.0),
+        drop_frame: Callable[[Mapping[str, Any]], bool] | None = None,
+        http: httpx.AsyncClient | None = None,
+    ) -> None:
+        """``heartbeat``: seconds between pings (None: none; the server then closes an idle
+        connection). ``backoff``: first and longest wait between reconnect attempts.
+        ``drop_frame``: fault injection for tests; a frame it returns True for is ignored
+        as if the network had lost it."""
+        self.base_url = base_url.rstrip("/")
+        scheme, _, rest = self.base_url.partition("://")
+        self.ws_url = f"{'wss' if scheme == 'https' else 'ws'}://{rest}/ws"
+        self.token = token
+        self.player: str | None = None
+        self.stats = ClientStats()
+        self.heartbeat = heartbeat
+        self.request_timeout = request_timeout
+        self.backoff = backoff
+        self._drop_frame = drop_frame
+        self._own_http = http is None
+        self._http = http or httpx.AsyncClient(base_url=self.base_url, timeout=request_timeout)
+        self._ws: ClientConnection | None = None
+        self._ready = asyncio.Event()
+        self._pending: dict[int, asyncio.Future[Any]] = {}
+        self._ids = itertools.count(1)
+        self._tables: dict[int, Table] = {}
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._runner: asyncio.Task[None] | None = None
+        self._closing = False
+        self._fatal: StudError | None = None
+
+    async def __aenter__(self) -> StudClient:
+        return self
+
+    async def __aexit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                        trace: TracebackType | None) -> None:
+        await self.close()
+
+    # ------------------------------------------------------------------ REST
+
+    async def _rest(self, method: str, path: str, *, json: Any = None) -> Any:
+        headers = {"Authorization": f"Bearer {self.token}"} if self.token else {}
+        response = await self._http.request(method, path, json=json, headers=headers)
+        if response.status_code >= 400:
+            try:
+                error = response.json()["error"]
+                code, message = str(error["code"]), str(error["message"])
+            except (ValueError, KeyError, TypeError):
+                code, message = f"http_{response.status_code}", response.text[:200]
+            raise ServerError(code, message, status=response.status_code)
+        return response.json() if response.content else None
+
+    async def register(self, username: str, password: str, *, bot: bool = False) -> dict[str, Any]:
+        """A new account with the server's starting bankroll; ``bot`` marks a program."""
+        account: dict[str, Any] = await self._rest(
+            "POST", "/auth/register",
+            json={"username": username, "password": password, "bot": bot},
+        )
+        return account
+
+    async def login(self, username: str, password: str) -> str:
+        """Log in; the token is kept for every later call and for the websocket."""
+        body = await self._rest("POST", "/auth/login",
+                                json={"username": username, "password": password})
+        self.token = str(body["access_token"])
+        return self.token
+
+    async def tables(self) -> list[TableInfo]:
+        """The lobby: every open table."""
+        return [TableInfo.from_json(t) for t in await self._rest("GET", "/tables")]
+
+    async def wallet(self) -> int:
+        """Chips in my wallet (not at tables)."""
+        return int((await self._rest("GET", "/wallet"))["balance"])
+
+    async def create_table(
+        self,
+        name: str,
+        config: Mapping[str, Any] | None = None,
+        *,
+        seats: int | None = None,
+        min_buy_in: int | None = None,
+        max_buy_in: int | None = None,
+    ) -> int:
+        """Operators only: open a table (``config``: rule settings, see
+        ``GET /admin/table-config``); returns its id."""
+        body: dict[str, Any] = {"name": name, "config": dict(config or {})}
+        for key, value in (("seats", seats), ("min_buy_in", min_buy_in),
+                           ("max_buy_in", max_buy_in)):
+            if value is not None:
+                body[key] = value
+        return int((await self._rest("POST", "/admin/tables", json=body))["id"])
+
+    async def books(self) -> dict[str, Any]:
+        """Operators only: whether the ledger balances, and every table's chip pool."""
+        books: dict[str, Any] = await self._rest("GET", "/admin/books")
+        return books
+
+    # ------------------------------------------------------------------ websocket
+
+    async def connect(self) -> None:
+        """Open the websocket and sign in with the token, if any. From then on the
+        connection is kept up until ``close``."""
+        if self._runner is not None:
+            return
+        self._closing = False
+        await self._open()
+        self._runner = asyncio.create_task(self._run(), name="stud-client")
+        if self.heartbeat:
+            self._spawn(self._beat(self.heartbeat))
+        await self._restore()
+
+    async def watch(self, table_id: int) -> Table:
+        """Watch a table: its snapshot now, its events from then on."""
+        table = self._tables.get(table_id)
+        if table is None:
+            table = self._tables[table_id] = Table(self, table_id)
+        try:
+            await self._request("watch", table=table_id)
+        except ServerError:
+            if table.seq is None:
+                del self._tables[table_id]
+            raise
+        return table
+
+    async def close(self) -> None:
+        self._closing = True
+        self._ready.clear()
+        ws, self._ws = self._ws, None
+        if ws is not None:
+            with contextlib.suppress(Exception):
+                await ws.close()
+        if self._runner is not None:
+            self._runner.cancel()  # it may be waiting to reconnect
+            await asyncio.gather(self._runner, return_exceptions=True)
+            self._runner = None
+        for task in list(self._tasks):
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        self._fail_pending()
+        if self._own_http:
+            await self._http.aclose()
+
+    async def drop_connection(self) -> None:
+        """Cut the socket without a closing handshake, as a network failure would; the
+        client then reconnects by itself (chaos testing)."""
+        if self._ws is not None:
+            self._ws.transport.abort()
+
+    # ------------------------------------------------------------------ internals
+
+    async def _open(self) -> None:
+        ws = await connect(self.ws_url, open_timeout=self.request_timeout, ping_interval=20,
+                           ping_timeout=20, close_timeout=2, max_size=2**20)
+        try:
+            hello = orjson.loads(await asyncio.wait_for(ws.recv(), self.request_timeout))
+        except BaseException:
+            await ws.close()
+            raise
+        if hello.get("type") != "hello" or hello.get("protocol") != PROTOCOL_VERSION:
+            await ws.close()
+            raise StudError(f"not a stud server speaking protocol v1: {hello!r}")
+        self._ws = ws
+
+    async def _restore(self) -> None:
+        """Sign in again and resync every watched table (after a connect or a reconnect)."""
+        try:
+            if self.token is not None:
+                result = await self._request("auth", wait=False, token=self.token)
+                self.player = str(result["player"])
+        except ServerError as refused:
+            if refused.code in FATAL:
+                # A token refused (expired, revoked) will never do: stop here, loudly.
+                self._fatal = refused
+                self._ready.set()
+            elif self._ws is not None:
+                self._ws.transport.abort()  # try again with the next connection
+            raise
+        self._ready.set()
+        tables = list(self._tables)
+        results = await asyncio.gather(
+            *(self._request("resync", table=t) for t in tables), return_exceptions=True
+        )
+        for table_id, result in zip(tables, results, strict=True):
+            if isinstance(result, ServerError):
+                log.warning("table %s: resync refused (%s)", table_id, result.code)
+                self._resync_soon(table_id)
+
+    async def _run(self) -> None:
+        """Read frames; when the socket drops, reconnect (backoff and jitter) and restore."""
+        while True:
+            ws = self._ws
+            if ws is not None:
+                try:
+                    async for text in ws:
+                        try:
+                            self._on_text(text)
+                        except Exception:  # noqa: BLE001 - one bad frame must not end it
+                            log.exception("stud client: a frame could not be applied")
+                except ConnectionClosed:
+                    pass
+            if self._closing:
+                return
+            self._lost()
+            attempt = 0
+            while not self._closing:
+                low, high = self.backoff
+                delay = min(high, low * 2**attempt)
+                await asyncio.sleep(delay * (0.5 + random.random() / 2))
+                attempt += 1
+                try:
+                    await self._open()
+                    break
+                except (OSError, TimeoutError, InvalidHandshake, InvalidURI, ConnectionClosed,
+                        StudError) as error:
+                    log.info("stud client: reconnect attempt %s failed (%s)", attempt, error)
+            if self._closing:
+                return
+            self.stats.reconnects += 1
+            self._spawn(self._restore_quietly())
+
+    async def _restore_quietly(self) -> None:
+        with contextlib.suppress(StudError, TimeoutError):
+            await self._restore()
+
+    def _lost(self) -> None:
+        self._ws = None
+        self._ready.clear()
+        self._fail_pending()
+        for table in self._tables.values():
+            table._on_drop()
+
+    def _fail_pending(self) -> None:
+        pending, self._pending = self._pending, {}
+        for future in pending.values():
+            if not future.done():
+                future.set_exception(ConnectionLost("the connection dropped"))
+
+    async def _beat(self, every: float) -> None:
+        while not self._closing:
+            await asyncio.sleep(every)
+            ws = self._ws
+            if ws is not None:
+                with contextlib.suppress(ConnectionClosed):
+                    await ws.send('{"type":"ping"}')
+
+    def _spawn(self, coroutine: Any) -> None:
+        task = asyncio.create_task(coroutine)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _ready_or_lost(self) -> None:
+        """Wait for the connection to be back; ConnectionLost if it is not in time."""
+        if self._fatal is not None:
+            raise self._fatal
+        try:
+            await asyncio.wait_for(self._ready.wait(), self.request_timeout)
+        except TimeoutError:
+            raise ConnectionLost("not connected") from None
+        if self._fatal is not None:
+            raise self._fatal
+
+    async def _request(self, kind: str, /, *, wait: bool = True, **fields: Any) -> Any:
+        """Send a message and wait for its reply (or its error, raised as ServerError)."""
+        if wait:
+            await self._ready_or_lost()
+        ws = self._ws
+        if ws is None:
+            raise ConnectionLost("not connected")
+        message_id = next(self._ids)
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._pending[message_id] = future
+        try:
+            await ws.send(orjson.dumps({"type": kind, "id": message_id, **fields}).decode())
+        except ConnectionClosed:
+            self._pending.pop(message_id, None)
+            raise ConnectionLost("the connection dropped") from None
+        try:
+            return await asyncio.wait_for(future, self.request_timeout)
+        finally:
+            self._pending.pop(message_id, None)
+
+    def _resync_soon(self, table_id: int) -> None:
+        self._spawn(self._resync(table_id))
+
+    async def _resync(self, table_id: int) -> None:
+        for attempt in range(5):
+            try:
+                await self._request("resync", table=table_id)
+                return
+            except ConnectionLost:
+                return  # the reconnect resyncs every table
+            except (ServerError, TimeoutError) as error:
+                log.info("table %s: resync failed (%s); trying again", table_id, error)
+                await asyncio.sleep(0.1 * 2**attempt)
+
+    async def _unwatch(self, table: Table) -> None:
+        await self._request("unwatch", table=table.id)
+        self._tables.pop(table.id, None)
+
+    def _on_text(self, text: str | bytes) -> None:
+        frame = orjson.loads(text)
+        if self._drop_frame is not None and self._drop_frame(frame):
+            return
+        kind = frame.get("type")
+        if kind == "event":
+            table = self._tables.get(frame["table"])
+            if table is not None:
+                table._on_event(frame)
+        elif kind == "reply":
+            result = frame.get("result")
+            if isinstance(result, dict) and result.get("type") == "snapshot":
+                table = self._tables.get(result["table"])
+                if table is not None:
+                    if table.seq is not None:
+                        self.stats.resyncs += 1
+                    table._apply_snapshot(result)
+            future = self._pending.pop(frame.get("id"), None)
+            if future is not None and not future.done():
+                future.set_result(result)
+        elif kind == "error":
+            code = str(frame.get("code"))
+            self.stats.errors[code] += 1
+            future = self._pending.pop(frame.get("id"), None)
+            if future is not None and not future.done():
+                future.set_exception(ServerError(code, str(frame.get("message"))))
+            elif future is None:
+                log.warning("stud client: error frame %s", frame)

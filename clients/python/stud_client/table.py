@@ -1,0 +1,451 @@
+"""One watched table: its state kept in step with the server's sequence, and its commands.
+
+The state is a snapshot plus the events after it, applied only in ``seq`` order: an event
+older than the state is dropped, a gap asks for a resync and nothing is applied until the
+fresh snapshot comes. The hand is folded by ``engine.views`` (see ``stud_client.view``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import logging
+import secrets
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from engine.events import Event
+from engine.views import view as fold
+from stud_client.errors import ConnectionLost, ServerError
+from stud_client.view import (
+    Action,
+    Clock,
+    SeatView,
+    Stakes,
+    TableView,
+    legal_from,
+    picture_events,
+)
+
+if TYPE_CHECKING:
+    from stud_client.client import StudClient
+
+__all__ = ["ActResult", "EventStream", "Table", "TableEvent"]
+
+log = logging.getLogger(__name__)
+
+# Events of a hand in progress: folded by engine.views.
+HAND_EVENTS = frozenset({
+    "hand_started", "ante", "down_cards", "street_dealt", "common_card", "deck_procedure",
+    "announcement", "turn", "action", "uncalled_returned", "showdown", "muck", "pot_awarded",
+    "hand_ended",
+})
+# Refusals worth the same command again a moment later (docs/protocol.md).
+TRY_AGAIN = frozenset({"table_busy", "table_restarting", "table_closed"})
+LISTENER_QUEUE = 4096
+_action_ids = itertools.count(1)
+
+
+@dataclass(frozen=True, slots=True)
+class TableEvent:
+    """An event as this connection applied it. After every (re)sync comes one of kind
+    ``"snapshot"`` whose data is the snapshot: whatever came before it may be stale."""
+
+    table: int
+    seq: int
+    kind: str
+    data: Mapping[str, Any]
+    private: bool = False
+    hand: int | None = None  # the hand number it belongs to, if any
+
+
+class EventStream:
+    """An async iterator of a table's events, listening from the moment it is made."""
+
+    def __init__(self, listeners: list[asyncio.Queue[TableEvent]]) -> None:
+        self._queue: asyncio.Queue[TableEvent] = asyncio.Queue(LISTENER_QUEUE)
+        self._listeners = listeners
+        listeners.append(self._queue)
+
+    def __aiter__(self) -> EventStream:
+        return self
+
+    async def __anext__(self) -> TableEvent:
+        if self._queue not in self._listeners:
+            raise StopAsyncIteration
+        return await self._queue.get()
+
+    async def aclose(self) -> None:
+        with contextlib.suppress(ValueError):
+            self._listeners.remove(self._queue)
+
+
+@dataclass(frozen=True, slots=True)
+class ActResult:
+    action_id: str
+    seq: int  # the seq of the action's last event
+    latency: float  # seconds from sending to seeing the action's event (else the reply)
+    retries: int  # times it was sent again after a drop or a busy table
+
+
+@dataclass(slots=True)
+class _Seat:
+    player: str | None
+    stack: int = 0
+    pending_chips: int = 0
+    sitting_out: bool = False
+    sit_out_next_hand: bool = False
+    leaving: bool = False
+    connected: bool = False
+
+
+class Table:
+    """A table this client watches (``StudClient.watch``): the view and the commands."""
+
+    def __init__(self, client: StudClient, table_id: int) -> None:
+        self.id = table_id
+        self._client = client
+        self._seq: int | None = None  # None: no snapshot yet, or waiting for a fresh one
+        self._resyncing = False
+        self._variant = ""
+        self._stakes = Stakes(0, 0, 1, 1)
+        self._buy_in = (0, 0)
+        self._seats: list[_Seat] = []
+        self._you: int | None = None
+        self._hand_number: int | None = None
+        self._hand: list[Event] = []
+        self._turn_seq: int | None = None
+        self._clock: Clock | None = None
+        self._waiting: tuple[str, ...] = ()
+        self._version = 0
+        self._view: TableView | None = None
+        self._changed = asyncio.Event()
+        self._listeners: list[asyncio.Queue[TableEvent]] = []
+        self._synced = asyncio.Event()
+        self._acting: list[float] = []  # [sent at, seen at]: the act in flight
+
+    # ------------------------------------------------------------------ reading
+
+    @property
+    def seq(self) -> int | None:
+        return self._seq
+
+    @property
+    def seat(self) -> int | None:
+        """My seat here (cheap: no view is built)."""
+        return self._you
+
+    @property
+    def view(self) -> TableView:
+        """The table now, as this player may see it (built once per change)."""
+        if self._view is None:
+            self._view = self._build()
+        return self._view
+
+    def events(self) -> EventStream:
+        """Every event from this call on, in order (a ``snapshot`` one after each resync);
+        ``aclose`` it when done. A consumer thousands of events behind loses the oldest."""
+        return EventStream(self._listeners)
+
+    async def wait_for(
+        self, predicate: Callable[[TableView], bool], timeout: float | None = None
+    ) -> TableView:
+        """The first view (the current one included) for which ``predicate`` holds."""
+        async with asyncio.timeout(timeout):
+            while True:
+                changed = self._changed
+                current = self.view
+                if predicate(current):
+                    return current
+                await changed.wait()
+
+    # ------------------------------------------------------------------ commands
+
+    async def sit(self, buy_in: int, seat: int | None = None) -> int:
+        """Take a seat (any free one by default) with chips from the wallet; returns it.
+        Safe to retry after a drop: a seat already mine is the answer."""
+        fields: dict[str, Any] = {"buy_in": buy_in}
+        if seat is not None:
+            fields["seat"] = seat
+        try:
+            result = await self._command("sit", retry=False, **fields)
+        except ConnectionLost:
+            await self._client._ready_or_lost()
+            try:
+                result = await self._command("sit", retry=False, **fields)
+            except ServerError as refusal:
+                if refusal.code != "already_seated":
+                    raise
+                await self.resync()
+                assert self._you is not None
+                return self._you
+        return int(result["seat"])
+
+    async def add_chips(self, amount: int) -> dict[str, Any]:
+        return await self._command("add_chips", amount=amount)
+
+    async def sit_out(self, next_hand: bool = True) -> dict[str, Any]:
+        return await self._command("sit_out", next_hand=next_hand)
+
+    async def sit_in(self) -> dict[str, Any]:
+        return await self._command("sit_in")
+
+    async def leave(self) -> dict[str, Any]:
+        """Leave now, or when my hand ends; my chips go back to my wallet. Safe to retry:
+        after a drop, ``not_seated`` means I already left."""
+        try:
+            return await self._command("leave", retry=False)
+        except ConnectionLost:
+            await self._client._ready_or_lost()
+            try:
+                return await self._command("leave", retry=False)
+            except ServerError as refusal:
+                if refusal.code != "not_seated":
+                    raise
+                return {"left": True}
+
+    async def chat(self, text: str) -> None:
+        await self._command("chat", text=text)
+
+    async def act(
+        self, action: Action, *, action_id: str | None = None, retries: int = 3
+    ) -> ActResult:
+        """Act on my turn. The same ``action_id`` is sent again after a drop or a busy table,
+        and the server acts on it once, whatever the number of tries."""
+        if action_id is None:
+            name = (self._client.player or "p")[:40]
+            action_id = f"{name}-{next(_action_ids)}-{secrets.token_hex(4)}"
+        fields: dict[str, Any] = {"action_id": action_id, "kind": action.kind}
+        if action.amount is not None:
+            fields["amount"] = action.amount
+        stats = self._client.stats
+        sent = time.monotonic()
+        self._acting = [sent]
+        tries = 0
+        try:
+            while True:
+                try:
+                    result = await self._client._request("act", table=self.id, **fields)
+                    break
+                except ConnectionLost:
+                    if tries >= retries:
+                        raise
+                    await self._client._ready_or_lost()
+                except ServerError as refusal:
+                    if refusal.code not in TRY_AGAIN or tries >= retries:
+                        raise
+                    await asyncio.sleep(0.05 * 2 ** tries)
+                tries += 1
+                stats.retries += 1
+            seen = self._acting[1] if len(self._acting) > 1 else time.monotonic()
+        finally:
+            self._acting = []
+        latency = seen - sent
+        stats.actions += 1
+        stats.latencies.append(latency)
+        return ActResult(action_id, int(result.get("seq", 0)), latency, tries)
+
+    async def resync(self) -> TableView:
+        """Ask for a fresh snapshot now and wait for it."""
+        self._synced.clear()
+        self._resyncing = True
+        await self._client._request("resync", table=self.id)
+        await self._synced.wait()
+        return self.view
+
+    async def unwatch(self) -> None:
+        await self._client._unwatch(self)
+
+    async def _command(self, kind: str, *, retry: bool = True, **fields: Any) -> dict[str, Any]:
+        tries = 0
+        while True:
+            try:
+                result: dict[str, Any] = await self._client._request(kind, table=self.id,
+                                                                     **fields)
+                return result
+            except ServerError as refusal:
+                if not retry or refusal.code not in TRY_AGAIN or tries >= 3:
+                    raise
+            await asyncio.sleep(0.05 * 2 ** tries)
+            tries += 1
+
+    # ------------------------------------------------------------------ applying
+
+    def _apply_snapshot(self, snapshot: Mapping[str, Any]) -> None:
+        self._seq = int(snapshot["seq"])
+        self._resyncing = False
+        self._variant = snapshot["variant"]
+        stakes = snapshot["stakes"]
+        self._stakes = Stakes(stakes["ante"], stakes["bring_in"], stakes["small_bet"],
+                              stakes["big_bet"], stakes.get("structure", "fixed_limit"))
+        self._buy_in = (snapshot["buy_in"]["min"], snapshot["buy_in"]["max"])
+        self._seats = [
+            _Seat(s.get("player"), s.get("stack", 0), s.get("pending_chips", 0),
+                  s.get("sitting_out", False), False, s.get("leaving", False),
+                  s.get("connected", False))
+            for s in snapshot["seats"]
+        ]
+        self._you = snapshot["you"]
+        self._hand_number = snapshot["hand_number"]
+        hand = snapshot["hand"]
+        self._hand = picture_events(hand) if hand is not None else []
+        self._turn_seq = self._seq if hand is not None and hand["legal"] is not None else None
+        clock = snapshot.get("clock")
+        self._clock = None
+        if clock is not None and isinstance(clock.get("remaining"), int | float):
+            self._clock = Clock(clock["seat"], time.monotonic() + clock["remaining"])
+        self._waiting = tuple(snapshot.get("waiting", ()))
+        self._synced.set()
+        self._changed_now(TableEvent(self.id, self._seq, "snapshot", snapshot,
+                                     hand=self._hand_number))
+
+    def _on_drop(self) -> None:
+        """The connection dropped: hold every event until the next snapshot."""
+        self._resyncing = True
+        self._synced.clear()
+
+    def _on_event(self, frame: Mapping[str, Any]) -> None:
+        seq = frame["seq"]
+        if self._seq is None or self._resyncing or seq <= self._seq:
+            return  # before the snapshot that covers it, or old
+        if seq != self._seq + 1:
+            self._client.stats.gaps += 1
+            log.info("table %s: seq %s after %s; resyncing", self.id, seq, self._seq)
+            self._resyncing = True
+            self._synced.clear()
+            self._client._resync_soon(self.id)
+            return
+        private = bool(frame.get("private"))
+        if not private:
+            self._seq = seq
+        kind, data = frame["kind"], frame["data"]
+        self._apply(kind, data, seq, private)
+        self._changed_now(TableEvent(self.id, seq, kind, data, private, self._hand_number))
+
+    def _apply(self, kind: str, data: Mapping[str, Any], seq: int, private: bool) -> None:
+        if kind in HAND_EVENTS:
+            if kind == "hand_started":
+                self._hand = []
+            to = data.get("seat") if private else None
+            self._hand.append(Event(kind, dict(data), to))
+            if kind == "turn":
+                self._turn_seq = seq
+            elif kind == "action":
+                self._clock = None
+                if self._acting and data.get("seat") == self._you and len(self._acting) == 1:
+                    self._acting.append(time.monotonic())
+            elif kind == "hand_ended":
+                self._clock = None
+                self._turn_seq = None
+                self._settle({e["seat"]: e["stack"] for e in data["stacks"]})
+            return
+        seats = self._seats
+        me = self._client.player
+        if kind == "seat_taken":
+            seats[data["seat"]] = _Seat(data["player"], data["stack"], connected=True)
+            if data["player"] == me:
+                self._you = data["seat"]
+        elif kind == "seat_left":
+            seats[data["seat"]] = _Seat(None)
+            if data["player"] == me:
+                self._you = None
+        elif kind == "sat_out":
+            if data.get("after_hand"):
+                seats[data["seat"]].sit_out_next_hand = True
+            else:
+                seats[data["seat"]].sitting_out = True
+        elif kind == "sat_in":
+            seats[data["seat"]].sitting_out = False
+            seats[data["seat"]].sit_out_next_hand = False
+        elif kind == "leaving":
+            seats[data["seat"]].leaving = True
+        elif kind == "chips_added":
+            if data.get("after_hand"):
+                seats[data["seat"]].pending_chips += data["amount"]
+            else:
+                seats[data["seat"]].stack += data["amount"]
+        elif kind == "hand_number":
+            self._hand_number = data["hand"]
+            self._hand = []
+            self._turn_seq = None
+        elif kind == "clock":
+            self._clock = Clock(data["seat"], time.monotonic() + data["action_clock"]
+                                + data["time_bank"])
+        elif kind == "hand_cancelled":
+            self._hand = []
+            self._clock = None
+            self._turn_seq = None
+            self._settle({int(s): chips for s, chips in data["stacks"].items()})
+        elif kind == "waiting_list":
+            self._waiting = tuple(data["waiting"])
+        elif kind == "table_restarted":
+            self._resyncing = True
+            self._synced.clear()
+            self._client._resync_soon(self.id)
+
+    def _settle(self, stacks: Mapping[int, int]) -> None:
+        """A hand is over: its stacks, chips added meanwhile, sit-outs asked for."""
+        for number, seat in enumerate(self._seats):
+            if number in stacks:
+                seat.stack = stacks[number]
+            seat.stack += seat.pending_chips
+            seat.pending_chips = 0
+            if seat.sit_out_next_hand:
+                seat.sitting_out, seat.sit_out_next_hand = True, False
+
+    def _changed_now(self, event: TableEvent) -> None:
+        self._version += 1
+        self._view = None
+        changed, self._changed = self._changed, asyncio.Event()
+        changed.set()
+        for queue in self._listeners:
+            if queue.full():
+                with contextlib.suppress(asyncio.QueueEmpty):
+                    queue.get_nowait()
+            queue.put_nowait(event)
+
+    def _build(self) -> TableView:
+        picture = fold(self._hand, self._you) if self._hand else None
+        hand_seats: dict[int, dict[str, Any]] = picture["seats"] if picture else {}
+        over = bool(picture and picture["over"])
+        seats = []
+        for number, seat in enumerate(self._seats):
+            h = hand_seats.get(number)
+            if h is None:
+                seats.append(SeatView(
+                    number, seat.player, seat.stack, seat.pending_chips, seat.sitting_out,
+                    seat.leaving, seat.connected,
+                ))
+                continue
+            seats.append(SeatView(
+                number, seat.player, seat.stack if over else h["stack"], seat.pending_chips,
+                seat.sitting_out, seat.leaving, seat.connected, True, h["bet"], h["in_pot"],
+                tuple(h["up"]), tuple(h["down"]), h["down_count"], h["folded"], h["all_in"],
+                h["shown"],
+            ))
+        legal = picture["legal"] if picture else None
+        return TableView(
+            table=self.id,
+            seq=self._seq or 0,
+            variant=self._variant,
+            stakes=self._stakes,
+            min_buy_in=self._buy_in[0],
+            max_buy_in=self._buy_in[1],
+            seats=tuple(seats),
+            you=self._you,
+            hand_number=self._hand_number,
+            street=picture["street"] if picture else None,
+            pot=picture["pot"] if picture else 0,
+            common=tuple(picture["common"]) if picture else (),
+            to_act=picture["to_act"] if picture else None,
+            legal=legal_from(legal) if legal else None,
+            turn_seq=self._turn_seq if legal else None,
+            clock=self._clock,
+            announcements=tuple(picture["announcements"]) if picture else (),
+            awards=tuple(picture["awards"]) if picture else (),
+            hand_over=over,
+            waiting=self._waiting,
+        )

@@ -1,0 +1,239 @@
+"""The typed picture of a table that a caller (or a bot) reads, and the actions it sends.
+
+The hand part of the picture is ``engine.views.view``, the same pure fold of events the
+server uses for its snapshots: the client never re-implements the rules of what a seat may
+see. A snapshot taken in the middle of a hand carries the server's fold, not the events;
+:func:`picture_events` turns that picture back into a short list of events that the fold
+maps to the very same picture, so the events that follow fold on top of it.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from engine.events import ACTION_KINDS, Event, LegalActions
+
+__all__ = [
+    "Action", "Clock", "LegalActions", "SeatView", "Stakes", "TableInfo", "TableView",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    """A decision: ``kind`` is one of the turn's ``kinds``; ``amount`` is the street total
+    to bet *to*, for ``complete``, ``bet`` and ``raise`` only.
+
+    >>> Action("raise", 20)
+    Action(kind='raise', amount=20)
+    """
+
+    kind: str
+    amount: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.kind not in ACTION_KINDS:
+            raise ValueError(f"no action {self.kind!r}; one of {', '.join(ACTION_KINDS)}")
+
+
+@dataclass(frozen=True, slots=True)
+class Stakes:
+    ante: int
+    bring_in: int
+    small_bet: int
+    big_bet: int
+    structure: str = "fixed_limit"
+
+    @property
+    def needed_to_play(self) -> int:
+        """Chips a seat needs to be dealt in (ante and bring-in: the default rule)."""
+        return max(self.ante + self.bring_in, 1)
+
+
+@dataclass(frozen=True, slots=True)
+class TableInfo:
+    """A table as the lobby (``GET /tables``) lists it."""
+
+    id: int
+    name: str
+    variant: str
+    stakes: Stakes
+    seats: int
+    seats_taken: int
+    waiting: int
+    min_buy_in: int
+    max_buy_in: int
+    average_pot: int
+    hands_per_hour: int
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> TableInfo:
+        stakes = data["stakes"]
+        return cls(
+            id=data["id"], name=data["name"], variant=data["variant"],
+            stakes=Stakes(stakes["ante"], stakes["bring_in"], stakes["small_bet"],
+                          stakes["big_bet"], data.get("structure", "fixed_limit")),
+            seats=data["seats"], seats_taken=data["seats_taken"], waiting=data["waiting"],
+            min_buy_in=data["min_buy_in"], max_buy_in=data["max_buy_in"],
+            average_pot=data["average_pot"], hands_per_hour=data["hands_per_hour"],
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Clock:
+    """Who is on the clock and when it runs out (``time.monotonic`` seconds)."""
+
+    seat: int
+    deadline: float
+
+    def remaining(self, now: float | None = None) -> float:
+        return max(0.0, self.deadline - (time.monotonic() if now is None else now))
+
+
+@dataclass(frozen=True, slots=True)
+class SeatView:
+    """One seat: who sits there, and what this viewer may know of its hand.
+
+    ``down`` holds the viewer's own down cards, or another seat's once a showdown showed
+    them; ``down_count`` says how many down cards the seat holds either way.
+    """
+
+    seat: int
+    player: str | None
+    stack: int
+    pending_chips: int = 0
+    sitting_out: bool = False
+    leaving: bool = False
+    connected: bool = False
+    in_hand: bool = False
+    bet: int = 0
+    in_pot: int = 0
+    up: tuple[str, ...] = ()
+    down: tuple[str, ...] = ()
+    down_count: int = 0
+    folded: bool = False
+    all_in: bool = False
+    shown: bool = False
+
+    @property
+    def live(self) -> bool:
+        """Dealt in this hand and not folded."""
+        return self.in_hand and not self.folded
+
+
+@dataclass(frozen=True, slots=True)
+class TableView:
+    """Everything one connection knows of a table at one ``seq``."""
+
+    table: int
+    seq: int
+    variant: str
+    stakes: Stakes
+    min_buy_in: int
+    max_buy_in: int
+    seats: tuple[SeatView, ...]
+    you: int | None
+    hand_number: int | None = None
+    street: str | None = None
+    pot: int = 0
+    common: tuple[str, ...] = ()
+    to_act: int | None = None
+    legal: LegalActions | None = None
+    turn_seq: int | None = None  # the seq of the turn: tells one turn from the next
+    clock: Clock | None = None
+    announcements: tuple[Mapping[str, Any], ...] = ()
+    awards: tuple[Mapping[str, Any], ...] = ()
+    hand_over: bool = False
+    waiting: tuple[str, ...] = ()
+
+    @property
+    def me(self) -> SeatView | None:
+        return self.seats[self.you] if self.you is not None else None
+
+    @property
+    def my_turn(self) -> bool:
+        return self.you is not None and self.legal is not None and self.legal.seat == self.you
+
+    @property
+    def my_cards(self) -> tuple[str, ...]:
+        """My down cards, then my upcards, in dealt order within each."""
+        me = self.me
+        return () if me is None else me.down + me.up
+
+    @property
+    def opponents(self) -> tuple[SeatView, ...]:
+        """The other seats still live in the hand."""
+        return tuple(s for s in self.seats if s.live and s.seat != self.you)
+
+    @property
+    def upcards(self) -> tuple[str, ...]:
+        """Every card face up on the table, folded hands' too (they are dead cards)."""
+        return tuple(c for s in self.seats for c in s.up) + self.common
+
+
+def legal_from(data: Mapping[str, Any]) -> LegalActions:
+    """The engine's ``LegalActions`` from a ``turn`` event's data (or a snapshot's legal)."""
+    return LegalActions(
+        seat=data["seat"],
+        kinds=tuple(data.get("kinds", ())),
+        call=data.get("call", 0),
+        bring_in=data.get("bring_in", 0),
+        wager=data.get("wager"),
+        min_to=data.get("min_to", 0),
+        max_to=data.get("max_to", 0),
+        to_choices=tuple(data.get("to_choices", ())),
+    )
+
+
+def picture_events(picture: Mapping[str, Any]) -> list[Event]:
+    """Events that ``engine.views.view(events, picture["viewer"])`` folds into ``picture``.
+
+    A snapshot's hand (seat numbers as JSON strings or ints) comes back as: the hand's
+    start, each seat's chips in as one ante, the cards as one deal, the street bets and
+    folds as zero-chip actions, the viewer's own down cards, the announcements, showdowns
+    and awards so far, the turn, and the end. tests/clients checks the round trip on every
+    prefix of random hands of every variant.
+    """
+    seats = {int(k): v for k, v in picture["seats"].items()}
+    viewer = picture.get("viewer")
+    won: dict[int, int] = {}
+    for award in picture["awards"]:
+        won[award["seat"]] = won.get(award["seat"], 0) + award["amount"]
+    events = [Event("hand_started", {
+        "variant": picture["variant"],
+        "seats": [{"seat": n, "stack": s["stack"] + s["in_pot"] - won.get(n, 0)}
+                  for n, s in seats.items()],
+    })]
+    for n, s in seats.items():
+        events.append(Event("ante", {"seat": n, "amount": s["in_pot"], "all_in": s["all_in"]}))
+    common: Sequence[str] = picture["common"]
+    if picture["street"] is not None:
+        deals = [{"seat": n, "up": list(s["up"]), "down": s["down_count"]}
+                 for n, s in seats.items()]
+        events.append(Event("street_dealt", {"street": picture["street"], "deals": deals}))
+        for card in common:
+            events.append(Event("common_card", {"street": picture["street"], "card": card}))
+    for n, s in seats.items():
+        if s["bet"] or s["folded"]:
+            kind = "fold" if s["folded"] else "call"
+            events.append(Event("action", {"seat": n, "action": kind, "amount": 0,
+                                           "to": s["bet"]}))
+    if viewer is not None and viewer in seats and seats[viewer]["down"]:
+        events.append(Event("down_cards", {"seat": viewer, "street": picture["street"],
+                                           "cards": list(seats[viewer]["down"])}, viewer))
+    for announcement in picture["announcements"]:
+        events.append(Event("announcement", dict(announcement)))
+    for n, s in seats.items():
+        if s["shown"]:
+            data = {"seat": n, "cards": list(s["up"]) + list(s["down"]), **s.get("hand", {})}
+            events.append(Event("showdown", data))
+    for award in picture["awards"]:
+        events.append(Event("pot_awarded", dict(award)))
+    if picture["legal"] is not None:
+        events.append(Event("turn", dict(picture["legal"])))
+    if picture["over"]:
+        events.append(Event("hand_ended", {
+            "stacks": [{"seat": n, "stack": s["stack"]} for n, s in seats.items()]}))
+    return events

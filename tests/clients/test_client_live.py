@@ -1,0 +1,296 @@
+"""The client library against a real server (a subprocess on a free port, SQLite): the view
+a seat gets, reconnecting after the socket is cut, resyncing after a lost frame, and an
+action sent twice under one action id acting once."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from live_server import PASSWORD, LiveServer, MakePlayer, OpenTable
+
+from stud_bots import passive
+from stud_client import EventStream, ServerError, StudClient, Table, TableEvent, TableView
+
+TIMEOUT = 30.0
+
+
+async def seat_two(make_player: MakePlayer, table_id: int,
+                   **ann_options: object) -> tuple[StudClient, StudClient, Table, Table]:
+    ann = await make_player(**ann_options)
+    bob = await make_player()
+    ann_table = await ann.watch(table_id)
+    bob_table = await bob.watch(table_id)
+    await ann_table.sit(200)
+    await bob_table.sit(200)
+    return ann, bob, ann_table, bob_table
+
+
+async def play_passively(tables: list[Table], done: Callable[[], bool],
+                         timeout: float = TIMEOUT) -> None:
+    """Each seat checks, calls or posts the bring-in on its turns until ``done()``."""
+
+    async def seat(table: Table) -> None:
+        acted: int | None = None
+        def ready(view: TableView) -> bool:
+            return done() or (view.my_turn and view.turn_seq != acted)
+
+        while not done():
+            view = await table.wait_for(ready, timeout)
+            if done():
+                return
+            acted = view.turn_seq
+            assert view.legal is not None
+            try:
+                await table.act(passive(view.legal))
+            except ServerError as refusal:
+                assert refusal.code == "not_your_turn", refusal  # the other seat's clock ran
+
+    async with asyncio.timeout(timeout):
+        await asyncio.gather(*(seat(t) for t in tables))
+
+
+def hands_over(table: Table, count: int) -> Callable[[], bool]:
+    """True once ``count`` hands have ended at the table (as its view shows)."""
+    first = table.view.hand_number or 0
+
+    def done() -> bool:
+        view = table.view
+        number = view.hand_number or 0
+        return number - first > count or (number - first == count and view.hand_over)
+
+    return done
+
+
+async def drain(stream: EventStream) -> list[TableEvent]:
+    """The events a stream holds now."""
+    events = []
+    while True:
+        try:
+            events.append(await asyncio.wait_for(anext(stream), 0.05))
+        except TimeoutError:
+            await stream.aclose()
+            return events
+
+
+def public(view: TableView) -> tuple[object, ...]:
+    """What every seat sees alike."""
+    return (view.seq, view.hand_number, view.street, view.pot, view.to_act, view.legal,
+            tuple((s.player, s.stack, s.bet, s.up, s.down_count, s.folded) for s in view.seats))
+
+
+async def test_a_seat_sees_its_cards_and_only_its_cards(
+        make_player: MakePlayer, open_table: OpenTable) -> None:
+    table_id = await open_table()
+    lobby = await (await make_player()).tables()
+    assert table_id in [t.id for t in lobby]
+    ann, bob, ann_table, bob_table = await seat_two(make_player, table_id)
+    view = await ann_table.wait_for(
+        lambda v: v.street == "third" and v.legal is not None and v.clock is not None, TIMEOUT)
+    me, other = view.me, view.seats[1 - (view.you or 0)]
+    assert me is not None and me.player == ann.player
+    assert len(me.down) == 2 and len(me.up) == 1 and me.in_hand
+    assert other.down == () and other.down_count == 2 and len(other.up) == 1
+    assert view.pot == 2 and view.stakes.ante == 1 and view.variant == "seven_card_stud"
+    assert view.legal is not None and view.legal.kinds[0] == "bring_in"
+    assert view.clock is not None and 0 < view.clock.remaining() <= 5
+    assert view.my_cards == me.down + me.up
+    # bob's picture of ann's seat: her upcard, no down card
+    bob_view = await bob_table.wait_for(lambda v: v.seq >= view.seq, TIMEOUT)
+    assert bob_view.seats[view.you or 0].up == me.up
+    assert bob_view.seats[view.you or 0].down == ()
+    stream = ann_table.events()
+    await play_passively([ann_table, bob_table], hands_over(ann_table, 1))
+    kinds = [event.kind for event in await drain(stream)]
+    assert "pot_awarded" in kinds and "hand_ended" in kinds
+    assert ann.stats.errors == {} and bob.stats.errors == {}
+
+
+async def test_reconnects_after_the_socket_is_cut(
+        make_player: MakePlayer, open_table: OpenTable) -> None:
+    table_id = await open_table(variant="razz")
+    ann, bob, ann_table, bob_table = await seat_two(make_player, table_id)
+    await play_passively([ann_table, bob_table], hands_over(ann_table, 1))
+    hand = ann_table.view.hand_number
+    await ann.drop_connection()
+    # the reconnect signs in again and resyncs: ann's picture catches up with bob's
+    await ann_table.wait_for(lambda v: ann.stats.reconnects == 1, TIMEOUT)
+    await play_passively([ann_table, bob_table], hands_over(bob_table, 2))
+    assert (ann_table.view.hand_number or 0) > (hand or 0)
+    await ann_table.wait_for(lambda v: public(v) == public(bob_table.view), TIMEOUT)
+    assert ann.stats.resyncs >= 1 and ann.stats.gaps == 0
+    assert ann.stats.errors == {} and bob.stats.errors == {}
+
+
+async def test_resyncs_after_a_lost_frame(
+        make_player: MakePlayer, open_table: OpenTable) -> None:
+    table_id = await open_table(variant="seven_card_stud_hi_lo")
+    armed: list[bool] = []
+    lost: list[int] = []
+
+    def lose_one(frame: object) -> bool:
+        assert isinstance(frame, dict)
+        if armed and frame.get("type") == "event" and not frame.get("private"):
+            armed.clear()
+            lost.append(frame["seq"])
+            return True
+        return False
+
+    ann, bob, ann_table, bob_table = await seat_two(make_player, table_id, drop_frame=lose_one)
+    await ann_table.wait_for(lambda v: v.legal is not None, TIMEOUT)
+    armed.append(True)
+    await play_passively([ann_table, bob_table], hands_over(bob_table, 2))
+    assert lost and ann.stats.gaps == 1 and ann.stats.resyncs >= 1
+    await ann_table.wait_for(lambda v: public(v) == public(bob_table.view), TIMEOUT)
+    assert ann.stats.errors == {} and bob.stats.errors == {}
+
+
+async def test_an_action_sent_twice_acts_once(
+        make_player: MakePlayer, open_table: OpenTable) -> None:
+    table_id = await open_table(variant="five_card_stud")
+    ann, bob, ann_table, bob_table = await seat_two(make_player, table_id)
+    seen = bob_table.events()
+    actions: list[TableEvent] = []
+
+    async def watch_actions() -> None:
+        async for event in seen:
+            if event.kind == "action":
+                actions.append(event)
+
+    watcher = asyncio.create_task(watch_actions())
+    try:
+        # Twice on purpose: the same reply, one action.
+        view = await asyncio.wait_for(
+            _first_turn([ann_table, bob_table]), TIMEOUT)
+        table = ann_table if view.you == ann_table.seat else bob_table
+        assert view.legal is not None
+        first = await table.act(passive(view.legal), action_id="twice-1")
+        again = await table.act(passive(view.legal), action_id="twice-1")
+        assert (again.seq, again.action_id) == (first.seq, first.action_id)
+        await bob_table.wait_for(lambda v: v.seq >= first.seq, TIMEOUT)
+        assert [e.data["seat"] for e in actions] == [view.you]
+    finally:
+        watcher.cancel()
+        await seen.aclose()
+
+
+async def test_an_action_whose_reply_is_lost_is_retried_once(
+        make_player: MakePlayer, open_table: OpenTable) -> None:
+    """The line drops after the server acted but before the reply came: the client sends
+    the action again under its id after reconnecting, and the server does not act twice."""
+    table_id = await open_table(variant="six_card_stud")
+    armed: list[StudClient] = []
+
+    def lose_reply(frame: object) -> bool:
+        assert isinstance(frame, dict)
+        result = frame.get("result")
+        if armed and frame.get("type") == "reply" and isinstance(result, dict) \
+                and result.get("accepted"):
+            client = armed.pop()
+            asyncio.get_running_loop().create_task(client.drop_connection())
+            return True
+        return False
+
+    ann, bob, ann_table, bob_table = await seat_two(make_player, table_id,
+                                                    drop_frame=lose_reply)
+    actions: list[TableEvent] = []
+    seen = bob_table.events()
+
+    async def watch_actions() -> None:
+        async for event in seen:
+            if event.kind == "action":
+                actions.append(event)
+
+    watcher = asyncio.create_task(watch_actions())
+    try:
+        while True:  # bob acts until it is ann's turn
+            view = await asyncio.wait_for(_first_turn([ann_table, bob_table]), TIMEOUT)
+            if view.you == ann_table.seat:
+                break
+            assert view.legal is not None
+            await bob_table.act(passive(view.legal))
+        assert view.legal is not None
+        armed.append(ann)
+        result = await ann_table.act(passive(view.legal))
+        assert result.retries == 1 and ann.stats.reconnects == 1
+        await bob_table.wait_for(lambda v: v.seq >= result.seq, TIMEOUT)
+        mine = [e for e in actions if e.data["seat"] == ann_table.seat]
+        assert len(mine) == 1, mine
+    finally:
+        watcher.cancel()
+        await seen.aclose()
+
+
+async def _first_turn(tables: list[Table]) -> TableView:
+    """The view of whichever seat is first to act."""
+    while True:
+        for table in tables:
+            if table.view.my_turn:
+                return table.view
+        await asyncio.sleep(0.01)
+
+
+async def test_reconnects_after_an_idle_close_and_a_server_restart(tmp_path: Path) -> None:
+    """Server-side drops: the server closes a connection that sent no heartbeat, then the
+    whole server is killed and started again on its port and database. The client comes
+    back each time, signs in, resyncs (the sequence restarts with the new process), and
+    plays on once both players sit in again."""
+    live = LiveServer(tmp_path, STUD_WS_IDLE_SECONDS="1")
+    live.create_operator()
+    live.start()
+    clients: list[StudClient] = []
+    try:
+        admin = StudClient(live.url)
+        clients.append(admin)
+        await admin.login("boss", PASSWORD)
+        table_id = await admin.create_table("restart", {"variant": "seven_card_stud"}, seats=2)
+        tables = []
+        for n, heartbeat in enumerate((None, 0.3)):  # ann sends no heartbeat
+            client = StudClient(live.url, heartbeat=heartbeat, backoff=(0.05, 0.5))
+            clients.append(client)
+            await client.register(f"restart{n}", PASSWORD)
+            await client.login(f"restart{n}", PASSWORD)
+            await client.connect()
+            tables.append(await client.watch(table_id))
+            await tables[-1].sit(200)
+        ann, bob = clients[1], clients[2]
+        # idle: the server closes ann's silent connection; she comes back on her own
+        await tables[0].wait_for(lambda v: ann.stats.reconnects >= 1, TIMEOUT)
+        assert bob.stats.reconnects == 0
+        await play_passively(tables, hands_over(tables[1], 1))
+        before = ann.stats.reconnects
+
+        live.stop(kill=True)
+        live.start()
+        await tables[1].wait_for(lambda v: bob.stats.reconnects == 1 and v.me is not None
+                                 and v.me.sitting_out, TIMEOUT)
+        await tables[0].wait_for(lambda v: ann.stats.reconnects > before and v.me is not None
+                                 and v.me.sitting_out, TIMEOUT)
+        for table in tables:
+            await table.sit_in()
+        await tables[1].wait_for(lambda v: v.hand_number is not None, TIMEOUT)
+        await play_passively(tables, hands_over(tables[1], 1))
+        assert tables[1].view.hand_over
+        assert set(ann.stats.errors) <= {"not_your_turn"} and not bob.stats.errors
+    finally:
+        for client in clients:
+            await client.close()
+        live.stop()
+    assert not live.errors(), live.log()[-5000:]
+
+
+@pytest.mark.parametrize("code", ["bad_buy_in"])
+async def test_refusals_are_server_errors_with_codes(
+        make_player: MakePlayer, open_table: OpenTable, code: str) -> None:
+    table_id = await open_table()
+    ann = await make_player()
+    table = await ann.watch(table_id)
+    with pytest.raises(ServerError) as refused:
+        await table.sit(1)
+    assert refused.value.code == code
+    with pytest.raises(ServerError) as unknown:
+        await ann.watch(999_999)
+    assert unknown.value.code == "unknown_table"
+    assert ann.stats.errors == {code: 1, "unknown_table": 1}

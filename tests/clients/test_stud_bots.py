@@ -1,0 +1,109 @@
+"""``stud-bots`` end to end: the console script against a real server (a subprocess on a free
+port, SQLite) plays 200 hands on four tables of mixed variants with every strategy, with no
+error, and leaves the books balanced with every chip back in the bots' wallets."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from live_server import BANKROLL, OPERATOR, PASSWORD, ROOT, LiveServer
+
+from stud_bots.runner import MIXED_VARIANTS, parse_args
+
+HANDS = 200
+TABLES = 4
+SEATS = 4
+BUDGET_SECONDS = 120.0
+
+
+@pytest.fixture
+def live(tmp_path: Path) -> Iterator[LiveServer]:
+    server = LiveServer(tmp_path, STUD_ACTION_CLOCK_SECONDS="2",
+                        STUD_PAUSE_BETWEEN_HANDS_SECONDS="0.01")
+    server.create_operator()
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+    assert not server.errors(), server.log()[-5000:]
+
+
+def stud_bots() -> list[str]:
+    script = Path(sys.executable).with_name("stud-bots")
+    return [str(script)] if script.exists() else [sys.executable, "-m", "stud_bots.runner"]
+
+
+def test_two_hundred_hands_on_four_tables_without_an_error(live: LiveServer,
+                                                           tmp_path: Path) -> None:
+    started = time.monotonic()
+    done = subprocess.run(
+        [*stud_bots(), "--server", live.url, "--tables", str(TABLES), "--seats", str(SEATS),
+         "--hands", str(HANDS), "--strategy", "mixed", "--variant", "mixed",
+         "--think-ms", "1-5", "--operator", OPERATOR, "--timeout", str(BUDGET_SECONDS),
+         "--seed", "1"],
+        env={**os.environ, "STUD_OPERATOR_PASSWORD": PASSWORD}, cwd=ROOT,
+        capture_output=True, text=True, timeout=BUDGET_SECONDS + 60,
+    )
+    elapsed = time.monotonic() - started
+    assert done.returncode == 0, done.stderr[-3000:]
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    print(json.dumps(report))  # shown with -s: the latency figures of the run
+    assert "hands" in done.stderr and "[" in done.stderr  # the progress bar
+    assert not report["timed_out"]
+    assert report["hands"] >= HANDS
+    assert len(report["hands_by_table"]) == TABLES
+    assert all(count > 10 for count in report["hands_by_table"].values())
+    assert report["errors"] == {}
+    assert report["bots"] == TABLES * SEATS
+    assert report["strategies"] == {"random": 8, "station": 4, "rules": 4}
+    assert report["actions"] > 10 * HANDS
+    latency = report["latency_ms"]
+    assert latency["count"] == report["actions"]
+    assert 0 < latency["p50"] <= latency["p95"] <= latency["p99"]
+    assert elapsed < BUDGET_SECONDS
+
+    # The books, as an operator reads them: balanced, every table's pool empty.
+    token = httpx.post(f"{live.url}/auth/login",
+                       json={"username": OPERATOR, "password": PASSWORD}).json()["access_token"]
+    books = httpx.get(f"{live.url}/admin/books",
+                      headers={"Authorization": f"Bearer {token}"}).json()
+    assert books["balanced"] is True, books
+    assert len(books["tables"]) == TABLES
+    assert all(t["pool"] == t["seats"] == 0 for t in books["tables"].values()), books
+
+    # And straight from the database file: every hand saved, none cancelled, and the bots'
+    # wallets hold exactly the chips they were granted.
+    with sqlite3.connect(tmp_path / "cardroom.db") as db:
+        hands = db.execute("SELECT result FROM hands").fetchall()
+        wallets = db.execute(
+            "SELECT count(*), sum(w.balance) FROM wallets w JOIN accounts a"
+            " ON a.id = w.account_id WHERE a.role = 'bot'").fetchone()
+        variants = {row[0] for row in db.execute("SELECT variant FROM tables")}
+    assert len(hands) == report["hands"]
+    assert not [r for (r,) in hands if json.loads(r).get("cancelled")]
+    assert wallets == (TABLES * SEATS, TABLES * SEATS * BANKROLL)
+    assert variants == set(MIXED_VARIANTS[:TABLES])
+
+
+def test_the_command_line_is_checked() -> None:
+    options = parse_args(["--server", "http://x", "--table", "3", "--table", "4",
+                          "--think-ms", "5-40", "--strategy", "rules,random",
+                          "--variant", "razz"])
+    assert options.table_ids == (3, 4) and options.tables == 2
+    assert options.think == (0.005, 0.04)
+    assert options.strategies == ("rules", "random") and options.variants == ("razz",)
+    for wrong in (["--strategy", "shark"], ["--variant", "holdem"], ["--think-ms", "9-1"],
+                  []):
+        with pytest.raises(SystemExit):
+            parse_args(["--server", "http://x", "--table", "1", *wrong]
+                       if wrong else ["--server", "http://x"])
