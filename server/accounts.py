@@ -96,6 +96,12 @@ async def authenticate(
     return account
 
 
+async def set_password(session: AsyncSession, *, account: Account, password_hash: str) -> Account:
+    account.password_hash = password_hash
+    await session.flush()
+    return account
+
+
 async def set_role(session: AsyncSession, *, account: Account, role: Role) -> Account:
     account.role = role.value
     await session.flush()

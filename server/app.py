@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
-from server import ws
+from server import demo, ws
 from server.bus import bus_from_url
 from server.db.migrate import head_revision
 from server.db.session import make_engine, make_sessionmaker
@@ -32,10 +34,22 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         bus = bus_from_url(settings.redis_url)
         cardroom = Cardroom(bus=bus, sessionmaker=app.state.sessionmaker, settings=settings)
         app.state.cardroom = cardroom
+        house_bots: asyncio.Task[None] | None = None
         try:
             await cardroom.start()
+            if settings.demo:
+                bots = await demo.open_demo_tables(
+                    app.state.sessionmaker, cardroom, app.state.passwords
+                )
+                house_bots = asyncio.create_task(
+                    demo.run_house_bots(settings.base_url, bots, settings.demo_think_seconds)
+                )
             yield
         finally:
+            if house_bots is not None:
+                house_bots.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await house_bots
             await cardroom.stop()
             await bus.close()
             await engine.dispose()

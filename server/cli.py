@@ -55,8 +55,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--demo",
         action="store_true",
         default=None,
-        help="open demo tables with bots. NOT WIRED YET: bots arrive in a later release; "
-        "the flag is accepted and does nothing for now",
+        help="also open a demo table of each main variant (seven-card stud, stud hi-lo, "
+        "razz) where house bots play through the websocket protocol",
     )
     parser.add_argument(
         "--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"]
@@ -160,8 +160,6 @@ def serve(settings: Settings, log_level: str) -> None:
     asyncio.run(apply_migrations(settings))
     if settings.redis_url:
         log.warning("--redis-url is not wired yet: the bus stays in memory")
-    if settings.demo:
-        log.warning("--demo is not wired yet: no demo tables are opened")
     uvicorn.run(create_app(settings), host=settings.host, port=settings.port, log_level=log_level)
 
 

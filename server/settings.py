@@ -61,12 +61,22 @@ class Settings(BaseSettings):
     # A websocket that sends nothing (not even a ping) for this long is closed.
     ws_idle_seconds: float = Field(default=60, gt=0)
     node_id: str = Field(default_factory=_default_node_id)
-    # Start demo tables with bots (wired in a later slice).
+    # Open a demo table of each main variant where house bots play (server/demo.py).
     demo: bool = False
+    # The house bots' pause before each action, on average (uniform from half to 1.5 times).
+    demo_think_seconds: float = Field(default=1.2, ge=0)
     # Argon2id cost (RFC 9106 low-memory profile by default); tune to the hardware.
     password_time_cost: int = Field(default=3, ge=1)
     password_memory_kib: int = Field(default=64 * 1024, ge=8)
     password_parallelism: int = Field(default=4, ge=1)
+
+    @property
+    def base_url(self) -> str:
+        """Where this node's own HTTP answers, for clients it runs itself (the house bots)."""
+        host = "127.0.0.1" if self.host in ("0.0.0.0", "::", "") else self.host
+        if ":" in host:
+            host = f"[{host}]"
+        return f"http://{host}:{self.port}"
 
     @field_validator("database_url")
     @classmethod
