@@ -147,6 +147,12 @@ class Client:
                 self.before_showdown[table] = not snap["hand"]["over"] and not shown
             if table == self.table:
                 self.seat = snap["you"]
+                mine = [s for s in snap["seats"] if s["seat"] == self.seat]
+                if mine and mine[0].get("sitting_out"):
+                    # Back from a drop during which the seat was sat out (broke, say).
+                    if mine[0]["stack"] == 0:
+                        await self.send(type="add_chips", table=table, amount=BUY_IN)
+                    await self.send(type="sit_in", table=table)
             self.record(table, text)
         elif kind == "reply" and "cashed_out" in frame["result"]:
             self.left.set()
