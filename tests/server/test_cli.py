@@ -31,9 +31,9 @@ def test_flags_override_the_environment(monkeypatch: pytest.MonkeyPatch) -> None
     assert cli.settings_from(cli.build_parser().parse_args([])).port == 9000
 
 
-def test_help_says_what_is_not_wired_yet() -> None:
+def test_help_names_every_flag() -> None:
     help_text = " ".join(cli.build_parser().format_help().split())
-    assert "--demo open demo tables with bots. NOT WIRED YET" in help_text
+    assert "--demo also open a demo table of each main variant" in help_text
     assert "--redis-url REDIS_URL Redis for the bus between nodes. NOT WIRED YET" in help_text
     assert "create-operator" in help_text
 
@@ -152,4 +152,11 @@ def test_the_real_server_over_http(running: tuple[str, str]) -> None:
             "/admin/tables", headers=headers, json={"name": "Razz", "config": {"variant": "razz"}}
         )
         assert table.status_code == 201, table.text
-    assert "--demo is not wired yet" in Path(log_path).read_text()
+        names = {t["name"]: t["variant"] for t in http.get("/tables").json()}
+    # --demo opened a table of each main variant next to the operator's.
+    assert names == {
+        "Razz": "razz",
+        "Demo: seven-card stud": "seven_card_stud",
+        "Demo: stud hi-lo": "seven_card_stud_hi_lo",
+        "Demo: razz": "razz",
+    }, Path(log_path).read_text()
