@@ -16,7 +16,7 @@ from server.db.session import make_engine, make_sessionmaker
 from server.errors import install_error_handlers
 from server.lobby import Cardroom
 from server.passwords import Passwords
-from server.routers import admin, auth, hands, health, lobby, wallet
+from server.routers import admin, auth, hands, health, lobby, wallet, web
 from server.settings import Settings
 
 
@@ -68,6 +68,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.state.head_revision = head_revision()
     install_error_handlers(app)
-    for module in (health, auth, wallet, lobby, hands, admin, ws):
+    for module in (health, auth, wallet, lobby, hands, admin, ws, web):
         app.include_router(module.router)
     return app

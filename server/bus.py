@@ -1,9 +1,9 @@
 """The bus: fan-out of table events to every subscriber of a channel.
 
-One interface, backends chosen by URL (``memory://`` now; Redis joins it for
-several nodes). Every subscription has a bounded queue: a subscriber that falls
-behind is cut off (its ``dropped`` flag set and its iterator ended) rather than
-slowing the table down; its client resyncs from a snapshot.
+One interface, backends chosen by URL (:func:`bus_from_url`): ``memory://`` for one
+process, ``redis://`` (``server.redis_bus``) for several nodes. Every subscription has
+a bounded queue: a subscriber that falls behind is cut off (its ``dropped`` flag set and
+its iterator ended) rather than slowing the table down; its client resyncs from a snapshot.
 
 Channels are plain strings: ``table:<id>`` carries a table's public events,
 ``table:<id>:player:<player>`` the events only that player may see.
@@ -37,6 +37,10 @@ class Subscription:
         self.closed = False
 
     def offer(self, message: dict[str, Any]) -> None:
+        """Queue a frame made on this node behind every message published before it."""
+        self._bus._offer(self, message)
+
+    def _put(self, message: dict[str, Any]) -> None:
         if self.closed:
             return
         try:
@@ -83,6 +87,8 @@ class Subscription:
 class Bus(Protocol):
     async def publish(self, channel: str, message: dict[str, Any]) -> None: ...
 
+    def publish_now(self, channel: str, message: dict[str, Any]) -> None: ...
+
     def subscribe(self, *channels: str, size: int = DEFAULT_QUEUE_SIZE) -> Subscription: ...
 
     async def close(self) -> None: ...
@@ -102,7 +108,11 @@ class MemoryBus:
         """Deliver without awaiting: the actor calls this on its hot path."""
         self.published += 1
         for subscription in tuple(self._subscribers.get(channel, ())):
-            subscription.offer(message)
+            subscription._put(message)
+
+    def _offer(self, subscription: Subscription, message: dict[str, Any]) -> None:
+        # Every publish is delivered at once here: nothing is in flight to wait for.
+        subscription._put(message)
 
     def subscribe(self, *channels: str, size: int = DEFAULT_QUEUE_SIZE) -> Subscription:
         subscription = Subscription(self, set(), size)
@@ -128,8 +138,16 @@ class MemoryBus:
                 subscription.close()
 
 
+REDIS_SCHEMES = ("redis://", "rediss://", "unix://")
+
+
 def bus_from_url(url: str | None) -> MemoryBus:
-    """Pick the backend by URL; ``None`` or ``memory://`` is the in-process bus."""
+    """Pick the backend by URL: ``None`` or ``memory://`` is the in-process bus, a Redis URL
+    (``redis://``, ``rediss://``, ``unix://``) the bus shared by every node on that Redis."""
     if url is None or url.startswith("memory://"):
         return MemoryBus()
-    raise ValueError(f"no bus backend for {url!r} on this build")
+    if url.startswith(REDIS_SCHEMES):
+        from server.redis_bus import RedisBus  # redis-py loads only for the Redis bus
+
+        return RedisBus(url)
+    raise ValueError(f"no bus backend for {url!r}: use memory:// or redis://")

@@ -48,8 +48,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--redis-url",
-        help="Redis for the bus between nodes. NOT WIRED YET: accepted and kept in the "
-        "settings; the Redis bus arrives in a later release, until then the bus is in memory",
+        help="Redis for the bus between nodes (redis://, rediss:// or unix://; "
+        "?channel_prefix=P keeps deployments on one Redis apart); default: in memory",
     )
     parser.add_argument(
         "--demo",
@@ -158,8 +158,6 @@ def serve(settings: Settings, log_level: str) -> None:
     from server.app import create_app
 
     asyncio.run(apply_migrations(settings))
-    if settings.redis_url:
-        log.warning("--redis-url is not wired yet: the bus stays in memory")
     uvicorn.run(create_app(settings), host=settings.host, port=settings.port, log_level=log_level)
 
 

@@ -43,7 +43,7 @@ class Settings(BaseSettings):
         default=DEFAULT_DATABASE_URL,
         validation_alias=AliasChoices("STUD_DATABASE_URL", "DATABASE_URL"),
     )
-    # None: the in-memory bus of a single process (the Redis bus comes in a later slice).
+    # None: the in-memory bus of a single process; redis://... the bus every node shares.
     redis_url: str | None = Field(
         default=None, validation_alias=AliasChoices("STUD_REDIS_URL", "REDIS_URL")
     )

@@ -1,12 +1,13 @@
-"""Fixtures: each test gets its own migrated SQLite file and an app on it, over ASGI."""
+"""Fixtures: each test gets its own migrated database (SQLite, then PostgreSQL: see
+``backends``) and an app on it, over ASGI."""
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from pathlib import Path
 
 import httpx
 import pytest
+from backends import *  # noqa: F403 - the database_url fixture: SQLite, PostgreSQL
 from fastapi import FastAPI
 from server_helpers import FAST_HASHING
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
@@ -18,9 +19,9 @@ from server.settings import Settings
 
 
 @pytest.fixture
-def settings(tmp_path: Path) -> Settings:
+def settings(database_url: str) -> Settings:
     return Settings(
-        database_url=f"sqlite+aiosqlite:///{tmp_path / 'stud.db'}",
+        database_url=database_url,
         starting_bankroll=10_000,
         **FAST_HASHING,
     )

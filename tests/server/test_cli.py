@@ -34,7 +34,7 @@ def test_flags_override_the_environment(monkeypatch: pytest.MonkeyPatch) -> None
 def test_help_names_every_flag() -> None:
     help_text = " ".join(cli.build_parser().format_help().split())
     assert "--demo also open a demo table of each main variant" in help_text
-    assert "--redis-url REDIS_URL Redis for the bus between nodes. NOT WIRED YET" in help_text
+    assert "--redis-url REDIS_URL Redis for the bus between nodes" in help_text
     assert "create-operator" in help_text
 
 

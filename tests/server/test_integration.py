@@ -114,6 +114,7 @@ class Client:
     next_id: int = 0
     seated: asyncio.Event = field(default_factory=asyncio.Event)
     left: asyncio.Event = field(default_factory=asyncio.Event)
+    leaving: bool = False  # asked to leave: no more rebuys or sitting in
 
     async def send(self, **frame: Any) -> None:
         self.next_id += 1
@@ -136,7 +137,9 @@ class Client:
     async def on_frame(self, frame: dict[str, Any], text: str) -> None:
         kind = frame["type"]
         if kind == "error":
-            self.refusals.append(f"{frame['code']}: {frame['message']}")
+            if not (self.leaving and frame["code"] == "not_seated"):
+                # (a rebuy sent just before leaving may land after the seat is gone)
+                self.refusals.append(f"{frame['code']}: {frame['message']}")
         elif kind == "reply" and frame["result"].get("type") == "snapshot":
             snap = frame["result"]
             table = snap["table"]
@@ -148,7 +151,7 @@ class Client:
             if table == self.table:
                 self.seat = snap["you"]
                 mine = [s for s in snap["seats"] if s["seat"] == self.seat]
-                if mine and mine[0].get("sitting_out"):
+                if mine and mine[0].get("sitting_out") and not self.leaving:
                     # Back from a drop during which the seat was sat out (broke, say).
                     if mine[0]["stack"] == 0:
                         await self.send(type="add_chips", table=table, amount=BUY_IN)
@@ -188,7 +191,8 @@ class Client:
         elif kind == "seat_left" and data["player"] == self.name:
             self.seat = None
             self.left.set()
-        elif kind == "sat_out" and data["seat"] == self.seat and data.get("busted"):
+        elif (kind == "sat_out" and data["seat"] == self.seat and data.get("busted")
+              and not self.leaving):
             await self.send(type="add_chips", table=table, amount=BUY_IN)
             await self.send(type="sit_in", table=table)
         elif kind == "turn" and data["seat"] == self.seat and self.seat is not None:
@@ -199,7 +203,7 @@ class Client:
                             kind=action, **extra)
 
     async def sit(self, table: int) -> None:
-        self.table, self.seat = table, None
+        self.table, self.seat, self.leaving = table, None, False
         self.seated.clear()
         await self.send(type="watch", table=table)
         await self.send(type="sit", table=table, buy_in=BUY_IN)
@@ -207,6 +211,7 @@ class Client:
 
     async def leave(self) -> None:
         self.left.clear()
+        self.leaving = True
         await self.send(type="leave", table=self.table)
         await asyncio.wait_for(self.left.wait(), 30)
 

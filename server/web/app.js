@@ -1,0 +1,527 @@
+// The web page: sign up / log in (REST), the lobby (GET /tables), one table at a time over
+// the websocket protocol (protocol.js), and the session's hand history (GET /hands).
+import { Connection } from "./protocol.js";
+
+const $ = (id) => document.getElementById(id);
+const el = (tag, attrs = {}, ...children) => {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k === "class") node.className = v;
+    else if (k === "text") node.textContent = v;
+    else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
+    else if (k.startsWith("data")) node.setAttribute(k.replace(/[A-Z]/g, (c) => "-" + c.toLowerCase()), v);
+    else node.setAttribute(k, v === true ? "" : v);
+  }
+  for (const c of children) if (c !== null && c !== undefined) node.append(c);
+  return node;
+};
+
+const VARIANTS = {
+  seven_card_stud: "Seven-card stud", seven_card_stud_hi_lo: "Stud hi-lo", razz: "Razz",
+  five_card_stud: "Five-card stud", six_card_stud: "Six-card stud", eight_card_stud: "Eight-card stud",
+};
+const STREETS = { third: "3rd street", fourth: "4th street", fifth: "5th street", sixth: "6th street", seventh: "7th street", second: "2nd street", eighth: "8th street" };
+const SUITS = { s: "♠", h: "♥", d: "♦", c: "♣" };
+const variantName = (v) => VARIANTS[v] || (v || "").replaceAll("_", " ");
+
+const session = {
+  token: sessionStorage.getItem("stud.token"),
+  name: sessionStorage.getItem("stud.name"),
+  conn: null,
+  tables: [],
+  tableName: "",
+  log: [], chat: [], history: [],
+  current: null,   // the record of the hand being played, for the history
+  actedOn: null,   // the turn we already answered
+};
+
+// ------------------------------------------------------------------ HTTP
+
+async function http(method, path, body) {
+  const headers = { "Content-Type": "application/json" };
+  if (session.token) headers.Authorization = `Bearer ${session.token}`;
+  const response = await fetch(path, { method, headers, body: body ? JSON.stringify(body) : undefined });
+  if (response.status === 204) return null;
+  const data = await response.json().catch(() => ({}));
+  if (!response.ok) {
+    const error = new Error(data?.error?.message || `HTTP ${response.status}`);
+    error.code = data?.error?.code;
+    error.status = response.status;
+    throw error;
+  }
+  return data;
+}
+
+function notify(text) {
+  const n = $("notice");
+  n.textContent = text;
+  n.hidden = !text;
+  clearTimeout(notify.timer);
+  if (text) notify.timer = setTimeout(() => { n.hidden = true; }, 5000);
+}
+
+// ------------------------------------------------------------------ views
+
+function show(view) {
+  for (const v of ["auth-view", "lobby-view", "table-view"]) $(v).hidden = v !== view;
+  $("who").hidden = !session.token;
+  $("me-name").textContent = session.name || "";
+}
+
+async function route() {
+  if (!session.token) { show("auth-view"); return; }
+  const m = location.hash.match(/^#\/table\/(\d+)$/);
+  if (m) await openTable(Number(m[1]));
+  else await openLobby();
+}
+
+// ------------------------------------------------------------------ auth
+
+async function signIn(register) {
+  const username = $("username").value.trim();
+  const password = $("password").value;
+  $("auth-error").textContent = "";
+  try {
+    if (register) await http("POST", "/auth/register", { username, password });
+    const { access_token: token } = await http("POST", "/auth/login", { username, password });
+    session.token = token;
+    session.name = username;
+    sessionStorage.setItem("stud.token", token);
+    sessionStorage.setItem("stud.name", username);
+    $("password").value = "";
+    location.hash = "#/lobby";
+    await route();
+  } catch (error) {
+    $("auth-error").textContent = error.message;
+  }
+}
+
+async function logOut() {
+  await http("POST", "/auth/logout").catch(() => {});
+  session.conn?.stop();
+  session.conn = null;
+  session.token = null;
+  session.name = null;
+  sessionStorage.removeItem("stud.token");
+  sessionStorage.removeItem("stud.name");
+  location.hash = "";
+  show("auth-view");
+}
+
+async function connection() {
+  if (!session.conn) {
+    session.conn = new Connection({
+      token: session.token,
+      onTable: renderTable,
+      onEvent: onTableEvent,
+      onStatus: notify,
+    });
+    try {
+      await session.conn.start();
+    } catch (error) {
+      session.conn.stop();
+      session.conn = null;
+      if (["bad_token", "token_expired", "token_revoked"].includes(error.code)) await logOut();
+      throw error;
+    }
+  }
+  await session.conn.ready;
+  return session.conn;
+}
+
+// ------------------------------------------------------------------ lobby
+
+async function openLobby() {
+  if (session.conn?.tableId != null) await session.conn.unwatch();
+  show("lobby-view");
+  await refreshLobby();
+}
+
+async function refreshLobby() {
+  try {
+    session.tables = await http("GET", "/tables");
+  } catch (error) { notify(error.message); return; }
+  const rows = $("lobby-rows");
+  rows.replaceChildren(...session.tables.map((t) => el("tr", { dataTable: t.id },
+    el("td", { text: t.name }),
+    el("td", { text: variantName(t.variant) }),
+    el("td", { text: `${t.stakes.small_bet}/${t.stakes.big_bet}${t.structure === "fixed_limit" ? "" : " " + t.structure.replace("_", " ")}` }),
+    el("td", { text: `${t.seats_taken}/${t.seats}` }),
+    el("td", {}, el("button", { type: "button", class: "open", onclick: () => { location.hash = `#/table/${t.id}`; } }, "Open")),
+  )));
+}
+
+setInterval(() => { if (!$("lobby-view").hidden) refreshLobby(); }, 5000);
+
+// ------------------------------------------------------------------ the table
+
+async function openTable(id) {
+  show("table-view");
+  session.log = []; session.chat = []; session.current = null;
+  $("log").replaceChildren(); $("chat").replaceChildren();
+  if (!session.tables.length) session.tables = await http("GET", "/tables").catch(() => []);
+  const info = session.tables.find((t) => t.id === id);
+  session.tableName = info ? info.name : `Table ${id}`;
+  $("table-name").textContent = session.tableName;
+  try {
+    const conn = await connection();
+    await conn.watch(id);
+  } catch (error) { notify(error.message); }
+}
+
+const nameAt = (t, seat) => t.seats[seat]?.player || `seat ${seat + 1}`;
+const ACTION_WORDS = { fold: "folds", check: "checks", call: "calls", bring_in: "brings in for", complete: "completes to", bet: "bets", raise: "raises to" };
+
+function addLog(text, cls) {
+  session.log.push({ text, cls });
+  const li = el("li", { class: cls, text });
+  const log = $("log");
+  log.append(li);
+  while (log.children.length > 200) log.firstChild.remove();
+  log.scrollTop = log.scrollHeight;
+}
+
+function onTableEvent(kind, data, t, isPrivate) {
+  switch (kind) {
+    case "snapshot":
+      $("table-game").textContent = `${variantName(t.variant)} · ${t.stakes.small_bet}/${t.stakes.big_bet}`;
+      if (session.current && (session.current.number !== t.handNumber || !t.hand)) session.current = null;
+      break;
+    case "hand_started":
+      session.current = { table: t.id, tableName: session.tableName, number: t.handNumber, seat: t.you,
+        start: Object.fromEntries(data.seats.map((e) => [e.seat, e.stack])),
+        names: Object.fromEntries(data.seats.map((e) => [e.seat, nameAt(t, e.seat)])),
+        shows: [], awards: [] };
+      addLog(`Hand #${t.handNumber}: ${variantName(data.variant)}`, "hand");
+      break;
+    case "street_dealt":
+      addLog(`${STREETS[data.street] || data.street}: ` + (data.deals.filter((d) => d.up.length)
+        .map((d) => `${nameAt(t, d.seat)} ${d.up.map(cardText).join(" ")}`).join(", ") || "dealt down"), "street");
+      break;
+    case "announcement":
+      addLog(`Dealer: ${data.text}`, "dealer");
+      break;
+    case "action": {
+      const amount = ["bring_in", "call", "bet"].includes(data.action) ? ` ${data.amount}`
+        : ["complete", "raise"].includes(data.action) ? ` ${data.to}` : "";
+      addLog(`${nameAt(t, data.seat)} ${ACTION_WORDS[data.action] || data.action}${amount}${data.all_in ? " (all in)" : ""}${data.timeout ? " (time)" : ""}`);
+      break;
+    }
+    case "showdown": {
+      const names = handNames(data);
+      session.current?.shows.push({ seat: data.seat, cards: data.cards, names });
+      addLog(`${nameAt(t, data.seat)} shows ${data.cards.map(cardText).join(" ")}${names ? " — " + names : ""}`, "showdown");
+      break;
+    }
+    case "muck":
+      addLog(`${nameAt(t, data.seat)} mucks`);
+      break;
+    case "pot_awarded":
+      session.current?.awards.push({ seat: data.seat, amount: data.amount, half: data.half });
+      addLog(`${nameAt(t, data.seat)} wins ${data.amount}${data.half && data.half !== "whole" ? ` (${data.half})` : ""}`, "win");
+      break;
+    case "hand_ended":
+      finishHand(t, data);
+      break;
+    case "hand_cancelled":
+      addLog(`Hand #${data.hand} cancelled (${data.reason}): every chip back`, "dealer");
+      session.current = null;
+      break;
+    case "seat_taken": addLog(`${data.player} sits down with ${data.stack}`); break;
+    case "seat_left": addLog(`${data.player} leaves`); break;
+    case "sat_out": addLog(`${nameAt(t, data.seat)} sits out${data.busted ? " (out of chips)" : ""}`); break;
+    case "sat_in": addLog(`${nameAt(t, data.seat)} is back`); break;
+    case "chat": {
+      const li = el("li", {}, el("b", { text: data.player + ": " }), data.text);
+      $("chat").append(li);
+      $("chat").scrollTop = $("chat").scrollHeight;
+      break;
+    }
+    default: break;
+  }
+}
+
+function handNames(data) {
+  const parts = [];
+  if (data.high) parts.push(`high: ${data.high}`);
+  if (data.low) parts.push(`low: ${data.low}`);
+  if ("low" in data && data.low === null && "high" in data) parts.push("no low");
+  return parts.join(", ");
+}
+
+function finishHand(t, data) {
+  const record = session.current;
+  session.current = null;
+  if (!record || record.seat === null || record.seat === undefined) return;
+  const mine = t.hand?.seats[record.seat];
+  const end = data.stacks.find((e) => e.seat === record.seat)?.stack;
+  const entry = {
+    ...record,
+    down: mine ? mine.down.slice() : [],
+    up: mine ? mine.up.slice() : [],
+    net: end !== undefined && record.start[record.seat] !== undefined ? end - record.start[record.seat] : null,
+    id: null,
+  };
+  session.history.unshift(entry);
+  renderHistory();
+  setTimeout(matchHandIds, 400);
+}
+
+async function matchHandIds() {
+  try {
+    const page = await http("GET", "/hands?limit=50");
+    for (const line of page.hands) {
+      const entry = session.history.find((h) => h.table === line.table_id && h.number === line.number);
+      if (entry) { entry.id = line.id; entry.net = line.net; }
+    }
+    renderHistory();
+  } catch { /* shown without links */ }
+}
+
+function renderHistory() {
+  $("history").replaceChildren(...session.history.map((h) => {
+    const winners = [...new Set(h.awards.map((a) => h.names[a.seat] || `seat ${a.seat + 1}`))];
+    const won = h.awards.map((a) => {
+      const shown = h.shows.find((s) => s.seat === a.seat);
+      return `${h.names[a.seat]} wins ${a.amount}${a.half && a.half !== "whole" ? ` (${a.half})` : ""}${shown?.names ? " with " + shown.names : ""}`;
+    });
+    return el("li", { dataHandNumber: h.number, dataTable: h.table, dataHandId: h.id ?? "", dataMyDown: h.down.join(" "), dataMyUp: h.up.join(" "), dataWinners: winners.join(","), dataNet: h.net ?? "" },
+      el("div", { class: "history-head" },
+        el("strong", { text: `#${h.number}` }), " ",
+        el("span", { class: "cards small" }, ...h.down.map((c) => cardEl(c, true)), ...h.up.map((c) => cardEl(c))),
+        h.net === null ? null : el("span", { class: h.net > 0 ? "net plus" : h.net < 0 ? "net minus" : "net", text: h.net > 0 ? `+${h.net}` : `${h.net}` }),
+        h.id ? el("button", { type: "button", class: "link", onclick: () => showHand(h.id) }, "details") : null),
+      el("div", { class: "history-won", text: won.join("; ") || "no winner recorded" }));
+  }));
+}
+
+async function showHand(id) {
+  const pre = $("hand-detail");
+  try {
+    const hand = await http("GET", `/hands/${id}`);
+    const names = Object.fromEntries(hand.players.map((p) => [p.seat, p.player]));
+    const lines = [`Hand #${hand.number} at ${hand.table_name} (${variantName(hand.variant)}): ${hand.starting} → ${hand.ending}`];
+    for (const e of hand.events) {
+      const who = names[e.data.seat] ?? "";
+      if (e.kind === "down_cards") lines.push(`you get ${e.data.cards.join(" ")} (down)`);
+      else if (e.kind === "street_dealt") lines.push(`${e.data.street}: ` + e.data.deals.map((d) => `${names[d.seat]} ${d.up.join(" ")}`).join(", "));
+      else if (e.kind === "action") lines.push(`${who} ${e.data.action}${e.data.amount ? " " + e.data.amount : ""}`);
+      else if (e.kind === "showdown") lines.push(`${who} shows ${e.data.cards.join(" ")} ${handNames(e.data)}`);
+      else if (e.kind === "pot_awarded") lines.push(`${who} wins ${e.data.amount}`);
+      else if (e.kind === "announcement") lines.push(`dealer: ${e.data.text}`);
+    }
+    pre.textContent = lines.join("\n");
+    pre.hidden = false;
+  } catch (error) { notify(error.message); }
+}
+
+// ------------------------------------------------------------------ rendering
+
+function cardText(card) { return card[0].replace("T", "10") + SUITS[card[1]]; }
+
+function cardEl(card, down = false) {
+  if (!card || card === "??") return el("span", { class: "card back", title: "face down", dataCard: "??" });
+  const red = card[1] === "h" || card[1] === "d";
+  return el("span", { class: `card${red ? " red" : ""}${down ? " down" : ""}`, dataCard: card, title: down ? "down card" : "upcard" }, cardText(card));
+}
+
+function renderTable(t) {
+  const hand = t.hand;
+  $("hand-number").textContent = t.handNumber ?? "–";
+  $("street").textContent = hand?.street ? (STREETS[hand.street] || hand.street) : "waiting";
+  $("pot").textContent = hand ? hand.pot : 0;
+  const last = hand?.announcements.at(-1);
+  $("announce").textContent = hand?.over ? winnersText(t) : last ? last.text : "";
+
+  $("seats").replaceChildren(...t.seats.map((s) => seatEl(t, s)));
+  renderActions(t);
+  renderSeatControls(t);
+  tick();
+}
+
+function winnersText(t) {
+  return t.hand.awards.map((a) => {
+    const s = t.hand.seats[a.seat];
+    const names = s?.hand ? handNames(s.hand) : "";
+    return `${nameAt(t, a.seat)} wins ${a.amount}${names ? " with " + names : ""}`;
+  }).join(" · ");
+}
+
+function seatEl(t, s) {
+  const n = s.seat;
+  if (!s.player) {
+    const canSit = t.you === null;
+    return el("div", { class: "seat empty", dataSeat: n },
+      el("div", { class: "seat-top" }, el("span", { class: "name", text: `Seat ${n + 1}` })),
+      canSit ? el("button", { type: "button", class: "sit", dataSeat: n, onclick: () => sit(n) }, "Sit here") : el("span", { class: "muted", text: "empty" }));
+  }
+  const h = t.hand?.seats[n];
+  const toAct = t.hand && !t.hand.over && t.hand.to_act === n;
+  const awards = t.hand?.awards.filter((a) => a.seat === n) || [];
+  const cls = ["seat", n === t.you && "me", toAct && "to-act", h?.folded && "folded", awards.length && "winner", s.sitting_out && "out"].filter(Boolean).join(" ");
+  const stack = h ? h.stack : s.stack;
+  let cards = [];
+  if (h) {
+    const shownDown = h.down.length ? h.down : [];
+    const hidden = Math.max(0, h.down_count - shownDown.length);
+    cards = [...shownDown.map((c) => cardEl(c, true)), ...Array.from({ length: hidden }, () => cardEl(null)), ...h.up.map((c) => cardEl(c))];
+  }
+  const status = [];
+  if (h?.folded) status.push("folded");
+  if (h?.all_in) status.push("all in");
+  if (h?.mucked) status.push("mucked");
+  if (s.sitting_out) status.push("sitting out");
+  if (s.leaving) status.push("leaving");
+  if (s.connected === false) status.push("away");
+  return el("div", { class: cls, dataSeat: n, dataPlayer: s.player },
+    el("div", { class: "seat-top" },
+      el("span", { class: "name", title: s.player, text: s.player + (n === t.you ? " (you)" : "") }),
+      el("span", { class: "stack", title: "stack", dataStack: stack, text: stack })),
+    el("div", { class: "cards" }, ...cards),
+    el("div", { class: "seat-foot" },
+      h && h.bet && !t.hand.over ? el("span", { class: "bet", dataBet: h.bet, text: `bet ${h.bet}` }) : null,
+      status.length ? el("span", { class: "status", text: status.join(", ") }) : null,
+      toAct ? el("span", { class: "clock", dataClockSeat: n }) : null,
+      s.time_bank === undefined ? null : el("span", { class: "bank muted", text: `bank ${Math.round(s.time_bank)}s` })),
+    h?.hand ? el("div", { class: "hand-name", text: handNames(h.hand) }) : null,
+    awards.length ? el("div", { class: "won", text: "wins " + awards.map((a) => a.amount).join(" + ") }) : null);
+}
+
+function tick() {
+  const t = session.conn?.table;
+  for (const node of document.querySelectorAll("[data-clock-seat]")) {
+    if (!t?.clock || t.clock.seat !== Number(node.dataset.clockSeat)) { node.textContent = ""; continue; }
+    const left = Math.max(0, (t.clock.end - Date.now()) / 1000);
+    const action = Math.max(0, left - t.clock.bank);
+    node.textContent = action > 0 ? `${action.toFixed(0)}s to act` : `time bank: ${left.toFixed(0)}s`;
+    node.classList.toggle("urgent", action <= 0 || action < 5);
+  }
+}
+setInterval(tick, 250);
+
+function label(kind, legal, amount) {
+  switch (kind) {
+    case "fold": return "Fold";
+    case "check": return "Check";
+    case "call": return `Call ${legal.call}`;
+    case "bring_in": return `Bring in ${legal.bring_in}`;
+    case "complete": return `Complete to ${amount}`;
+    case "bet": return `Bet ${amount}`;
+    case "raise": return `Raise to ${amount}`;
+    default: return kind;
+  }
+}
+
+function renderActions(t) {
+  const box = $("actions");
+  const hand = t.hand;
+  const legal = hand?.legal;
+  const mine = hand && !hand.over && legal && t.you !== null && hand.to_act === t.you;
+  const turnKey = mine ? `${t.handNumber}:${hand.turnSeq}` : null;
+  if (!mine) { box.hidden = true; box.replaceChildren(); box.dataset.turn = ""; return; }
+  if (box.dataset.turn === turnKey) return;  // keep what the player typed
+  box.dataset.turn = turnKey;
+  const buttons = [];
+  for (const kind of legal.kinds) {
+    if (["complete", "bet", "raise"].includes(kind)) {
+      const choices = legal.to_choices;
+      if (choices && choices.length) {
+        for (const to of choices) buttons.push(actButton(kind, label(kind, legal, to), to));
+      } else {
+        const input = el("input", { type: "number", id: "wager-amount", min: legal.min_to, max: legal.max_to, value: legal.min_to, step: 1, "aria-label": `${kind} to` });
+        const button = el("button", { type: "button", class: `act act-${kind}`, dataKind: kind, onclick: () => act(kind, Number(input.value)) },
+          kind === "raise" ? "Raise to" : kind === "bet" ? "Bet" : "Complete to");
+        buttons.push(el("span", { class: "wager" }, button, input, el("small", { class: "muted", text: `${legal.min_to}–${legal.max_to}` })));
+      }
+    } else {
+      buttons.push(actButton(kind, label(kind, legal), null));
+    }
+  }
+  box.replaceChildren(el("span", { class: "your-turn", text: "Your turn" }), ...buttons);
+  box.hidden = false;
+}
+
+function actButton(kind, text, amount) {
+  return el("button", { type: "button", class: `act act-${kind}`, dataKind: kind, dataAmount: amount ?? "", onclick: () => act(kind, amount) }, text);
+}
+
+const newId = () => (crypto.randomUUID ? crypto.randomUUID() : `${Date.now()}-${Math.random().toString(36).slice(2)}`);
+
+async function act(kind, amount) {
+  const conn = session.conn;
+  const box = $("actions");
+  for (const b of box.querySelectorAll("button")) b.disabled = true;
+  const fields = { action_id: newId(), kind };
+  if (amount !== null && amount !== undefined && ["complete", "bet", "raise"].includes(kind)) fields.amount = amount;
+  try {
+    await conn.command("act", fields);
+  } catch (error) {
+    notify(`${error.code}: ${error.message}`);
+    for (const b of box.querySelectorAll("button")) b.disabled = false;
+  }
+}
+
+function defaultBuyIn(t) {
+  const { min, max } = t.buyIn;
+  return Math.max(min, Math.min(max, 50 * t.stakes.big_bet));
+}
+
+function renderSeatControls(t) {
+  const box = $("seat-controls");
+  const me = t.you !== null ? t.seats[t.you] : null;
+  const items = [];
+  if (!me) {
+    const input = $("buy-in") || el("input", { id: "buy-in", type: "number", step: 1 });
+    input.min = t.buyIn.min; input.max = t.buyIn.max;
+    if (!input.value) input.value = defaultBuyIn(t);
+    items.push(el("label", {}, `Buy-in (${t.buyIn.min}–${t.buyIn.max}) `, input));
+    if (t.seats.every((s) => s.player)) {
+      items.push(t.waiting.includes(session.name)
+        ? el("span", { text: `On the waiting list (${t.waiting.indexOf(session.name) + 1})` })
+        : el("button", { type: "button", onclick: () => command("join_waiting_list") }, "Join waiting list"));
+    } else {
+      items.push(el("span", { class: "muted", text: "Pick a seat to sit down" }));
+    }
+  } else {
+    if (me.sitting_out) items.push(el("button", { type: "button", id: "sit-in", onclick: () => sitIn(t) }, "Sit in"));
+    else items.push(el("button", { type: "button", id: "sit-out", onclick: () => command("sit_out", { next_hand: true }) }, "Sit out"));
+    if (!me.leaving) items.push(el("button", { type: "button", id: "leave", onclick: () => command("leave") }, "Leave seat"));
+  }
+  box.replaceChildren(...items);
+}
+
+async function sitIn(t) {
+  const me = t.seats[t.you];
+  const needed = t.stakes.ante + t.stakes.bring_in;
+  if (me.stack + (me.pending_chips || 0) < Math.max(needed, 1)) {
+    const target = defaultBuyIn(t);
+    await command("add_chips", { amount: Math.min(t.buyIn.max, target) - me.stack - (me.pending_chips || 0) });
+  }
+  await command("sit_in");
+}
+
+async function command(type, fields = {}) {
+  try { return await session.conn.command(type, fields); } catch (error) { notify(`${error.code}: ${error.message}`); return null; }
+}
+
+async function sit(seat) {
+  const amount = Number($("buy-in")?.value) || defaultBuyIn(session.conn.table);
+  await command("sit", { seat, buy_in: amount });
+}
+
+// ------------------------------------------------------------------ wiring
+
+$("auth-form").addEventListener("submit", (e) => { e.preventDefault(); signIn(false); });
+$("signup").addEventListener("click", () => { if ($("auth-form").reportValidity()) signIn(true); });
+$("logout").addEventListener("click", logOut);
+$("back").addEventListener("click", () => { location.hash = "#/lobby"; });
+$("home").addEventListener("click", (e) => { e.preventDefault(); location.hash = session.token ? "#/lobby" : ""; });
+$("chat-form").addEventListener("submit", async (e) => {
+  e.preventDefault();
+  const text = $("chat-text").value.trim();
+  if (!text) return;
+  if (await command("chat", { text }) !== null) $("chat-text").value = "";
+});
+window.addEventListener("hashchange", route);
+route();

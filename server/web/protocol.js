@@ -1,0 +1,276 @@
+// The websocket protocol v1 (docs/protocol.md): one connection, replies by id, and one
+// watched table whose picture is folded from its snapshot and events, the way
+// engine/views.py folds a hand. Public events must come in seq order: a gap means resync.
+
+export class ProtocolError extends Error {
+  constructor(code, message) { super(message); this.code = code; }
+}
+
+export class Connection {
+  constructor({ token, onTable, onEvent, onStatus }) {
+    this.token = token;
+    this.onTable = onTable;    // (table state) after a snapshot or any event
+    this.onEvent = onEvent;    // (kind, data, table state, private)
+    this.onStatus = onStatus;  // (text) connection news for people
+    this.nextId = 1;
+    this.pending = new Map();
+    this.table = null;         // the watched table's state, or null
+    this.tableId = null;
+    this.awaitingSnapshot = false;
+    this.closed = false;
+    this.ready = null;
+    this.retry = 0;
+  }
+
+  start() {
+    this.closed = false;
+    this.ready = new Promise((resolve, reject) => {
+      const ws = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws`);
+      this.ws = ws;
+      ws.onmessage = (m) => this.#receive(JSON.parse(m.data), resolve, reject);
+      ws.onclose = () => {
+        for (const { reject: r } of this.pending.values()) r(new ProtocolError("closed", "connection lost"));
+        this.pending.clear();
+        clearInterval(this.pinger);
+        reject(new ProtocolError("closed", "connection lost"));
+        if (!this.closed) this.#reconnect();
+      };
+    });
+    this.ready.catch(() => {});
+    this.pinger = setInterval(() => this.#send({ type: "ping" }), 25000);
+    return this.ready;
+  }
+
+  stop() {
+    this.closed = true;
+    clearInterval(this.pinger);
+    if (this.ws) this.ws.close();
+  }
+
+  #reconnect() {
+    this.onStatus?.("Connection lost: reconnecting…");
+    const wait = Math.min(5000, 250 * 2 ** this.retry++);
+    setTimeout(async () => {
+      try {
+        await this.start();
+        this.retry = 0;
+        if (this.tableId !== null) await this.watch(this.tableId);
+        this.onStatus?.("");
+      } catch { /* onclose schedules the next try */ }
+    }, wait);
+  }
+
+  #send(frame) {
+    if (this.ws?.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify({ v: 1, ...frame }));
+  }
+
+  request(frame) {
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      this.#send({ ...frame, id });
+    });
+  }
+
+  async #receive(frame, resolveReady, rejectReady) {
+    if (frame.type === "hello") {
+      try {
+        const { player } = await this.request({ type: "auth", token: this.token });
+        this.player = player;
+        resolveReady();
+      } catch (error) { rejectReady(error); }
+      return;
+    }
+    if (frame.type === "reply" || frame.type === "error") {
+      const waiter = this.pending.get(frame.id);
+      if (!waiter) return;
+      this.pending.delete(frame.id);
+      if (frame.type === "error") { waiter.reject(new ProtocolError(frame.code, frame.message)); return; }
+      if (frame.result?.type === "snapshot") this.#snapshot(frame.result);
+      waiter.resolve(frame.result);
+      return;
+    }
+    if (frame.type === "event") this.#event(frame);
+  }
+
+  // ------------------------------------------------------------------ the table
+
+  async watch(tableId) {
+    this.tableId = tableId;
+    this.table = null;
+    this.awaitingSnapshot = true;
+    return this.request({ type: "watch", table: tableId });
+  }
+
+  async unwatch() {
+    const id = this.tableId;
+    this.tableId = null;
+    this.table = null;
+    if (id !== null) await this.request({ type: "unwatch", table: id }).catch(() => {});
+  }
+
+  resync() {
+    if (this.awaitingSnapshot || this.tableId === null) return;
+    this.awaitingSnapshot = true;
+    this.request({ type: "resync", table: this.tableId }).catch(() => { this.awaitingSnapshot = false; });
+  }
+
+  command(type, fields = {}) {
+    return this.request({ type, table: this.tableId, ...fields });
+  }
+
+  #snapshot(snap) {
+    if (snap.table !== this.tableId) return;
+    this.awaitingSnapshot = false;
+    const table = {
+      id: snap.table, seq: snap.seq, me: this.player, variant: snap.variant, stakes: snap.stakes,
+      buyIn: snap.buy_in, you: snap.you, handNumber: snap.hand_number, waiting: snap.waiting,
+      seats: snap.seats.map((s) => ({ ...s })),
+      hand: snap.hand ? normalHand(snap.hand, snap.seq) : null,
+      clock: null,
+    };
+    if (snap.clock) {
+      const bank = table.seats[snap.clock.seat]?.time_bank ?? 0;
+      table.clock = { seat: snap.clock.seat, end: Date.now() + snap.clock.remaining * 1000, bank: Math.min(bank, snap.clock.remaining) };
+    }
+    this.table = table;
+    this.onEvent?.("snapshot", snap, table, false);
+    this.onTable?.(table);
+  }
+
+  #event(frame) {
+    const table = this.table;
+    if (frame.table !== this.tableId || table === null || this.awaitingSnapshot) return;
+    if (frame.private) {
+      // Carries the seq of the public event it comes just before; not counted.
+      if (frame.seq <= table.seq) return;
+    } else {
+      if (frame.seq <= table.seq) return;  // already in the snapshot
+      if (frame.seq !== table.seq + 1) { this.resync(); return; }
+      table.seq = frame.seq;
+    }
+    const restart = apply(table, frame.kind, frame.data, frame.private);
+    this.onEvent?.(frame.kind, frame.data, table, !!frame.private);
+    this.onTable?.(table);
+    if (restart) this.resync();
+  }
+}
+
+function normalHand(hand, seq) {
+  const seats = {};
+  for (const [k, v] of Object.entries(hand.seats)) seats[Number(k)] = { ...v };
+  return { ...hand, seats, announcements: [...hand.announcements], awards: [...hand.awards], turnSeq: seq };
+}
+
+function handSeat(stack) {
+  return { stack, bet: 0, in_pot: 0, up: [], down: [], down_count: 0, folded: false, all_in: false, shown: false };
+}
+
+// Fold one event into the table; true when the table must be resynced.
+export function apply(t, kind, data, isPrivate) {
+  const hand = t.hand;
+  const seat = (n) => t.seats[n];
+  switch (kind) {
+    case "seat_taken":
+      if (data.player === t.me) t.you = data.seat;
+      t.seats[data.seat] = { seat: data.seat, player: data.player, stack: data.stack, pending_chips: 0,
+        sitting_out: false, leaving: false, connected: true, time_bank: undefined };
+      break;
+    case "seat_left":
+      if (t.you === data.seat) t.you = null;
+      t.seats[data.seat] = { seat: data.seat, player: null };
+      break;
+    case "chips_added":
+      if (data.after_hand) seat(data.seat).pending_chips += data.amount;
+      else seat(data.seat).stack += data.amount;
+      break;
+    case "sat_out": seat(data.seat).sitting_out = true; break;
+    case "sat_in": seat(data.seat).sitting_out = false; break;
+    case "leaving": seat(data.seat).leaving = true; break;
+    case "waiting_list": t.waiting = data.waiting; break;
+    case "hand_number": t.handNumber = data.hand; break;
+    case "clock":
+      t.clock = { seat: data.seat, end: Date.now() + (data.action_clock + data.time_bank) * 1000, bank: data.time_bank };
+      if (seat(data.seat)) seat(data.seat).time_bank = data.time_bank;
+      break;
+    case "hand_cancelled":
+      for (const [s, stack] of Object.entries(data.stacks || {})) if (seat(s)?.player) seat(s).stack = stack;
+      t.hand = null; t.clock = null;
+      break;
+    case "table_restarted":
+      return true;
+    case "hand_started": {
+      const seats = {};
+      for (const e of data.seats) seats[e.seat] = handSeat(e.stack);
+      t.hand = { viewer: t.you, variant: data.variant, street: null, pot: 0, common: [], seats,
+        to_act: null, legal: null, announcements: [], awards: [], over: false };
+      t.clock = null;
+      break;
+    }
+    default:
+      if (hand) applyHand(t, hand, kind, data, isPrivate);
+  }
+  return false;
+}
+
+function applyHand(t, hand, kind, data, isPrivate) {
+  const s = hand.seats[data.seat];
+  switch (kind) {
+    case "down_cards":
+      if (isPrivate && s) s.down = s.down.concat(data.cards);
+      break;
+    case "ante":
+      s.stack -= data.amount; s.in_pot += data.amount; s.all_in = data.all_in; hand.pot += data.amount;
+      break;
+    case "street_dealt":
+      hand.street = data.street;
+      for (const x of Object.values(hand.seats)) x.bet = 0;
+      for (const deal of data.deals) {
+        const d = hand.seats[deal.seat];
+        d.up = d.up.concat(deal.up);
+        d.down_count += deal.down;
+      }
+      break;
+    case "common_card":
+      hand.street = data.street;
+      hand.common = hand.common.concat([data.card]);
+      for (const x of Object.values(hand.seats)) x.bet = 0;
+      break;
+    case "turn":
+      hand.to_act = data.seat; hand.legal = data; hand.turnSeq = t.seq;
+      break;
+    case "action": {
+      const paid = data.amount || 0;
+      s.stack -= paid; s.in_pot += paid; s.bet = data.to; hand.pot += paid;
+      if (data.action === "fold") s.folded = true;
+      if (data.all_in) s.all_in = true;
+      hand.to_act = null; hand.legal = null; t.clock = null;
+      break;
+    }
+    case "uncalled_returned":
+      s.stack += data.amount; s.in_pot -= data.amount; s.bet -= data.amount; hand.pot -= data.amount;
+      break;
+    case "announcement":
+      hand.announcements = hand.announcements.concat([data]);
+      break;
+    case "showdown":
+      s.down = data.cards.filter((c) => !s.up.includes(c));
+      s.shown = true;
+      s.hand = {};
+      for (const k of ["high", "low"]) if (k in data) s.hand[k] = data[k];
+      break;
+    case "muck":
+      if (s) s.mucked = true;
+      break;
+    case "pot_awarded":
+      s.stack += data.amount;
+      hand.awards = hand.awards.concat([data]);
+      break;
+    case "hand_ended":
+      hand.over = true; hand.to_act = null; hand.legal = null; t.clock = null;
+      for (const e of data.stacks) if (t.seats[e.seat]?.player) t.seats[e.seat].stack = e.stack;
+      break;
+    default:
+      break;
+  }
+}
