@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from engine.events import Event
+from engine.pots import build_pots
 
 
 def _seat_entry(stack: int) -> dict[str, Any]:
@@ -118,7 +119,18 @@ def _fold_public(events: Iterable[Event], own: dict[int, list[str]]) -> dict[str
             state["over"] = True
             state["to_act"] = None
             state["legal"] = None
+    state["pots"] = pots_of(seats)
     return state
+
+
+def pots_of(seats: dict[int, dict[str, Any]]) -> list[dict[str, Any]]:
+    """The main pot and side pots as the chips stand: layered by what each seat has put in,
+    each open to the seats still in that reached its level (public: nothing hidden in it)."""
+    numbers = list(seats)
+    layers = build_pots(
+        [seats[n]["in_pot"] for n in numbers], [not seats[n]["folded"] for n in numbers]
+    )
+    return [{"amount": p.amount, "eligible": [numbers[i] for i in p.eligible]} for p in layers]
 
 
 def visible_events(events: Iterable[Event], seat: int | None) -> list[Event]:

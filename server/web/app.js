@@ -1,6 +1,6 @@
 // The web page: sign up / log in (REST), the lobby (GET /tables), one table at a time over
 // the websocket protocol (protocol.js), and the session's hand history (GET /hands).
-import { Connection } from "./protocol.js";
+import { Connection, sidePots } from "./protocol.js";
 
 const $ = (id) => document.getElementById(id);
 const el = (tag, attrs = {}, ...children) => {
@@ -331,6 +331,9 @@ function renderTable(t) {
   $("hand-number").textContent = t.handNumber ?? "–";
   $("street").textContent = hand?.street ? (STREETS[hand.street] || hand.street) : "waiting";
   $("pot").textContent = hand ? hand.pot : 0;
+  const pots = hand ? sidePots(hand.seats) : [];
+  $("side-pots").textContent = pots.length > 1
+    ? "(" + pots.map((p, i) => `${i ? "side" : "main"} ${p.amount}`).join(", ") + ")" : "";
   const last = hand?.announcements.at(-1);
   $("announce").textContent = hand?.over ? winnersText(t) : last ? last.text : "";
 

@@ -156,6 +156,29 @@ export class Connection {
   }
 }
 
+// The main pot and side pots as the chips stand, layered by what each seat has put in and
+// open to the seats still in that reached each level: engine/views.py's pots_of, in JS.
+export function sidePots(seats) {
+  const entries = Object.entries(seats).map(([n, s]) => [Number(n), s]);
+  const levels = [...new Set(entries.filter(([, s]) => !s.folded && s.in_pot > 0)
+    .map(([, s]) => s.in_pot))].sort((a, b) => a - b);
+  const pots = [];
+  let previous = 0;
+  for (const level of levels) {
+    let amount = 0;
+    for (const [, s] of entries) amount += Math.min(s.in_pot, level) - Math.min(s.in_pot, previous);
+    const eligible = entries.filter(([, s]) => !s.folded && s.in_pot >= level).map(([n]) => n);
+    const last = pots.at(-1);
+    if (last && last.eligible.join() === eligible.join()) last.amount += amount;
+    else pots.push({ amount, eligible });
+    previous = level;
+  }
+  const total = entries.reduce((sum, [, s]) => sum + s.in_pot, 0);
+  const counted = pots.reduce((sum, p) => sum + p.amount, 0);
+  if (pots.length && total > counted) pots.at(-1).amount += total - counted;
+  return pots;
+}
+
 function normalHand(hand, seq) {
   const seats = {};
   for (const [k, v] of Object.entries(hand.seats)) seats[Number(k)] = { ...v };

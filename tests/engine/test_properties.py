@@ -115,6 +115,11 @@ def test_random_hands_keep_every_invariant(data: st.DataObject) -> None:
     assert sum(result.net.values()) == 0
     assert [result.stacks[s] for s in hand.seats] == hand.stacks
     _assert_no_leak(hand)
+    # The view's main and side pots hold every chip put in, each open only to live seats.
+    picture = view(hand.events, None)
+    assert sum(p["amount"] for p in picture["pots"]) == picture["pot"] == sum(hand.total)
+    live = {s for s, seat in picture["seats"].items() if not seat["folded"]}
+    assert all(set(p["eligible"]) <= live for p in picture["pots"])
 
 
 def _assert_no_leak(hand: Hand) -> None:
@@ -151,3 +156,25 @@ def test_views_show_own_down_cards() -> None:
         mine = view(hand.events, seat)["seats"][seat]["down"]
         i = hand.index_of[seat]
         assert mine == [format_card(c) for c in hand.cards[i][:2]]
+
+
+def test_views_show_side_pots_as_players_go_all_in() -> None:
+    """A short stack all in makes a side pot it cannot win; the view says who may win which."""
+    config = TableConfig(ante=1, bring_in=2, small_bet=5, big_bet=10)
+    rng = random.Random(3)
+    while True:
+        hand = Hand(config, [(0, 2), (1, 100), (2, 100)], Deck(rng=rng))
+        legal = hand.legal_actions()
+        if legal.seat != 0:
+            break
+    hand.apply(Action(legal.seat, "bring_in"))
+    while hand.seat_to_act() is not None and hand.street == 0:
+        legal = hand.legal_actions()
+        kind = "call" if "call" in legal.kinds else "check"
+        hand.apply(Action(legal.seat, kind))
+    pots = view(hand.events, None)["pots"]
+    # Seat 0 is all in for 2 (the ante and 1 of the bring-in); the others call the full
+    # bring-in (Robert's 4), 1 + 2 each: 2 from each in the main pot, 1 each on the side.
+    assert pots[0] == {"amount": 6, "eligible": [0, 1, 2]}
+    assert pots[1]["eligible"] == [1, 2] and pots[1]["amount"] >= 2
+    assert sum(p["amount"] for p in pots) == sum(hand.total)

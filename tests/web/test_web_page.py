@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import random
 import time
 import tomllib
 from pathlib import Path
@@ -14,6 +15,10 @@ from typing import Any
 import httpx
 from live_server import LiveServer
 from playwright.sync_api import Browser, Page, WebSocketRoute, expect
+
+from engine.play import play_random_hand
+from engine.variants import TableConfig
+from engine.views import view
 
 ROOT = Path(__file__).resolve().parents[2]
 WEB = ROOT / "server" / "web"
@@ -285,3 +290,31 @@ def test_the_page_reconnects_after_a_drop_and_plays_on(
         expect(page.locator("#notice")).not_to_contain_text("reconnecting")
     finally:
         context.close()
+
+
+def test_the_page_splits_main_and_side_pots_as_the_engine_does(
+    demo_server: LiveServer, browser: Browser
+) -> None:
+    """The page's main and side pots (protocol.js) agree with engine.views on real hands."""
+    rng = random.Random(5)
+    cases = []
+    while len(cases) < 40:
+        stacks = [rng.randint(3, 60) for _ in range(rng.randint(2, 8))]
+        hand = play_random_hand(TableConfig(), stacks, rng)
+        picture = view(hand.events, None)
+        cases.append((picture["seats"], picture["pots"]))
+    assert sum(len(pots) > 1 for _, pots in cases) >= 5, "side pots must occur"
+    page = browser.new_page()
+    try:
+        page.goto(demo_server.url + "/")
+        for seats, pots in cases:
+            computed = page.evaluate(
+                """async (seats) => {
+                    const { sidePots } = await import("/web/protocol.js");
+                    return sidePots(seats);
+                }""",
+                {str(n): s for n, s in seats.items()},
+            )
+            assert computed == pots, (seats, pots)
+    finally:
+        page.close()
