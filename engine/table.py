@@ -134,15 +134,33 @@ class Table:
         Returns the players who left, as (seat, player, chips taken away).
         """
         hand = self.hand
-        departures: list[tuple[int, str, int]] = []
         if hand is None:
-            return departures
+            return []
         if not hand.is_over():
             raise IllegalAction("the hand is not over", code="hand_in_progress")
         for number, stack in hand.result().stacks.items():
             seat = self.seats[number]
             assert seat is not None
             seat.stack = stack
+        self.hands_played += 1
+        return self._settle()
+
+    def cancel_hand(self) -> list[tuple[int, str, int]]:
+        """Void the hand in progress: each seat gets back the chips it began the hand with,
+        then the table settles as after any hand. Returns who left, as finish_hand does."""
+        hand = self.hand
+        if hand is None:
+            return []
+        for i, number in enumerate(hand.seats):
+            seat = self.seats[number]
+            if seat is not None:
+                seat.stack = hand.starting[i]
+        return self._settle()
+
+    def _settle(self) -> list[tuple[int, str, int]]:
+        """Between hands: chips added meanwhile join the stacks, "sit out next hand" takes
+        effect, and whoever asked to leave leaves."""
+        departures: list[tuple[int, str, int]] = []
         for number, seat in enumerate(self.seats):
             if seat is None:
                 continue
@@ -154,7 +172,6 @@ class Table:
                 departures.append((number, seat.player, seat.stack))
                 self.seats[number] = None
         self.hand = None
-        self.hands_played += 1
         return departures
 
 

@@ -648,14 +648,18 @@ class TableActor:
                 # Broke: sat out until chips are added (and removed after the sit-out limit).
                 self.table.sit_out(number)
                 self._publish("sat_out", {"seat": number, "after_hand": False, "busted": True})
+        self._start_sit_out_clocks()
+        for seat, player, chips in departures:
+            await self._settle_departure(seat, player, chips)
+        self._schedule_next_hand()
+
+    def _start_sit_out_clocks(self) -> None:
+        """Whoever sits out from now on starts counting toward the sit-out limit."""
         for occupant in self.table.seats:
             if occupant is not None and occupant.sitting_out:
                 state = self._state(occupant.player)
                 if state.sat_out_at is None:
                     state.sat_out_at = self.clock()
-        for seat, player, chips in departures:
-            await self._settle_departure(seat, player, chips)
-        self._schedule_next_hand()
 
     def cancelled_record(self, reason: str) -> FinishedHand | None:
         """The record of the hand in progress voided: everyone keeps the chips they began
@@ -683,12 +687,8 @@ class TableActor:
         record = self.cancelled_record(reason)
         if hand is None or record is None:
             return
-        self.table.hand = None
         self.hands_cancelled += 1
-        for i, seat in enumerate(hand.seats):
-            occupant = self.table.seats[seat]
-            if occupant is not None:
-                occupant.stack = hand.starting[i]
+        departures = self.table.cancel_hand()
         self._publish("hand_cancelled", {"hand": self.hand_number, "reason": reason,
                                          "stacks": {str(s): hand.starting[i]
                                                     for i, s in enumerate(hand.seats)}})
@@ -696,20 +696,7 @@ class TableActor:
             await self.store.save_hand(record)
         except Exception:  # noqa: BLE001 - the chips are already back; keep the table alive
             log.exception("table %s: could not record the cancelled hand", self.table_id)
-        # What the end of a hand does, without its result: chips added meanwhile join the
-        # stacks, "sit out next hand" takes effect, and whoever asked to leave leaves.
-        departures = []
-        for number, occupant in enumerate(self.table.seats):
-            if occupant is None:
-                continue
-            occupant.stack += occupant.pending_chips
-            occupant.pending_chips = 0
-            if occupant.sit_out_next_hand:
-                occupant.sitting_out, occupant.sit_out_next_hand = True, False
-                self._state(occupant.player).sat_out_at = self.clock()
-            if occupant.leaving:
-                departures.append((number, occupant.player, occupant.stack))
-                self.table.seats[number] = None
+        self._start_sit_out_clocks()
         for number, player, chips in departures:
             await self._settle_departure(number, player, chips)
         self._schedule_next_hand()

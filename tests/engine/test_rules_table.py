@@ -10,6 +10,7 @@ from decks import play
 
 from engine.cards import Deck
 from engine.errors import IllegalAction, InvalidAction
+from engine.events import Action
 from engine.table import Table
 from engine.variants import TableConfig
 
@@ -92,6 +93,23 @@ def test_leaving_during_a_hand_takes_effect_after_it() -> None:
     assert seat is not None
     assert t.leave(1) == seat.stack  # between hands: at once, with the chips
     assert t.seats[1] is None
+
+
+def test_a_cancelled_hand_gives_every_chip_back_and_settles_the_table() -> None:
+    """A voided hand (a server fault): stacks go back to where the hand began; chips added
+    meanwhile join them, and who asked to leave leaves, as after any hand."""
+    t = table(100, 100, 100)
+    hand = t.start_hand(deck())
+    legal = hand.legal_actions()
+    assert legal.seat is not None
+    hand.apply(Action(legal.seat, "bring_in"))
+    t.add_chips(0, 50)
+    assert t.leave(2) is None
+    departures = t.cancel_hand()
+    assert departures == [(2, "p2", 100)]
+    assert [s.stack if s else None for s in t.seats[:3]] == [150, 100, None]
+    assert t.hand is None and t.hands_played == 0
+    assert t.cancel_hand() == []  # nothing in progress: nothing to do
 
 
 def test_sit_out_next_hand() -> None:
