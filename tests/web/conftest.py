@@ -43,13 +43,15 @@ def demo_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer
         assert not server.errors(), server.log()[-5000:]
 
 
-@pytest.fixture(scope="session")
+# Module scope: Playwright's sync API keeps an event loop running in this thread while it
+# is open, which asyncio tests collected after these would trip over.
+@pytest.fixture(scope="module")
 def playwright() -> Iterator[Playwright]:
     with sync_playwright() as p:
         yield p
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser(playwright: Playwright) -> Iterator[Browser]:
     # Never skipped: CI installs Debian's chromium (.ci/run); a missing browser fails here.
     assert Path(CHROMIUM).exists(), "install Chromium: apt-get install -y chromium"

@@ -339,6 +339,9 @@ class StudClient:
             raise ConnectionLost("not connected")
         message_id = next(self._ids)
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        # A drop fails every pending request, maybe before this one is awaited (its send
+        # failing too, or its task cancelled at shutdown): mark the failure seen either way.
+        future.add_done_callback(_retrieve)
         self._pending[message_id] = future
         try:
             await ws.send(orjson.dumps({"type": kind, "id": message_id, **fields}).decode())
@@ -396,3 +399,8 @@ class StudClient:
                 future.set_exception(ServerError(code, str(frame.get("message"))))
             elif future is None:
                 log.warning("stud client: error frame %s", frame)
+
+
+def _retrieve(future: asyncio.Future[Any]) -> None:
+    if not future.cancelled():
+        future.exception()
