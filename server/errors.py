@@ -48,7 +48,7 @@ class Refusal(Exception):
     """A request the server refuses: a stable ``code`` and the HTTP status it travels with.
 
     Domain modules subclass it (``InsufficientFunds`` in the ledger) so that the code is
-    decided where the refusal is, and the table actors of later slices reuse the same codes.
+    decided where the refusal is; the table actors and the websocket reuse the same codes.
     """
 
     status_code: int = 400
