@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from engine.play import random_action  # noqa: E402
 from engine.variants import TableConfig  # noqa: E402
 from server import accounts, tables  # noqa: E402
-from server.actor import FinishedHand, TableActor, TableSettings, TableStore  # noqa: E402
+from server.actor import FinishedHand, LiveHandState, TableActor, TableSettings, TableStore  # noqa: E402
 from server.bus import MemoryBus, table_channel  # noqa: E402
 from server.db import migrate  # noqa: E402
 from server.db.models import Role  # noqa: E402
@@ -62,6 +62,14 @@ class MemoryStore:
         return None
 
     async def save_hand(self, hand: FinishedHand) -> None:
+        return None
+
+    async def start_hand(self, live: LiveHandState) -> None:
+        return None
+
+    async def record_action(
+        self, table_id: int, number: int, position: int, action: dict[str, Any]
+    ) -> None:
         return None
 
 

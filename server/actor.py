@@ -8,6 +8,15 @@ bring-in is posted, a check where it can, else a fold), persists every finished
 hand with its stacks in one transaction, and contains its own crashes: a hand
 that blows up is cancelled with every chip returned, and the table plays on.
 
+Nothing is shown before it is written: the deck and players of a hand are
+stored before it is dealt, each action before its events go out, so another
+node (or this one, restarted) resumes the hand exactly where the players last
+saw it (:meth:`TableActor.resume`). While the database does not answer the
+table pauses (``table_paused``; clocks stop) and carries on when it does
+(``table_unpaused``): it finishes nothing it cannot persist. A store that
+finds the table run by another node (a newer fencing token) stops the actor
+at once, without writing anything.
+
 Every message on the bus is an envelope ``{"type": "event", "table", "seq",
 "kind", "data"}``. Public events count up ``seq`` by one with no gaps; events
 for one player's eyes ride on that player's channel with ``"private": true``
@@ -26,11 +35,11 @@ import random
 import secrets
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from engine.cards import Deck
+from engine.cards import CARD_COUNT, Deck
 from engine.errors import EngineError
 from engine.events import Action, Event
 from engine.hand import Hand
@@ -47,6 +56,9 @@ INBOX_SIZE = 256
 REMEMBERED_ACTION_IDS = 64
 
 
+PAUSE_RETRY_MAX = 2.0  # seconds between tries of a write while the database does not answer
+
+
 class CommandRefused(Exception):
     """A command the table will not carry out; changes nothing."""
 
@@ -54,6 +66,25 @@ class CommandRefused(Exception):
         super().__init__(message)
         self.code = code
         self.message = message
+
+
+class TableTakenOver(Exception):
+    """Another node runs this table now (its fencing token is newer): stop, write nothing."""
+
+
+class StoreUnavailable(Exception):
+    """The database did not answer: the write did not happen, or happened once (retry it)."""
+
+
+@dataclass(frozen=True, slots=True)
+class LiveHandState:
+    """The hand in progress as written ahead of play: enough to deal and replay it again."""
+
+    table_id: int
+    number: int
+    deck: dict[str, Any]  # {"order": [cards, top first], "seed": seed of the burn scramble}
+    players: list[tuple[int, str, int]]  # (seat, player, chips at the start), in seat order
+    actions: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,7 +111,16 @@ class TableStore(Protocol):
     async def cash_out(self, table_id: int, player: str, amount: int) -> None:
         """The seat's chips (``amount``, maybe 0) back to the wallet; the seat is freed."""
 
-    async def save_hand(self, hand: FinishedHand) -> None: ...
+    async def save_hand(self, hand: FinishedHand) -> None:
+        """The finished (or cancelled) hand and the new stacks; the live rows go with it."""
+
+    async def start_hand(self, live: LiveHandState) -> None:
+        """The deck and players of the hand about to be dealt."""
+
+    async def record_action(
+        self, table_id: int, number: int, position: int, action: dict[str, Any]
+    ) -> None:
+        """One action (or time-out) of the hand in progress, before anyone is told of it."""
 
 
 @dataclass(slots=True)
@@ -132,7 +172,7 @@ class TableActor:
         self.store = store
         self.clock = clock
         self.rng_factory = rng_factory
-        self.deck_factory = deck_factory or (lambda: Deck(rng=self.rng_factory()))
+        self.deck_factory = deck_factory  # tests stack the deck; None: a fresh shuffle
         self.inbox: asyncio.Queue[_Command] = asyncio.Queue(INBOX_SIZE)
         self.seq = 0
         self.hand_number = 0
@@ -148,6 +188,10 @@ class TableActor:
         self._public = table_channel(table_id)
         self._task: asyncio.Task[None] | None = None
         self.stopped = asyncio.Event()
+        self.taken_over = False  # another node runs the table now: this actor stopped
+        self.paused_since: float | None = None  # the database has not answered since
+        self._recorded = 0  # actions of the hand in progress written so far
+        self._unresumable: tuple[LiveHandState, str] | None = None
 
     # ------------------------------------------------------------------ outside
 
@@ -217,14 +261,17 @@ class TableActor:
 
     async def run(self) -> None:
         """Serve commands and clocks until cancelled; a failing hand is cancelled, not fatal."""
-        self._schedule_next_hand()
         try:
+            await self._carry_on()
+            self._schedule_next_hand()
             while True:
                 command = await self._next_command()
                 try:
                     if command is not None:
                         await self._handle(command)
                     await self._on_clock()
+                except TableTakenOver:
+                    raise
                 except Exception:  # noqa: BLE001 - contain any bug to this hand
                     log.exception("table %s: hand cancelled after an error", self.table_id)
                     if command is not None and not command.reply.done():
@@ -232,9 +279,25 @@ class TableActor:
                             CommandRefused("internal_error", "the table hit an error")
                         )
                     await self._cancel_hand("internal_error")
+        except TableTakenOver as error:
+            self.taken_over = True
+            log.warning("table %s: %s; this node stops running it", self.table_id, error)
         finally:
             self.stopped.set()
-            self.fail_pending("table_closed", "the table stopped; try again")
+            code = "table_moved" if self.taken_over else "table_closed"
+            self.fail_pending(code, "the table stopped here; try again")
+
+    async def _carry_on(self) -> None:
+        """First thing in the loop: what a resumed table still owes (see :meth:`resume`)."""
+        hand = self.table.hand
+        if self._unresumable is not None:
+            live, reason = self._unresumable
+            self._unresumable = None
+            await self._void_unresumable(live, reason)
+        elif hand is not None and hand.is_over():
+            await self._finish_hand()  # its last action was written, its record was not
+        elif hand is not None:
+            self._start_clock(hand)
 
     async def _next_command(self) -> _Command | None:
         wake = [t for t in (self.deadline, self.next_hand_at, self._offer_until(),
@@ -269,8 +332,59 @@ class TableActor:
             command.reply.set_exception(CommandRefused(error.code, str(error)))
         except Refusal as refusal:  # a store's refusal (insufficient_funds...)
             command.reply.set_exception(CommandRefused(refusal.code, refusal.message))
+        except StoreUnavailable:  # a buy-in while the database is away: nothing happened
+            command.reply.set_exception(CommandRefused(
+                "database_unavailable", "the cardroom's database does not answer; try again"
+            ))
+        except TableTakenOver:
+            command.reply.set_exception(
+                CommandRefused("table_moved", "the table moved to another node; try again")
+            )
+            raise
         else:
             command.reply.set_result(reply)
+
+    # ------------------------------------------------------------------ writing ahead
+
+    async def _persist(self, write: Callable[[], Awaitable[None]]) -> None:
+        """Write, however long the database takes to come back: until it does, the table
+        is paused (no clock runs, nothing new is shown). Refusals are not retried."""
+        delay = 0.05
+        while True:
+            try:
+                await write()
+            except StoreUnavailable as error:
+                if self.paused_since is None:
+                    self.paused_since = self.clock()
+                    log.warning("table %s: paused, the database does not answer (%s)",
+                                self.table_id, error)
+                    self._publish("table_paused", {"reason": "database"})
+                await asyncio.sleep(delay)
+                delay = min(PAUSE_RETRY_MAX, delay * 2)
+                continue
+            break
+        if self.paused_since is not None:
+            paused = self.clock() - self.paused_since
+            self.paused_since = None
+            log.info("table %s: the database is back after %.1f s", self.table_id, paused)
+            self._publish("table_unpaused", {"seconds": round(paused, 1)})
+            if self.deadline is not None:
+                self.deadline += paused  # the pause is nobody's thinking time
+            if self.next_hand_at is not None:
+                self.next_hand_at += paused
+
+    @property
+    def recorded_actions(self) -> int:
+        """Actions of the hand in progress written so far (what a resume replays)."""
+        return self._recorded
+
+    async def _record(self, action: dict[str, Any]) -> None:
+        """The hand in progress's next action, written before its events go out."""
+        position = self._recorded
+        await self._persist(lambda: self.store.record_action(
+            self.table_id, self.hand_number, position, action
+        ))
+        self._recorded = position + 1
 
     # ------------------------------------------------------------------ events out
 
@@ -455,7 +569,7 @@ class TableActor:
 
     async def _settle_departure(self, seat: int, player: str, chips: int) -> None:
         # Even with nothing left: the store frees the seat it keeps.
-        await self.store.cash_out(self.table_id, player, chips)
+        await self._persist(lambda: self.store.cash_out(self.table_id, player, chips))
         self.players.pop(player, None)
         self._publish("seat_left", {"seat": seat, "player": player, "cashed_out": chips})
         self._offer_free_seat()
@@ -524,6 +638,8 @@ class TableActor:
         if not isinstance(kind, str):
             raise CommandRefused("unknown_action", "kind must be an action name")
         events = hand.apply(Action(seat, kind, amount))
+        await self._record({"seat": seat, "kind": kind, "amount": amount,
+                            "action_id": action_id})
         self._spend_clock(player)
         reply = {"seq": self.seq + sum(1 for e in events if e.to is None), "accepted": True}
         state.action_ids[action_id] = reply
@@ -566,6 +682,7 @@ class TableActor:
                 self._state(player).time_bank = 0.0
             self.deadline = None
             events = hand.timeout(seat)
+            await self._record({"seat": seat, "timeout": True})
             self._publish_hand_events(events)
             if hand.is_over():
                 await self._finish_hand()
@@ -587,7 +704,7 @@ class TableActor:
                         await self._settle_departure(seat, name, chips)
         if self.next_hand_at is not None and now >= self.next_hand_at:
             self.next_hand_at = None
-            self._start_hand()
+            await self._start_hand()
 
     # ------------------------------------------------------------------ hands
 
@@ -597,16 +714,109 @@ class TableActor:
         if len(self.table.dealt_in()) >= 2:
             self.next_hand_at = self.clock() + self.settings.pause_between_hands
 
-    def _start_hand(self) -> None:
-        if len(self.table.dealt_in()) < 2:
+    def _new_deck(self) -> tuple[Deck, dict[str, Any]]:
+        """A deck and what it takes to deal it again: its whole order, and the seed of the
+        scramble of the burn cards should it run short."""
+        if self.deck_factory is not None:
+            deck = self.deck_factory()
+            ordered = deck.settled >= len(deck.cards)
+            return deck, {"order": list(deck.cards) if ordered else None, "seed": None}
+        rng = self.rng_factory()
+        deck = Deck(rng=rng)
+        deck._settle(CARD_COUNT)  # the whole order now, to be written down
+        seed = rng.getrandbits(64)
+        deck.rng = random.Random(seed)
+        return deck, {"order": list(deck.cards), "seed": seed}
+
+    async def _start_hand(self) -> None:
+        dealt = self.table.dealt_in()
+        if len(dealt) < 2:
             return
-        self.hand_number += 1
-        players = {n: s.player for n, s in enumerate(self.table.seats) if s is not None}
-        hand = self.table.start_hand(self.deck_factory())
-        self._starting = {players[s]: hand.starting[i] for i, s in enumerate(hand.seats)}
-        self._players_in_hand = {s: players[s] for s in hand.seats}
+        seats = self.table.seats
+        players = [(n, seats[n].player, seats[n].stack) for n in dealt]  # type: ignore[union-attr]
+        deck, deck_record = self._new_deck()
+        number = self.hand_number + 1
+        await self._persist(lambda: self.store.start_hand(
+            LiveHandState(self.table_id, number, deck_record, players)
+        ))
+        self.hand_number = number
+        self._recorded = 0
+        hand = self.table.start_hand(deck)
+        self._starting = {player: stack for _, player, stack in players}
+        self._players_in_hand = {seat: player for seat, player, _ in players}
         self._publish("hand_number", {"hand": self.hand_number})
         self._publish_hand_events(list(hand.events))
+
+    # ------------------------------------------------------------------ resuming
+
+    def resume(self, live: LiveHandState) -> bool:
+        """Before ``start``, after ``restore``: deal the stored hand again from its deck and
+        replay its actions, so play goes on exactly where it was. False when that cannot
+        be done: the actor then voids the hand first thing (every chip back, the event log
+        saying why)."""
+        try:
+            hand = self._replay(live)
+        except Exception as error:  # noqa: BLE001 - any failure means: not resumable
+            log.exception("table %s: hand %s cannot be resumed", self.table_id, live.number)
+            self._unresumable = (live, f"{type(error).__name__}: {error}")
+            self.hand_number = max(self.hand_number, live.number)
+            return False
+        table = self.table
+        for seat, player, stack in live.players:
+            occupant = table.seats[seat]
+            assert occupant is not None
+            # Chips bought meanwhile are in the seat's row already: they wait for the hand.
+            occupant.pending_chips = occupant.stack - stack
+            occupant.stack = stack
+            occupant.sitting_out = False
+            self._state(player).sat_out_at = None
+        table.hand = hand
+        self.hand_number = live.number
+        self._recorded = len(live.actions)
+        self._starting = {player: stack for _, player, stack in live.players}
+        self._players_in_hand = {seat: player for seat, player, _ in live.players}
+        for action in live.actions:
+            action_id = action.get("action_id")
+            actor = self._players_in_hand.get(action.get("seat", -1))
+            if isinstance(action_id, str) and actor is not None:
+                # A retry of an action written before the table moved: answered, not redone.
+                self._state(actor).action_ids[action_id] = {"seq": self.seq, "accepted": True}
+        return True
+
+    def _replay(self, live: LiveHandState) -> Hand:
+        for seat, player, stack in live.players:
+            occupant = self.table.seats[seat] if 0 <= seat < len(self.table.seats) else None
+            if occupant is None or occupant.player != player or occupant.stack < stack:
+                raise ValueError(f"seat {seat} does not hold {player} with {stack} chips")
+        order, seed = live.deck.get("order"), live.deck.get("seed")
+        if order is None:
+            raise ValueError("the deck of the hand was not recorded")
+        deck = Deck(order=order, rng=random.Random(seed) if seed is not None else None)
+        hand = Hand(self.table.config, [(seat, stack) for seat, _, stack in live.players], deck)
+        for action in live.actions:
+            if action.get("timeout"):
+                hand.timeout(action["seat"])
+            else:
+                hand.apply(Action(action["seat"], action["kind"], action.get("amount")))
+        return hand
+
+    async def _void_unresumable(self, live: LiveHandState, reason: str) -> None:
+        """The stored hand could not be dealt again: void it, every chip where it was."""
+        starting = {player: stack for _, player, stack in live.players}
+        record = FinishedHand(
+            table_id=self.table_id, number=live.number,
+            events=[{"kind": "hand_cancelled",
+                     "data": {"reason": "resume_failed", "detail": reason}, "to": None}],
+            result={"cancelled": "resume_failed"},
+            players={seat: player for seat, player, _ in live.players},
+            starting=starting, stacks=dict(starting), cancelled=True,
+        )
+        await self._persist(lambda: self.store.save_hand(record))
+        self.hands_cancelled += 1
+        self._publish("hand_cancelled", {
+            "hand": live.number, "reason": "resume_failed",
+            "stacks": {str(seat): stack for seat, _, stack in live.players},
+        })
 
     def _phh(self, hand: Hand) -> str:
         """The hand as PHH, where PHH has a code for the game (engine.phh); else ""."""
@@ -632,7 +842,7 @@ class TableActor:
             stacks=stacks,
             phh=self._phh(hand),
         )
-        await self.store.save_hand(record)
+        await self._persist(lambda: self.store.save_hand(record))
         # Saved: from here on the stored stacks are the hand's final ones, so nothing may
         # cancel it (a cancel would put back the starting stacks).
         departures = self.table.finish_hand()
@@ -693,7 +903,9 @@ class TableActor:
                                          "stacks": {str(s): hand.starting[i]
                                                     for i, s in enumerate(hand.seats)}})
         try:
-            await self.store.save_hand(record)
+            await self._persist(lambda: self.store.save_hand(record))
+        except TableTakenOver:
+            raise
         except Exception:  # noqa: BLE001 - the chips are already back; keep the table alive
             log.exception("table %s: could not record the cancelled hand", self.table_id)
         self._start_sit_out_clocks()

@@ -11,6 +11,7 @@ from fastapi import FastAPI
 
 from server import demo, ws
 from server.bus import bus_from_url
+from server.cluster import leases_for
 from server.db.migrate import head_revision
 from server.db.session import make_engine, make_sessionmaker
 from server.errors import install_error_handlers
@@ -27,12 +28,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        engine = make_engine(settings.database_url)
+        engine = make_engine(settings.database_url, timeout=settings.db_timeout_seconds)
         app.state.engine = engine
         app.state.sessionmaker = make_sessionmaker(engine)
         # In memory for one process; REDIS_URL puts every node on one Redis bus.
         bus = bus_from_url(settings.redis_url)
-        cardroom = Cardroom(bus=bus, sessionmaker=app.state.sessionmaker, settings=settings)
+        # Which node runs which table: Redis leases among nodes, all of them alone.
+        leases = leases_for(settings.redis_url, settings.node_id, settings.lease_seconds)
+        cardroom = Cardroom(
+            bus=bus, sessionmaker=app.state.sessionmaker, settings=settings, leases=leases
+        )
         app.state.cardroom = cardroom
         house_bots: asyncio.Task[None] | None = None
         try:
@@ -51,6 +56,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 with contextlib.suppress(asyncio.CancelledError):
                     await house_bots
             await cardroom.stop()
+            await leases.close()
             await bus.close()
             await engine.dispose()
 

@@ -3,6 +3,7 @@
 ::
 
     stud-server [--host H] [--port P] [--database-url URL] [--redis-url URL] [--demo]
+                [--node-id ID] [--lease-seconds S]
     stud-server migrate                      # upgrade the database to head and exit
     stud-server create-operator NAME         # new operator (password prompted, or
                                              #   --password-stdin), or promote NAME
@@ -52,6 +53,17 @@ def build_parser() -> argparse.ArgumentParser:
         "?channel_prefix=P keeps deployments on one Redis apart); default: in memory",
     )
     parser.add_argument(
+        "--node-id",
+        help="this node's name among the nodes of one cardroom (default: host name and "
+        "process id); nodes sharing a database and a Redis share the tables",
+    )
+    parser.add_argument(
+        "--lease-seconds",
+        type=float,
+        help="how long a node's claim on a table lasts unrenewed: the longest a table waits "
+        "for another node to take it over when its node dies (default 5)",
+    )
+    parser.add_argument(
         "--demo",
         action="store_true",
         default=None,
@@ -85,6 +97,8 @@ def settings_from(args: argparse.Namespace) -> Settings:
         "database_url": args.database_url,
         "redis_url": args.redis_url,
         "demo": args.demo,
+        "node_id": args.node_id,
+        "lease_seconds": args.lease_seconds,
     }
     return Settings(**{name: value for name, value in flags.items() if value is not None})
 

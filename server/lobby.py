@@ -1,17 +1,24 @@
-"""The cardroom: one table actor per open table, started, supervised and listed.
+"""The cardroom: every open table, run by one table actor on one node, supervised and listed.
 
-At startup every open table's actor is built from the database: its seated players with the
-chips their seat rows hold (a hand that was in progress when the process stopped was never
-saved, so it is void and every chip of it is back), its hand numbers carried on. An operator's
-new table gets its actor at once. If an actor's task dies, its hand in progress is recorded
-as cancelled and the actor is built again from the database, the same way: the other tables
-never notice. The lobby list (seats taken, waiting list, average pot, hands per hour) is read
-from the actors, never from the database.
+A node runs the tables whose lease it holds (``server.cluster``; alone, it holds them all).
+Taking a table, it claims the table's fencing token in the database and builds the actor from
+what is stored: the seated players with the chips their seat rows hold, the hand numbers
+carried on, and the hand in progress dealt again from its stored deck and replayed to where
+it was (or, when that cannot be done, voided with every chip back). The sequence of the
+table's events jumps ahead at every change of node, so clients resync. An operator's new
+table is run at once by the node that made it. Every third of a lease the node renews its
+leases, stops running a table whose lease it lost (writing nothing more), takes free tables
+up to its fair share (any table nobody runs), and tells the other nodes how its tables look
+for their lobbies. If an actor's task dies, its hand in progress is recorded as cancelled and
+the actor is built again from the database: the other tables never notice. The lobby list
+(seats taken, waiting list, average pot, hands per hour) comes from the actors, this node's
+and the others', never from the database.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from collections import deque
@@ -24,8 +31,18 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from engine.cards import Deck
 from server import table_store, tables
-from server.actor import FinishedHand, TableActor, TableSettings, TableStore
-from server.bus import MemoryBus
+from server.actor import FinishedHand, LiveHandState, TableActor, TableSettings, TableStore
+from server.bus import MemoryBus, Subscription
+from server.cluster import (
+    COMMAND_QUEUE_SIZE,
+    LOBBY_CHANNEL,
+    CommandRouter,
+    Leases,
+    LocalLeases,
+    RemoteTable,
+    TableHandle,
+    renewal_failed,
+)
 from server.db.models import HandRecord, TableRecord, TableStatus
 from server.settings import Settings
 
@@ -34,7 +51,7 @@ log = logging.getLogger(__name__)
 STATS_WINDOW = 3600.0  # hands per hour counts the last hour
 AVERAGE_OF = 50  # the average pot is over the last hands, this many at most
 RESTART_BACKOFF_MAX = 30.0
-RETRY_SECONDS = 2.0  # a database not ready at startup is tried again this often
+SEQ_PER_RUN = 1_000_000_000  # each node running a table numbers its events from here on
 
 
 class TableStats:
@@ -82,18 +99,29 @@ class _CountingStore:
         if not hand.cancelled:
             self.stats.record(pot_of(hand.result))
 
+    async def start_hand(self, live: LiveHandState) -> None:
+        await self.inner.start_hand(live)
+
+    async def record_action(
+        self, table_id: int, number: int, position: int, action: dict[str, Any]
+    ) -> None:
+        await self.inner.record_action(table_id, number, position, action)
+
 
 @dataclass(slots=True)
 class _Table:
     record: TableRecord
     stats: TableStats
     actor: TableActor
+    fence: int
+    renewed: float  # when this node last made sure the lease is still its own (monotonic)
     restarts: int = 0
     crashes: deque[float] = field(default_factory=lambda: deque(maxlen=10))
 
 
 class Cardroom:
-    """Every open table's actor; what ``server.ws`` calls the cardroom."""
+    """Every open table; runs those whose lease this node holds (all of them, alone);
+    what ``server.ws`` calls the cardroom."""
 
     def __init__(
         self,
@@ -101,96 +129,193 @@ class Cardroom:
         bus: MemoryBus,
         sessionmaker: async_sessionmaker[AsyncSession],
         settings: Settings,
-        store: TableStore | None = None,
+        leases: Leases | None = None,
         deck_factory: Callable[[], Deck] | None = None,
     ) -> None:
         self.bus = bus
         self.settings = settings
+        self.node_id = settings.node_id
         self.sessionmaker = sessionmaker
-        self.store: TableStore = store or table_store.DatabaseTableStore(sessionmaker)
+        self.leases: Leases = leases or LocalLeases(settings.node_id)
         self.deck_factory = deck_factory  # tests stack the deck; None: a fresh shuffle
-        self._tables: dict[int, _Table] = {}
+        self.router = CommandRouter(bus, settings.node_id,
+                                    timeout=max(10.0, 2 * settings.lease_seconds))
+        self._records: dict[int, TableRecord] = {}  # every open table of the cardroom
+        self._tables: dict[int, _Table] = {}  # the tables this node runs
+        self._elsewhere: dict[int, tuple[dict[str, Any], float]] = {}  # summary, heard at
+        self._nodes = 1
         self._background: set[asyncio.Task[None]] = set()
         self._stopping = False
 
     # ------------------------------------------------------------------ ws.Cardroom
 
     def actor(self, table_id: int) -> TableActor | None:
+        """The table's actor, if this node runs it."""
         table = self._tables.get(table_id)
         return table.actor if table is not None else None
+
+    async def table(self, table_id: int) -> TableHandle | None:
+        """The table wherever it runs (None: no such open table)."""
+        actor = self.actor(table_id)
+        if actor is not None:
+            return actor
+        if table_id not in self._records:
+            async with self.sessionmaker() as session:
+                record = await session.get(TableRecord, table_id)
+            if record is None or record.status != TableStatus.OPEN:
+                return None
+            self._records[table_id] = record
+        return RemoteTable(self.router, table_id)
 
     # ------------------------------------------------------------------ lifecycle
 
     async def start(self) -> None:
-        """Open an actor for every open table in the database. A database that does not
-        answer yet (or is not migrated) is tried again in the background: the app still
-        starts, and ``/readyz`` says why it is not ready."""
+        """Run every open table this node can take. A database that does not answer yet (or
+        is not migrated) is tried again in the background: the app still starts, and
+        ``/readyz`` says why it is not ready."""
+        self.router.start()
+        lobby = self.bus.subscribe(LOBBY_CHANNEL, size=COMMAND_QUEUE_SIZE)
+        self._spawn(self._hear_lobby(lobby))
         try:
             await self._open_all()
         except Exception as exc:  # noqa: BLE001 - retried below
             log.warning("cardroom: tables not loaded yet (%s); retrying", exc)
-            self._spawn(self._open_later())
+        self._spawn(self._keep_leases())
 
     async def _open_all(self) -> None:
         async with self.sessionmaker() as session:
             records = await tables.list_tables(session, status=TableStatus.OPEN)
+        self._records = {record.id: record for record in records}
+        self._nodes = await self.leases.beat()
+        share = -(-len(records) // self._nodes)  # this node's fair share, rounded up
         for record in records:
-            await self.open_table(record)
+            if record.id in self._tables:
+                continue
+            unheard = record.id not in self._elsewhere
+            if len(self._tables) < share or unheard:
+                await self._take(record)
 
-    async def _open_later(self) -> None:
+    async def _keep_leases(self) -> None:
+        """Every third of a lease: renew ours, drop those lost, take those nobody runs,
+        tell the other nodes what ours look like."""
+        every = self.settings.lease_seconds / 3
         while True:
-            await asyncio.sleep(RETRY_SECONDS)
+            await asyncio.sleep(every)
             try:
+                await self._renew_all()
                 await self._open_all()
-                return
-            except Exception:  # noqa: BLE001 - keep trying until the database answers
-                log.debug("cardroom: tables still not loaded", exc_info=True)
+            except Exception as exc:  # noqa: BLE001 - Redis or the database away: next time
+                log.warning("cardroom: lease round failed (%s)", exc)
+            self._tell_lobby()
+            horizon = time.monotonic() - self.settings.lease_seconds
+            for table_id, (_, heard) in list(self._elsewhere.items()):
+                if heard < horizon:
+                    del self._elsewhere[table_id]
+
+    async def _renew_all(self) -> None:
+        now = time.monotonic()
+        for table_id, table in list(self._tables.items()):
+            if table.actor.taken_over:
+                await self._drop(table_id, "another node took the table over")
+                continue
+            try:
+                held = await self.leases.renew(table_id)
+            except Exception as exc:  # noqa: BLE001 - Redis away: keep it while the lease lasts
+                if not renewal_failed(exc):
+                    raise
+                if now - table.renewed > self.settings.lease_seconds * 0.9:
+                    await self._drop(table_id, f"the lease could not be renewed ({exc})")
+                continue
+            if held:
+                table.renewed = now
+            else:
+                await self._drop(table_id, "another node holds the lease")
+
+    async def _take(self, record: TableRecord) -> bool:
+        """Run the table if its lease is free: claim it in the database, build its actor
+        from what is stored, resume the hand in progress, start."""
+        try:
+            if not await self.leases.acquire(record.id):
+                return False
+        except Exception as exc:  # noqa: BLE001 - Redis away: not now
+            if not renewal_failed(exc):
+                raise
+            return False
+        try:
+            async with self.sessionmaker() as session, session.begin():
+                fence = await table_store.claim_table(session, table_id=record.id)
+            stats = TableStats()
+            await self._seed_stats(record.id, stats)
+            actor = await self._build(record, stats, fence)
+        except BaseException:
+            with contextlib.suppress(Exception):
+                await self.leases.release(record.id)
+            raise
+        self._elsewhere.pop(record.id, None)
+        self._tables[record.id] = _Table(record, stats, actor, fence, time.monotonic())
+        self._run(record.id, actor)
+        log.info("table %s: run by node %s (token %s)", record.id, self.node_id, fence)
+        return True
+
+    async def _drop(self, table_id: int, why: str) -> None:
+        """Stop running the table here, writing nothing more (another node runs it)."""
+        table = self._tables.pop(table_id, None)
+        if table is None:
+            return
+        log.warning("table %s: no longer run by node %s: %s", table_id, self.node_id, why)
+        self.router.unserve(table_id)
+        table.actor.taken_over = True
+        await table.actor.stop()
+        with contextlib.suppress(Exception):
+            await self.leases.release(table_id)
+
+    async def open_table(self, record: TableRecord) -> TableActor | None:
+        """A new table: run it here at once (idempotent). None if another node runs it."""
+        self._records[record.id] = record
+        existing = self._tables.get(record.id)
+        if existing is not None:
+            return existing.actor
+        await self._take(record)
+        return self.actor(record.id)
 
     def _spawn(self, coroutine: Coroutine[Any, Any, None]) -> None:
         task = asyncio.get_running_loop().create_task(coroutine)
         self._background.add(task)
         task.add_done_callback(self._background.discard)
 
-    async def open_table(self, record: TableRecord) -> TableActor:
-        """Build the table's actor from the database and start it (idempotent)."""
-        existing = self._tables.get(record.id)
-        if existing is not None:
-            return existing.actor
-        stats = TableStats()
-        await self._seed_stats(record.id, stats)
-        actor = await self._build(record, stats)
-        self._tables[record.id] = _Table(record, stats, actor)
-        self._run(record.id, actor)
-        return actor
-
     async def stop(self) -> None:
+        """Stop every actor and give the leases back, so other nodes take over at once."""
         self._stopping = True
         for task in list(self._background):
             task.cancel()
         await asyncio.gather(*self._background, return_exceptions=True)
-        for table in self._tables.values():
+        await self.router.close()
+        for table_id, table in list(self._tables.items()):
             await table.actor.stop()
+            with contextlib.suppress(Exception):
+                await self.leases.release(table_id)
 
     async def _build(
         self,
         record: TableRecord,
         stats: TableStats,
+        fence: int,
         previous: TableActor | None = None,
     ) -> TableActor:
         async with self.sessionmaker() as session:
             seats = await table_store.seated_players(session, table_id=record.id)
             last = await table_store.last_hand_number(session, table_id=record.id)
+            live = await table_store.live_hand(session, table_id=record.id)
+        store = table_store.DatabaseTableStore(self.sessionmaker, fence=fence)
         actor = TableActor(
             record.id,
             tables.table_config(record),
             bus=self.bus,
-            store=_CountingStore(self.store, stats),
+            store=_CountingStore(store, stats),
             settings=self.table_settings(record),
             deck_factory=self.deck_factory,
         )
-        if previous is None:
-            actor.restore(seats, hand_number=last)
-        else:
+        if previous is not None:
             sitting_out = {
                 s.player for s in previous.table.seats if s is not None and s.sitting_out
             }
@@ -202,6 +327,28 @@ class Cardroom:
                 waiting=previous.waiting,
                 connections={p: s.connections for p, s in previous.players.items()},
             )
+            return actor
+        # A table another node was running a moment ago keeps its players as they were;
+        # after a restart of the cardroom nobody is connected yet, so everyone sits out.
+        elsewhere = self._elsewhere.get(record.id)
+        seen = elsewhere[0] if elsewhere is not None else None
+        actor.restore(
+            seats,
+            hand_number=last,
+            # The sequence jumps past anything the previous node may have sent: clients
+            # see the gap and resync.
+            seq=(fence - 1) * SEQ_PER_RUN,
+            sitting_out=set(seen["sitting_out"]) if seen is not None else None,
+            waiting=list(seen["waiting_list"]) if seen is not None else None,
+        )
+        resumed = None
+        if live is not None and live.number > last:
+            resumed = actor.resume(live)
+        if resumed is not None or seen is not None:
+            actor.announce("table_resumed", {
+                "hand": live.number if live is not None and resumed else None,
+                "node": self.node_id, "resumed": bool(resumed),
+            })
         return actor
 
     def table_settings(self, record: TableRecord) -> TableSettings:
@@ -237,9 +384,13 @@ class Cardroom:
     def _run(self, table_id: int, actor: TableActor) -> None:
         task = actor.start()
         task.add_done_callback(lambda done: self._on_done(table_id, actor, done))
+        self.router.serve(actor)
 
     def _on_done(self, table_id: int, actor: TableActor, task: asyncio.Task[None]) -> None:
         if self._stopping or task.cancelled():
+            return
+        if actor.taken_over:
+            self._spawn(self._drop(table_id, "another node took the table over"))
             return
         error = task.exception()
         log.error("table %s: the actor died (%r); restarting it", table_id, error)
@@ -247,12 +398,14 @@ class Cardroom:
 
     async def _restart(self, table_id: int, dead: TableActor) -> None:
         """Void the dead actor's hand (every chip back) and build the table again."""
-        table = self._tables[table_id]
+        table = self._tables.get(table_id)
+        if table is None or table.actor is not dead:
+            return
         dead.fail_pending("table_restarting", "the table is restarting; try again")
         record = dead.cancelled_record("table_restarted")
         if record is not None:
             try:
-                await self.store.save_hand(record)
+                await dead.store.save_hand(record)
             except Exception:  # noqa: BLE001 - the stored stacks are still the hand's start
                 log.exception("table %s: could not record the voided hand", table_id)
         now = time.monotonic()
@@ -261,7 +414,7 @@ class Cardroom:
         await asyncio.sleep(min(RESTART_BACKOFF_MAX, 0.05 * 2 ** (recent - 1)))
         while True:
             try:
-                actor = await self._build(table.record, table.stats, previous=dead)
+                actor = await self._build(table.record, table.stats, table.fence, previous=dead)
                 break
             except Exception:  # noqa: BLE001 - the database may be back in a moment
                 log.exception("table %s: could not rebuild the actor", table_id)
@@ -270,6 +423,8 @@ class Cardroom:
             "cancelled_hand": record.number if record is not None else None,
             "stacks": {str(n): s.stack for n, s in enumerate(actor.table.seats) if s is not None},
         })
+        if self._tables.get(table_id) is not table:
+            return  # dropped meanwhile: another node runs it
         table.actor = actor
         table.restarts += 1
         self._run(table_id, actor)
@@ -277,8 +432,17 @@ class Cardroom:
     # ------------------------------------------------------------------ the lobby
 
     def lobby(self) -> list[dict[str, Any]]:
-        """Every open table, as the lobby lists it."""
-        return [self.summary(table_id) for table_id in sorted(self._tables)]
+        """Every open table, as the lobby lists it: this node's own, the others' as they
+        last told (a table between nodes is listed from its record)."""
+        listed: dict[int, dict[str, Any]] = {
+            table_id: summary for table_id, (summary, _) in self._elsewhere.items()
+        }
+        for table_id in self._tables:
+            listed[table_id] = self.summary(table_id)
+        for table_id, record in self._records.items():
+            if table_id not in listed:
+                listed[table_id] = self._record_summary(record)
+        return [listed[table_id] for table_id in sorted(listed)]
 
     def summary(self, table_id: int) -> dict[str, Any]:
         table = self._tables[table_id]
@@ -299,5 +463,43 @@ class Cardroom:
             "average_pot": table.stats.average_pot(),
             "hands_per_hour": table.stats.hands_per_hour(),
             "restarts": table.restarts,
+            "node": self.node_id,
         }
 
+    def _record_summary(self, record: TableRecord) -> dict[str, Any]:
+        config = tables.table_config(record)
+        return {
+            "id": record.id, "name": record.name, "variant": record.variant,
+            "structure": config.structure,
+            "stakes": {"ante": config.ante, "bring_in": config.bring_in,
+                       "small_bet": config.small_bet, "big_bet": config.big_bet},
+            "seats": record.seats, "seats_taken": 0, "waiting": 0,
+            "min_buy_in": record.min_buy_in, "max_buy_in": record.max_buy_in,
+            "average_pot": 0, "hands_per_hour": 0, "restarts": 0, "node": None,
+        }
+
+    def _tell_lobby(self) -> None:
+        """This node's tables for the other nodes' lobbies, with what a node taking one
+        over keeps of its players (who sits out, who waits)."""
+        for table_id, table in self._tables.items():
+            seats = table.actor.table.seats
+            self.bus.publish_now(LOBBY_CHANNEL, {
+                "type": "lobby", "node": self.node_id, "table": table_id,
+                "summary": self.summary(table_id),
+                "sitting_out": [s.player for s in seats if s is not None and s.sitting_out],
+                "waiting_list": list(table.actor.waiting),
+            })
+
+    async def _hear_lobby(self, lobby: Subscription) -> None:
+        while True:
+            async for message in lobby:
+                table_id = message.get("table")
+                if message.get("node") == self.node_id or not isinstance(table_id, int):
+                    continue
+                if table_id in self._tables:
+                    continue  # ours now: what the old node said is out of date
+                summary = dict(message.get("summary") or {})
+                summary["sitting_out"] = list(message.get("sitting_out") or [])
+                summary["waiting_list"] = list(message.get("waiting_list") or [])
+                self._elsewhere[table_id] = (summary, time.monotonic())
+            lobby = self.bus.subscribe(LOBBY_CHANNEL, size=COMMAND_QUEUE_SIZE)

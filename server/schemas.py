@@ -112,6 +112,9 @@ class TableSummaryPublic(BaseModel):
     average_pot: int = Field(description="over the table's last 50 hands")
     hands_per_hour: int
     restarts: int = Field(description="times the table's actor was restarted after a crash")
+    node: str | None = Field(
+        default=None, description="the node running the table (None: changing hands)"
+    )
 
 
 class HandLinePublic(BaseModel):

@@ -60,7 +60,14 @@ class Settings(BaseSettings):
     sit_out_limit_seconds: float = Field(default=600, gt=0)
     # A websocket that sends nothing (not even a ping) for this long is closed.
     ws_idle_seconds: float = Field(default=60, gt=0)
-    node_id: str = Field(default_factory=_default_node_id)
+    # This node's name among the nodes sharing one database and one Redis (one cardroom).
+    node_id: str = Field(default_factory=_default_node_id, min_length=1, max_length=64)
+    # A node's claim on a table lasts this long unless renewed (every third of it): when a
+    # node dies, another takes its tables over within this time.
+    lease_seconds: float = Field(default=5.0, ge=0.5, le=300)
+    # A database call that has not answered in this long counts as an outage (the table
+    # pauses and tries again) rather than hanging the table.
+    db_timeout_seconds: float = Field(default=5.0, gt=0)
     # Open a demo table of each main variant where house bots play (server/demo.py).
     demo: bool = False
     # The house bots' pause before each action, on average (uniform from half to 1.5 times).

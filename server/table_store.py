@@ -7,20 +7,49 @@ record (PHH, event log, result), each player's part in it (``hand_players``, whi
 zero) and the new seat chips, checked against the pool before it commits. Chips are never
 made or lost: a write that would break the books raises :class:`BooksError` and changes
 nothing (the actor then cancels the hand, every chip going back).
+
+The hand in progress is written ahead of what the players see: its deck and players before
+it is dealt (``live_hands``), each action before it is announced (``live_actions``); the
+record of the finished hand deletes them in its own transaction. That is what a node taking
+the table over resumes from (:func:`live_hand`).
+
+Fencing: a store made with ``fence`` (the token :func:`claim_table` gave the node running the
+table) checks it first thing in every write of the table, under the table row's lock; a node
+that has lost the table to another (a newer token) is refused with
+:class:`~server.actor.TableTakenOver` and writes nothing. A database that does not answer
+raises :class:`~server.actor.StoreUnavailable`: the write did not happen, or happened
+exactly once (every write here may be retried).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import contextlib
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from sqlalchemy import CursorResult, func, select, update
+from sqlalchemy import CursorResult, delete, func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from server import accounts, ledger, tables
-from server.actor import CommandRefused, FinishedHand
-from server.db.models import Account, HandPlayer, HandRecord, SeatRecord, TableRecord, Wallet
+from server.actor import (
+    CommandRefused,
+    FinishedHand,
+    LiveHandState,
+    StoreUnavailable,
+    TableTakenOver,
+)
+from server.db.models import (
+    Account,
+    HandPlayer,
+    HandRecord,
+    LiveAction,
+    LiveHand,
+    SeatRecord,
+    TableRecord,
+    Wallet,
+)
+from server.db.session import is_outage
 from server.db.types import utcnow
 from server.errors import Refusal
 
@@ -30,11 +59,30 @@ class BooksError(Exception):
 
 
 class DatabaseTableStore:
-    """The :class:`~server.actor.TableStore` of production: SQL through SQLAlchemy."""
+    """The :class:`~server.actor.TableStore` of production: SQL through SQLAlchemy.
 
-    def __init__(self, sessionmaker: async_sessionmaker[AsyncSession]) -> None:
+    ``fence``: the fencing token of the node running the tables written through this store
+    (None: no check, for tools and tests that own the database alone)."""
+
+    def __init__(
+        self, sessionmaker: async_sessionmaker[AsyncSession], *, fence: int | None = None
+    ) -> None:
         self._sessionmaker = sessionmaker
         self._account_ids: dict[str, int] = {}
+        self.fence = fence
+
+    @contextlib.asynccontextmanager
+    async def _write(self, table_id: int) -> AsyncIterator[AsyncSession]:
+        """One transaction writing the table: fenced first, outages told apart from refusals."""
+        try:
+            async with self._sessionmaker() as session, session.begin():
+                if self.fence is not None:
+                    await check_fence(session, table_id=table_id, fence=self.fence)
+                yield session
+        except Exception as error:
+            if is_outage(error):
+                raise StoreUnavailable(str(error) or type(error).__name__) from error
+            raise
 
     async def _account_id(self, session: AsyncSession, player: str) -> int:
         account_id = self._account_ids.get(player)
@@ -47,7 +95,7 @@ class DatabaseTableStore:
 
     async def buy_in(self, table_id: int, player: str, amount: int, *, seat: int) -> None:
         try:
-            async with self._sessionmaker() as session, session.begin():
+            async with self._write(table_id) as session:
                 account_id = await self._account_id(session, player)
                 await ledger.buy_in(
                     session, account_id=account_id, table_id=table_id, amount=amount
@@ -66,13 +114,17 @@ class DatabaseTableStore:
             raise CommandRefused(refusal.code, refusal.message) from None
 
     async def cash_out(self, table_id: int, player: str, amount: int) -> None:
-        async with self._sessionmaker() as session, session.begin():
+        async with self._write(table_id) as session:
             account_id = await self._account_id(session, player)
             row = await session.scalar(
                 select(SeatRecord).where(
                     SeatRecord.table_id == table_id, SeatRecord.account_id == account_id
                 )
             )
+            if row is None:
+                # Only a seated player is cashed out: no seat means a retry of a cash-out
+                # that went through (the seat row goes in its transaction). No chip moves.
+                return
             held = row.chips if row is not None else 0
             if held != amount:
                 raise BooksError(
@@ -85,10 +137,46 @@ class DatabaseTableStore:
             if row is not None:
                 await session.delete(row)
 
+    async def start_hand(self, live: LiveHandState) -> None:
+        """The hand about to be dealt: its deck and players (replacing any left over)."""
+        async with self._write(live.table_id) as session:
+            row = await session.get(LiveHand, live.table_id)
+            if row is not None and row.number == live.number:
+                return  # a retry that went through
+            if row is not None:
+                await session.delete(row)
+                await session.flush()
+            session.add(LiveHand(
+                table_id=live.table_id, number=live.number, deck=live.deck,
+                players=[list(player) for player in live.players],
+            ))
+
+    async def record_action(
+        self, table_id: int, number: int, position: int, action: dict[str, Any]
+    ) -> None:
+        """The ``position``-th action of the hand in progress (a retry writes it once)."""
+        async with self._write(table_id) as session:
+            if await session.get(LiveAction, (table_id, number, position)) is None:
+                session.add(LiveAction(
+                    table_id=table_id, number=number, position=position, action=action
+                ))
+
     async def save_hand(self, hand: FinishedHand) -> None:
         if sum(hand.stacks.values()) != sum(hand.starting.values()):
             raise BooksError(f"hand {hand.number} at table {hand.table_id} makes or loses chips")
-        async with self._sessionmaker() as session, session.begin():
+        async with self._write(hand.table_id) as session:
+            done = await session.scalar(
+                select(HandRecord.id).where(
+                    HandRecord.table_id == hand.table_id, HandRecord.number == hand.number
+                )
+            )
+            if done is not None:
+                return  # a retry of a save that went through
+            await session.execute(
+                delete(LiveHand).where(
+                    LiveHand.table_id == hand.table_id, LiveHand.number == hand.number
+                )
+            )
             ids = {p: await self._account_id(session, p) for p in hand.players.values()}
             record = await tables.record_hand(
                 session,
@@ -122,7 +210,52 @@ class DatabaseTableStore:
                 )
 
 
+# ---------------------------------------------------------------------- fencing
+
+
+async def claim_table(session: AsyncSession, *, table_id: int) -> int:
+    """A new fencing token for the node taking the table over; every older one is refused
+    from now on. Commits nothing itself (call inside the caller's transaction)."""
+    await session.execute(
+        update(TableRecord).where(TableRecord.id == table_id).values(fence=TableRecord.fence + 1)
+    )
+    token = await session.scalar(select(TableRecord.fence).where(TableRecord.id == table_id))
+    if token is None:
+        raise LookupError(f"no table {table_id}")
+    return int(token)
+
+
+async def check_fence(session: AsyncSession, *, table_id: int, fence: int) -> None:
+    """Lock the table's row and make sure ``fence`` is still its token."""
+    held = cast(CursorResult[Any], await session.execute(
+        update(TableRecord)
+        .where(TableRecord.id == table_id, TableRecord.fence == fence)
+        .values(fence=TableRecord.fence)
+    ))
+    if held.rowcount != 1:
+        raise TableTakenOver(f"table {table_id} is run by another node now (token {fence} is old)")
+
+
 # ---------------------------------------------------------------------- reading
+
+
+async def live_hand(session: AsyncSession, *, table_id: int) -> LiveHandState | None:
+    """The hand in progress at the table as written so far, or None."""
+    row = await session.get(LiveHand, table_id)
+    if row is None:
+        return None
+    actions = (await session.scalars(
+        select(LiveAction.action)
+        .where(LiveAction.table_id == table_id, LiveAction.number == row.number)
+        .order_by(LiveAction.position)
+    )).all()
+    return LiveHandState(
+        table_id=table_id,
+        number=row.number,
+        deck=dict(row.deck),
+        players=[(int(seat), str(player), int(stack)) for seat, player, stack in row.players],
+        actions=[dict(action) for action in actions],
+    )
 
 
 async def table_chips(session: AsyncSession, *, table_id: int) -> tuple[int, int]:

@@ -28,8 +28,9 @@ import orjson
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 
 from server import tokens
-from server.actor import CommandRefused, TableActor
+from server.actor import CommandRefused
 from server.bus import DEFAULT_QUEUE_SIZE, MemoryBus, Subscription, player_channel, table_channel
+from server.cluster import TableHandle
 
 PROTOCOL_VERSION = 1
 MAX_FRAME_BYTES = 16_384
@@ -42,7 +43,8 @@ log = logging.getLogger(__name__)
 class Cardroom(Protocol):
     bus: MemoryBus
 
-    def actor(self, table_id: int) -> TableActor | None: ...
+    async def table(self, table_id: int) -> TableHandle | None:
+        """The table, run on this node or another (None: no such open table)."""
 
 
 class ProtocolError(Exception):
@@ -174,11 +176,11 @@ class Connection:
             raise ProtocolError("not_authenticated", "send auth with your token first")
         return self.player
 
-    def _actor(self, message: dict[str, Any]) -> tuple[int, TableActor]:
+    async def _actor(self, message: dict[str, Any]) -> tuple[int, TableHandle]:
         table_id = message.get("table")
         if not isinstance(table_id, int) or isinstance(table_id, bool):
             raise ProtocolError("bad_table", "table must be a table id")
-        actor = self.cardroom.actor(table_id)
+        actor = await self.cardroom.table(table_id)
         if actor is None:
             raise ProtocolError("unknown_table", f"no table {table_id}")
         return table_id, actor
@@ -202,7 +204,7 @@ class Connection:
                 self.present.add(table_id)
             else:
                 self.present.discard(table_id)
-            actor = self.cardroom.actor(table_id)
+            actor = await self.cardroom.table(table_id)
             if actor is not None:
                 with contextlib.suppress(CommandRefused):
                     await actor.submit("connection", self.player, connected=connected)
@@ -210,7 +212,7 @@ class Connection:
     async def _snapshot(self, message: dict[str, Any]) -> None:
         """Watch the table, then have its actor publish a snapshot on this connection's
         channel: every event after it follows it, none before it does."""
-        table_id, actor = self._actor(message)
+        table_id, actor = await self._actor(message)
         await self._watch(table_id)
         await actor.submit("snapshot", self.player or "", reply_to=self.channel,
                            reply_id=message.get("id"))
@@ -237,7 +239,7 @@ class Connection:
         await self._snapshot(message)
 
     async def on_unwatch(self, message: dict[str, Any]) -> dict[str, Any]:
-        table_id, _ = self._actor(message)
+        table_id, _ = await self._actor(message)
         self.watching.discard(table_id)
         self.subscription.remove(table_channel(table_id))
         if self.player is not None:
@@ -252,7 +254,7 @@ class Connection:
     async def _command(self, command: str, message: dict[str, Any],
                        fields: dict[str, type]) -> dict[str, Any]:
         player = self._require_player()
-        table_id, actor = self._actor(message)
+        table_id, actor = await self._actor(message)
         data: dict[str, Any] = {}
         for name, kind in fields.items():
             if name in message:

@@ -26,6 +26,7 @@ from sqlalchemy import (
     Text,
     UniqueConstraint,
     func,
+    text,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -161,6 +162,41 @@ class TableRecord(Base):
     min_buy_in: Mapped[int] = mapped_column(BigInteger)
     max_buy_in: Mapped[int] = mapped_column(BigInteger)
     status: Mapped[str] = mapped_column(String(16), default=TableStatus.OPEN.value)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    # The fencing token of the node running the table: raised by every node that takes the
+    # table over, checked by every write of the table (server.table_store).
+    fence: Mapped[int] = mapped_column(BigInteger, default=0, server_default=text("0"))
+
+
+class LiveHand(Base):
+    """The hand in progress at a table: its deck and its players, written before it is dealt.
+
+    With :class:`LiveAction` it is all a node needs to resume the hand exactly where it was;
+    the rows go in the transaction that records the finished (or cancelled) hand.
+    """
+
+    __tablename__ = "live_hands"
+
+    table_id: Mapped[int] = mapped_column(
+        ForeignKey("tables.id", ondelete="RESTRICT"), primary_key=True
+    )
+    number: Mapped[int] = mapped_column(Integer)
+    deck: Mapped[dict[str, Any]] = mapped_column(Json)  # {"order": [cards], "seed": int}
+    players: Mapped[list[Any]] = mapped_column(Json)  # [[seat, player, stack], ...]
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class LiveAction(Base):
+    """One action (or time-out) of the hand in progress, written before anyone sees it."""
+
+    __tablename__ = "live_actions"
+
+    table_id: Mapped[int] = mapped_column(
+        ForeignKey("live_hands.table_id", ondelete="CASCADE"), primary_key=True
+    )
+    number: Mapped[int] = mapped_column(Integer, primary_key=True)
+    position: Mapped[int] = mapped_column(Integer, primary_key=True)
+    action: Mapped[dict[str, Any]] = mapped_column(Json)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 

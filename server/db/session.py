@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
-from sqlalchemy import event
+from sqlalchemy import event, exc
 from sqlalchemy.ext.asyncio import (
     AsyncEngine,
     AsyncSession,
@@ -13,8 +14,17 @@ from sqlalchemy.ext.asyncio import (
 )
 
 
-def make_engine(url: str, **kwargs: Any) -> AsyncEngine:
-    """An async engine; on SQLite, foreign keys on and a writer-friendly journal."""
+def make_engine(url: str, *, timeout: float | None = None, **kwargs: Any) -> AsyncEngine:
+    """An async engine; on SQLite, foreign keys on and a writer-friendly journal.
+
+    ``timeout`` (PostgreSQL): the longest a connect, a statement or a wait for a pooled
+    connection may take before it counts as an outage (:func:`is_outage`) instead of
+    hanging its caller; connections are checked before use, so those broken by a database
+    restart are replaced rather than failing a transaction."""
+    if timeout is not None and url.startswith("postgresql"):
+        connect_args = {"timeout": timeout, "command_timeout": timeout}
+        kwargs = {"connect_args": connect_args, "pool_timeout": timeout,
+                  "pool_pre_ping": True, **kwargs}
     engine = create_async_engine(url, **kwargs)
     if engine.dialect.name == "sqlite":
         event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
@@ -32,3 +42,27 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
 def make_sessionmaker(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:
     # Objects stay readable after commit: routes build their answers after committing.
     return async_sessionmaker(engine, expire_on_commit=False)
+
+
+def is_outage(error: BaseException) -> bool:
+    """Whether ``error`` says the database could not be reached or did not answer in time
+    (worth trying again later), rather than that it refused the statement."""
+    if isinstance(error, exc.DBAPIError) and error.connection_invalidated:
+        return True
+    if isinstance(error, (exc.OperationalError, exc.InterfaceError, exc.TimeoutError)):
+        return True
+    if isinstance(error, (OSError, TimeoutError, asyncio.TimeoutError)):
+        return True
+    cause = error.__cause__ or error.__context__
+    if isinstance(error, exc.DBAPIError) and cause is not None:
+        return _driver_outage(cause)
+    return _driver_outage(error)
+
+
+def _driver_outage(error: BaseException) -> bool:
+    try:
+        import asyncpg  # type: ignore[import-untyped]
+    except ImportError:  # pragma: no cover - asyncpg is a dependency of the server
+        return False
+    return isinstance(error, (asyncpg.PostgresConnectionError, asyncpg.InterfaceError,
+                              asyncpg.CannotConnectNowError, OSError, TimeoutError))

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from server.actor import CommandRefused, FinishedHand
+from typing import Any
+
+from server.actor import CommandRefused, FinishedHand, LiveHandState, StoreUnavailable
 
 
 class MemoryTableStore:
@@ -14,11 +16,32 @@ class MemoryTableStore:
         self.at_table: dict[tuple[int, str], int] = {}
         self.hands: list[FinishedHand] = []
         self.fail_next_save = False
+        self.live: dict[int, LiveHandState] = {}  # table -> the hand in progress, as written
+        self.down = False  # the database "does not answer": every write raises StoreUnavailable
 
     def wallet(self, player: str) -> int:
         return self.wallets.setdefault(player, self.bankroll)
 
+    def _answer(self) -> None:
+        if self.down:
+            raise StoreUnavailable("the database does not answer")
+
+    async def start_hand(self, live: LiveHandState) -> None:
+        self._answer()
+        self.live[live.table_id] = LiveHandState(
+            live.table_id, live.number, live.deck, list(live.players), []
+        )
+
+    async def record_action(
+        self, table_id: int, number: int, position: int, action: dict[str, Any]
+    ) -> None:
+        self._answer()
+        live = self.live[table_id]
+        assert live.number == number and len(live.actions) == position, (live, position)
+        live.actions.append(dict(action))
+
     async def buy_in(self, table_id: int, player: str, amount: int, *, seat: int) -> None:
+        self._answer()
         if self.wallet(player) < amount:
             raise CommandRefused("insufficient_funds", "not enough chips in the wallet")
         self.wallets[player] -= amount
@@ -26,6 +49,7 @@ class MemoryTableStore:
         self.at_table[key] = self.at_table.get(key, 0) + amount
 
     async def cash_out(self, table_id: int, player: str, amount: int) -> None:
+        self._answer()
         key = (table_id, player)
         assert self.at_table.get(key, 0) == amount, (self.at_table.get(key), amount)
         self.at_table.pop(key, None)
@@ -35,6 +59,10 @@ class MemoryTableStore:
         if self.fail_next_save:
             self.fail_next_save = False
             raise RuntimeError("the database went away")
+        self._answer()
+        live = self.live.get(hand.table_id)
+        if live is not None and live.number == hand.number:
+            del self.live[hand.table_id]
         for player, stack in hand.stacks.items():
             key = (hand.table_id, player)
             self.at_table[key] = self.at_table[key] - hand.starting[player] + stack

@@ -8,7 +8,7 @@ from typing import Any
 import httpx
 import pytest
 from fastapi import FastAPI
-from play import calling, play
+from play import calling, play, wait_for
 from server_helpers import FAST_HASHING, bearer, error_code, login, operator_token, register
 
 from engine import phh
@@ -128,6 +128,7 @@ async def test_each_player_gets_the_phh_of_an_all_in_hand_and_it_replays(
         max_buy_in=3,
     )
     actor = app.state.cardroom.actor(table_id)
+    await wait_for(lambda: actor.hand_number >= 1)  # dealt once its deck is written down
     await play(actor, lambda: actor.hand_number >= 2 or actor.table.hand is None, choose=calling)
     page = (await client.get("/hands", headers=bearer(tokens["ann"]))).json()
     first = page["hands"][-1]

@@ -5,13 +5,14 @@ from __future__ import annotations
 import httpx
 import pytest
 from fastapi import FastAPI
-from play import crash, play, seed, wait_for
+from play import calling, crash, play, seed, wait_for
 from server_helpers import FAST_HASHING, bearer, error_code, operator_token
-from sqlalchemy import select
+from sqlalchemy import func, select, update
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from server.bus import MemoryBus
-from server.db.models import HandRecord
+from engine.views import view
+from server.db.models import HandRecord, LiveAction, LiveHand
 from server.db.session import make_sessionmaker
 from server.lobby import STATS_WINDOW, Cardroom, TableStats
 from server.settings import Settings
@@ -39,7 +40,7 @@ def cardroom_on(
     return Cardroom(bus=MemoryBus(), sessionmaker=sessionmaker, settings=settings)
 
 
-async def test_a_restart_restores_every_seat_and_voids_the_hand_in_progress(
+async def test_a_restart_resumes_the_hand_in_progress_where_it_was(
     sessionmaker: async_sessionmaker[AsyncSession], settings: Settings
 ) -> None:
     table_id = await seed(sessionmaker, ["ann", "bob", "cat"])
@@ -51,11 +52,12 @@ async def test_a_restart_restores_every_seat_and_voids_the_hand_in_progress(
         await actor.submit("sit", player, buy_in=100)
     hands = actor.hand_number
     await play(actor, lambda: actor.hand_number >= hands + 3)  # 2 saved, 1 in progress
+    await play(actor, lambda: actor.recorded_actions >= 3, choose=calling)
     hand = actor.table.hand
     assert hand is not None and not hand.is_over()
-    starting = {actor.table.seats[s].player: hand.starting[i]  # type: ignore[union-attr]
-                for i, s in enumerate(hand.seats)}
-    number = actor.hand_number
+    number, seq = actor.hand_number, actor.seq
+    seen = {seat: view(hand.events, seat) for seat in hand.seats}
+    legal = hand.legal_actions()
     await first.stop()  # the process goes away mid-hand
 
     second = cardroom_on(sessionmaker, settings)
@@ -63,21 +65,73 @@ async def test_a_restart_restores_every_seat_and_voids_the_hand_in_progress(
     try:
         again = second.actor(table_id)
         assert again is not None
-        assert again.hand_number == number - 1  # the unsaved hand's number is dealt again
-        seats = {s.player: s for s in again.table.seats if s is not None}
-        assert {p: s.stack for p, s in seats.items()} == starting
-        assert all(s.sitting_out for s in seats.values()), "nobody is connected yet"
-        assert again.table.hand is None
-        async with sessionmaker() as session:
-            assert (await check_books(session)).balanced
-            rows = await seated_players(session, table_id=table_id)
-        assert {(p, c) for _, p, c in rows} == set(starting.items())
-        await again.submit("sit_in", "ann")
-        await again.submit("sit_in", "bob")
+        resumed = again.table.hand
+        assert again.hand_number == number and resumed is not None
+        assert {seat: view(resumed.events, seat) for seat in resumed.seats} == seen
+        assert resumed.legal_actions() == legal
+        assert again.seq > seq, "the sequence jumps: clients resync"
+        players = {s.player: s for s in again.table.seats if s is not None}
+        assert not any(s.sitting_out for s in players.values()), "the hand's players play on"
         await play(again, lambda: again.hand_number >= number + 1)
     finally:
         await second.stop()
     async with sessionmaker() as session:
+        assert (await check_books(session)).balanced
+        finished = await session.scalar(
+            select(HandRecord).where(HandRecord.table_id == table_id, HandRecord.number == number)
+        )
+        assert finished is not None and finished.result["cancelled"] is False
+        # The record holds the whole hand, dealt on one node and finished on the other.
+        assert finished.events[: len(hand.events)] == [
+            {"kind": e.kind, "data": e.data, "to": e.to} for e in hand.events
+        ]
+        assert await session.scalar(select(func.count()).select_from(LiveHand)) in (0, 1)
+
+
+async def test_a_hand_that_cannot_be_resumed_is_voided_with_every_chip_back(
+    sessionmaker: async_sessionmaker[AsyncSession], settings: Settings
+) -> None:
+    table_id = await seed(sessionmaker, ["ann", "bob"])
+    first = cardroom_on(sessionmaker, settings)
+    await first.start()
+    actor = first.actor(table_id)
+    assert actor is not None
+    for player in ("ann", "bob"):
+        await actor.submit("sit", player, buy_in=100)
+    await play(actor, lambda: actor.hand_number >= 2)
+    await play(actor, lambda: actor.recorded_actions >= 2, choose=calling)
+    hand = actor.table.hand
+    assert hand is not None and not hand.is_over()
+    number = actor.hand_number
+    starting = {actor.table.seats[s].player: hand.starting[i]  # type: ignore[union-attr]
+                for i, s in enumerate(hand.seats)}
+    await first.stop()
+    async with sessionmaker() as session, session.begin():
+        # What no engine would take: the stored actions no longer replay.
+        await session.execute(
+            update(LiveAction).where(LiveAction.table_id == table_id, LiveAction.position == 1)
+            .values(action={"seat": 0, "kind": "raise", "amount": 10**6})
+        )
+
+    second = cardroom_on(sessionmaker, settings)
+    await second.start()
+    try:
+        again = second.actor(table_id)
+        assert again is not None
+        await wait_for(lambda: again.hands_cancelled == 1)
+        assert {s.player: s.stack for s in again.table.seats if s is not None} == starting
+    finally:
+        await second.stop()
+    async with sessionmaker() as session:
+        voided = await session.scalar(
+            select(HandRecord).where(HandRecord.table_id == table_id, HandRecord.number == number)
+        )
+        assert voided is not None and voided.result["cancelled"] == "resume_failed"
+        assert voided.events[-1]["kind"] == "hand_cancelled"
+        assert voided.events[-1]["data"]["reason"] == "resume_failed"
+        assert await session.scalar(select(func.count()).select_from(LiveHand)) == 0
+        rows = await seated_players(session, table_id=table_id)
+        assert {p: c for _, p, c in rows} == starting
         assert (await check_books(session)).balanced
 
 

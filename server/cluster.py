@@ -1,0 +1,297 @@
+"""Several nodes, one cardroom: which node runs which table, and commands for tables run elsewhere.
+
+Leases. A node runs a table while it holds the table's lease: a Redis key naming the node,
+set only if absent and renewed every third of its lifetime (``lease_seconds``). When a node
+dies its leases run out and the other nodes take its tables over. A lease alone does not
+guard the database (a node stalled past its lease may wake up still believing it runs the
+table), so taking a table over also raises the table's fencing token in the database
+(:func:`server.table_store.claim_table`); every write of the table checks it, and the stale
+node's first write is refused (:class:`~server.actor.TableTakenOver`), before it changes
+anything. Redis is only ever asked who may try; the database says who succeeded.
+
+One process without Redis holds every lease itself (:class:`LocalLeases`): the same code
+path, with nobody to share with.
+
+Commands. A websocket on any node may play any table. A command for a table this node does
+not run is published on the table's command channel, which only its running node listens
+to; the answer comes back on this node's reply channel. Events never take that road: they
+fan out from the running node over the bus to every node's websockets.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+import time
+from typing import Any, Protocol
+
+from redis.asyncio import Redis
+from redis.exceptions import RedisError
+
+from server.actor import CommandRefused, TableActor
+from server.bus import MemoryBus, Subscription
+from server.redis_bus import split_url
+
+log = logging.getLogger(__name__)
+
+COMMAND_QUEUE_SIZE = 4096
+
+
+def command_channel(table_id: int) -> str:
+    """Commands for the table, heard by the node running it."""
+    return f"table:{table_id}:commands"
+
+
+def reply_channel(node_id: str) -> str:
+    """Answers to the commands this node sent to tables run elsewhere."""
+    return f"node:{node_id}:replies"
+
+
+LOBBY_CHANNEL = "cardroom:lobby"  # each node's table summaries, every lease renewal
+
+
+class Leases(Protocol):
+    """Who runs which table; see the module's docstring."""
+
+    node_id: str
+
+    async def acquire(self, table_id: int) -> bool:
+        """Take the table's lease if nobody holds it."""
+
+    async def renew(self, table_id: int) -> bool:
+        """Keep the lease; False when another node holds it now. Raises when Redis does
+        not answer (the caller keeps the table until its lease would have run out)."""
+
+    async def release(self, table_id: int) -> None: ...
+
+    async def beat(self) -> int:
+        """Say this node is alive; how many nodes are."""
+
+    async def close(self) -> None: ...
+
+
+class LocalLeases:
+    """One node and nobody else: every lease is this node's."""
+
+    def __init__(self, node_id: str) -> None:
+        self.node_id = node_id
+
+    async def acquire(self, table_id: int) -> bool:
+        return True
+
+    async def renew(self, table_id: int) -> bool:
+        return True
+
+    async def release(self, table_id: int) -> None:
+        return None
+
+    async def beat(self) -> int:
+        return 1
+
+    async def close(self) -> None:
+        return None
+
+
+# Renew a lease that is ours; take it again if it vanished (a Redis restart): fencing keeps
+# that safe, since a node that took the table meanwhile made our token stale.
+_RENEW = """
+local held = redis.call('GET', KEYS[1])
+if held == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+if not held then
+    redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+    return 1
+end
+return 0
+"""
+_RELEASE = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
+
+
+class RedisLeases:
+    """Leases as Redis keys ``<prefix>lease:table:<id>``, valued with this node's id and
+    incarnation (a restarted node with the same id does not inherit its old leases)."""
+
+    def __init__(self, url: str, node_id: str, lease_seconds: float) -> None:
+        redis_url, prefix = split_url(url)
+        timeout = max(0.5, lease_seconds / 3)
+        self._redis: Redis = Redis.from_url(
+            redis_url, socket_timeout=timeout, socket_connect_timeout=timeout
+        )
+        self._prefix = prefix
+        self.node_id = node_id
+        self._value = f"{node_id} {secrets.token_hex(4)}"
+        self._ttl_ms = int(lease_seconds * 1000)
+        self._renew = self._redis.register_script(_RENEW)
+        self._release = self._redis.register_script(_RELEASE)
+
+    def _key(self, table_id: int) -> str:
+        return f"{self._prefix}lease:table:{table_id}"
+
+    async def acquire(self, table_id: int) -> bool:
+        done = await self._redis.set(self._key(table_id), self._value, nx=True, px=self._ttl_ms)
+        return bool(done)
+
+    async def renew(self, table_id: int) -> bool:
+        return bool(await self._renew(keys=[self._key(table_id)], args=[self._value, self._ttl_ms]))
+
+    async def release(self, table_id: int) -> None:
+        await self._release(keys=[self._key(table_id)], args=[self._value])
+
+    async def holder(self, table_id: int) -> str | None:
+        """The node holding the table's lease, if any."""
+        value = await self._redis.get(self._key(table_id))
+        if value is None:
+            return None
+        text = value.decode() if isinstance(value, bytes) else str(value)
+        return text.split(" ")[0]
+
+    async def beat(self) -> int:
+        nodes = f"{self._prefix}nodes"
+        now_ms = int(time.time() * 1000)
+        async with self._redis.pipeline(transaction=True) as pipe:
+            pipe.zadd(nodes, {self.node_id: now_ms + self._ttl_ms})
+            pipe.zremrangebyscore(nodes, "-inf", now_ms)
+            pipe.zcard(nodes)
+            *_, count = await pipe.execute()
+        return max(1, int(count))
+
+    async def close(self) -> None:
+        await self._redis.aclose()
+
+
+class TableHandle(Protocol):
+    """What a websocket needs of a table, wherever it runs."""
+
+    async def submit(self, command: str, player: str, /, **data: Any) -> dict[str, Any]: ...
+
+
+class RemoteTable:
+    """A table run by another node: its commands travel over the bus."""
+
+    def __init__(self, router: CommandRouter, table_id: int) -> None:
+        self.router = router
+        self.table_id = table_id
+
+    async def submit(self, command: str, player: str, /, **data: Any) -> dict[str, Any]:
+        return await self.router.send(self.table_id, command, player, data)
+
+
+class CommandRouter:
+    """Sends this node's commands for tables run elsewhere; serves those for its own."""
+
+    def __init__(self, bus: MemoryBus, node_id: str, *, timeout: float) -> None:
+        self.bus = bus
+        self.node_id = node_id
+        self.timeout = timeout
+        self._replies_channel = reply_channel(node_id)
+        self._waiting: dict[str, asyncio.Future[dict[str, Any]]] = {}
+        self._serving: dict[int, asyncio.Task[None]] = {}
+        self._handling: set[asyncio.Task[None]] = set()
+        self._listener: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        replies = self.bus.subscribe(self._replies_channel, size=COMMAND_QUEUE_SIZE)
+        self._listener = asyncio.create_task(self._listen(replies), name="command-replies")
+
+    async def send(
+        self, table_id: int, command: str, player: str, data: dict[str, Any]
+    ) -> dict[str, Any]:
+        """The command's answer from the node running the table; ``table_unavailable`` when
+        none comes in time (the table is changing hands: the client tries again)."""
+        request_id = secrets.token_hex(8)
+        answer: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self._waiting[request_id] = answer
+        self.bus.publish_now(command_channel(table_id), {
+            "type": "command", "id": request_id, "table": table_id, "command": command,
+            "player": player, "data": data, "reply_to": self._replies_channel,
+        })
+        try:
+            reply = await asyncio.wait_for(answer, self.timeout)
+        except TimeoutError:
+            raise CommandRefused(
+                "table_unavailable", "the table did not answer (it may be changing hands); "
+                "try again"
+            ) from None
+        finally:
+            self._waiting.pop(request_id, None)
+        error = reply.get("error")
+        if isinstance(error, dict):
+            raise CommandRefused(str(error.get("code")), str(error.get("message")))
+        result = reply.get("result")
+        return result if isinstance(result, dict) else {}
+
+    async def _listen(self, replies: Subscription) -> None:
+        while True:
+            async for reply in replies:
+                waiting = self._waiting.get(str(reply.get("id")))
+                if waiting is not None and not waiting.done():
+                    waiting.set_result(reply)
+            # Dropped for falling behind: listen again (the senders time out and retry).
+            replies = self.bus.subscribe(self._replies_channel, size=COMMAND_QUEUE_SIZE)
+
+    def serve(self, actor: TableActor) -> None:
+        """Hand the commands other nodes send to the table over to its actor, in order."""
+        self.unserve(actor.table_id)
+        self._serving[actor.table_id] = asyncio.create_task(
+            self._serve(actor), name=f"table-{actor.table_id}-commands"
+        )
+
+    def unserve(self, table_id: int) -> None:
+        task = self._serving.pop(table_id, None)
+        if task is not None:
+            task.cancel()
+
+    async def _serve(self, actor: TableActor) -> None:
+        channel = command_channel(actor.table_id)
+        while True:
+            commands = self.bus.subscribe(channel, size=COMMAND_QUEUE_SIZE)
+            try:
+                async for message in commands:
+                    # One task each, made in arrival order: each puts its command in the
+                    # inbox at once, so the actor sees them in the order they came.
+                    task = asyncio.create_task(self._answer(actor, message))
+                    self._handling.add(task)
+                    task.add_done_callback(self._handling.discard)
+            finally:
+                commands.close()
+
+    async def _answer(self, actor: TableActor, message: dict[str, Any]) -> None:
+        reply_to = message.get("reply_to")
+        command, player, data = message.get("command"), message.get("player"), message.get("data")
+        if not isinstance(reply_to, str):
+            return
+        reply: dict[str, Any] = {"type": "command_reply", "id": message.get("id")}
+        if not isinstance(command, str) or not isinstance(player, str) \
+                or not isinstance(data, dict):
+            reply["error"] = {"code": "bad_command", "message": "a malformed command"}
+        else:
+            try:
+                reply["result"] = await actor.submit(command, player, **data)
+            except CommandRefused as refusal:
+                reply["error"] = {"code": refusal.code, "message": refusal.message}
+        self.bus.publish_now(reply_to, reply)
+
+    async def close(self) -> None:
+        tasks = [*self._serving.values(), *self._handling]
+        if self._listener is not None:
+            tasks.append(self._listener)
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        self._serving.clear()
+
+
+def leases_for(redis_url: str | None, node_id: str, lease_seconds: float) -> Leases:
+    """Redis leases when the nodes share a Redis; else this node holds them all."""
+    if redis_url is None or redis_url.startswith("memory://"):
+        return LocalLeases(node_id)
+    return RedisLeases(redis_url, node_id, lease_seconds)
+
+
+def renewal_failed(error: BaseException) -> bool:
+    """Whether a lease call failed because Redis did not answer (not a bug of ours)."""
+    return isinstance(error, (RedisError, OSError, TimeoutError))
+
