@@ -10,8 +10,8 @@ from server_helpers import FAST_HASHING, bearer, error_code, operator_token
 from sqlalchemy import func, select, update
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
-from server.bus import MemoryBus
 from engine.views import view
+from server.bus import MemoryBus
 from server.db.models import HandRecord, LiveAction, LiveHand
 from server.db.session import make_sessionmaker
 from server.lobby import STATS_WINDOW, Cardroom, TableStats

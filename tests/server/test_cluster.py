@@ -1,0 +1,294 @@
+"""Several nodes, one cardroom, in one process: leases on Redis, fencing in the database,
+commands routed to the running node, a dead node's table taken over and its hand resumed,
+and a table that pauses while its database is away.
+
+(tests/cluster runs the same story with real node processes, killed with SIGKILL.)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+from backends import PostgresServer, needs_postgresql, needs_redis, redis_prefix, redis_url
+from fakes import MemoryTableStore
+from play import calling, play, seed, wait_for
+from server_helpers import FAST_HASHING
+from sqlalchemy import func, select
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
+
+from engine.views import view
+from server import tables
+from server.actor import CommandRefused, TableActor, TableSettings, TableTakenOver
+from server.bus import MemoryBus, Subscription, table_channel
+from server.cluster import RedisLeases, RemoteTable
+from server.db.models import HandRecord, LiveHand
+from server.db.session import make_engine, make_sessionmaker
+from server.lobby import SEQ_PER_RUN, Cardroom
+from server.redis_bus import RedisBus
+from server.settings import Settings
+from server.table_store import DatabaseTableStore, check_books, claim_table, seated_players
+
+LEASE = 1.0
+
+
+@pytest.fixture
+def sessionmaker(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:
+    return make_sessionmaker(engine)
+
+
+# ---------------------------------------------------------------------- leases
+
+
+@needs_redis
+@pytest.mark.usefixtures("redis_available")
+async def test_a_lease_is_one_node_s_until_it_lapses_or_is_given_back() -> None:
+    url = redis_url()
+    a, b = RedisLeases(url, "a", 0.5), RedisLeases(url, "b", 0.5)
+    try:
+        assert await a.acquire(7) and not await b.acquire(7)
+        assert await a.renew(7) and not await b.renew(7)
+        assert await a.holder(7) == "a"
+        await b.release(7)  # not b's to give back
+        assert await a.holder(7) == "a"
+        await a.release(7)
+        assert await b.acquire(7) and await b.holder(7) == "b"
+        await asyncio.sleep(0.7)  # b stops renewing: the lease lapses
+        assert await a.acquire(7)
+        assert not await b.renew(7), "a lapsed lease is gone for good once another holds it"
+        # A lease that vanished (Redis restarted empty) is taken again by its holder.
+        await a._redis.delete(a._key(7))
+        assert await a.renew(7) and await a.holder(7) == "a"
+        assert await a.beat() == 1 and await b.beat() == 2
+        # The same node id, restarted, does not inherit its old leases.
+        again = RedisLeases(url, "a", 0.5)
+        try:
+            assert not await again.renew(7) and not await again.acquire(7)
+        finally:
+            await again.close()
+    finally:
+        await a.close()
+        await b.close()
+
+
+# ---------------------------------------------------------------------- fencing
+
+
+async def test_a_node_that_lost_its_table_writes_nothing(
+    sessionmaker: async_sessionmaker[AsyncSession],
+) -> None:
+    table_id = await seed(sessionmaker, ["ann", "bob"])
+    async with sessionmaker() as session, session.begin():
+        old = await claim_table(session, table_id=table_id)
+    stale = DatabaseTableStore(sessionmaker, fence=old)
+    await stale.buy_in(table_id, "ann", 100, seat=0)
+    async with sessionmaker() as session, session.begin():
+        new = await claim_table(session, table_id=table_id)
+    assert new == old + 1
+    with pytest.raises(TableTakenOver):
+        await stale.buy_in(table_id, "bob", 100, seat=1)
+    with pytest.raises(TableTakenOver):
+        await stale.cash_out(table_id, "ann", 100)
+    await DatabaseTableStore(sessionmaker, fence=new).buy_in(table_id, "bob", 50, seat=1)
+    async with sessionmaker() as session:
+        assert await seated_players(session, table_id=table_id) == [(0, "ann", 100),
+                                                                   (1, "bob", 50)]
+        assert (await check_books(session)).balanced
+
+
+# ---------------------------------------------------------------------- a paused database
+
+
+async def test_the_table_pauses_while_the_database_is_away_and_shows_nothing_unwritten() -> None:
+    store = MemoryTableStore()
+    bus = MemoryBus()
+    actor = TableActor(1, tables.config_from_json({}), bus=bus, store=store,
+                       settings=TableSettings(pause_between_hands=0.0, action_clock=30.0),
+                       rng_factory=lambda: random.Random(5))
+    events = bus.subscribe(table_channel(1))
+    actor.start()
+    try:
+        await actor.submit("sit", "ann", buy_in=100)
+        await actor.submit("sit", "bob", buy_in=100)
+        await wait_for(lambda: actor.table.hand is not None and actor.deadline is not None)
+        hand = actor.table.hand
+        assert hand is not None
+        legal = hand.legal_actions()
+        player = actor.table.seats[legal.seat].player  # type: ignore[index,union-attr]
+        deadline = actor.deadline
+        drain(events)
+        store.down = True
+        acting = asyncio.create_task(
+            actor.submit("act", player, action_id="a1", kind="bring_in")
+        )
+        paused = await next_event(events)
+        assert paused["kind"] == "table_paused" and paused["data"] == {"reason": "database"}
+        await asyncio.sleep(0.3)
+        assert not acting.done() and events.queue.empty(), "nothing shown that is not written"
+        assert store.live[1].actions == []
+        store.down = False
+        reply = await asyncio.wait_for(acting, 5)
+        assert reply["accepted"] is True
+        assert store.live[1].actions[0]["kind"] == "bring_in"
+        kinds = [(await next_event(events))["kind"] for _ in range(2)]
+        assert kinds == ["table_unpaused", "action"]
+        assert actor.paused_since is None
+        assert deadline is not None
+        # The pause was nobody's thinking time; the next clock starts afresh.
+        await wait_for(lambda: actor.deadline is not None)
+    finally:
+        await actor.stop()
+
+
+def drain(subscription: Subscription) -> None:
+    while not subscription.queue.empty():
+        subscription.queue.get_nowait()
+
+
+async def next_event(subscription: Subscription) -> dict[str, Any]:
+    message = await asyncio.wait_for(subscription.get(), 5)
+    assert message is not None
+    return message
+
+
+# ---------------------------------------------------------------------- two nodes
+
+
+class Node:
+    """One node of the cardroom, in this process: its own bus, leases and cardroom."""
+
+    def __init__(self, name: str, url: str, sessionmaker: async_sessionmaker[AsyncSession],
+                 settings: Settings) -> None:
+        self.bus = RedisBus(url)
+        self.leases = RedisLeases(url, name, LEASE)
+        self.cardroom = Cardroom(
+            bus=self.bus, sessionmaker=sessionmaker, leases=self.leases,
+            settings=settings.model_copy(update={"node_id": name}),
+        )
+
+    async def start(self) -> None:
+        await self.cardroom.start()
+
+    async def die(self) -> None:
+        """Like SIGKILL: everything stops at once; no lease is given back, nothing written."""
+        room = self.cardroom
+        room._stopping = True
+        for task in list(room._background):
+            task.cancel()
+        await room.router.close()
+        for table in room._tables.values():
+            table.actor.taken_over = True  # whatever it was doing, it never finishes
+            await table.actor.stop()
+        await self.bus.close()
+        await self.leases._redis.aclose()
+
+    async def stop(self) -> None:
+        await self.cardroom.stop()
+        await self.leases.close()
+        await self.bus.close()
+
+
+@pytest.fixture
+async def shared(postgres_server: PostgresServer) -> AsyncIterator[tuple[str, AsyncEngine]]:
+    """The nodes' PostgreSQL database (SQLite is one process's database: not shared)."""
+    url = postgres_server.fresh()
+    engine = make_engine(url)
+    yield url, engine
+    await engine.dispose()
+
+
+@pytest.fixture
+async def nodes(shared: tuple[str, AsyncEngine]) -> AsyncIterator[list[Node]]:
+    database_url, engine = shared
+    sessionmaker = make_sessionmaker(engine)
+    url = redis_url(prefix=redis_prefix())
+    settings = Settings(database_url=database_url, pause_between_hands_seconds=0,
+                        action_clock_seconds=30, lease_seconds=LEASE, **FAST_HASHING)
+    made = [Node(name, url, sessionmaker, settings) for name in ("a", "b")]
+    yield made
+    for node in made:
+        if not node.cardroom._stopping:
+            await node.stop()
+
+
+async def act_through(handle: Any, actor: TableActor, rng: random.Random) -> None:
+    """One legal action of whoever is to act at ``actor``'s table, sent through ``handle``."""
+    hand = actor.table.hand
+    if hand is None or hand.is_over() or hand.legal_actions().seat is None:
+        await asyncio.sleep(0.01)
+        return
+    legal = hand.legal_actions()
+    player = actor.table.seats[legal.seat].player  # type: ignore[index,union-attr]
+    kind = next(k for k in ("check", "call", "bring_in") if k in legal.kinds) \
+        if rng.random() < 0.8 or legal.wager is None else legal.wager
+    data: dict[str, Any] = {"action_id": f"x{rng.random()}", "kind": kind}
+    if kind == legal.wager:
+        data["amount"] = legal.min_to
+    try:
+        await handle.submit("act", player, **data)
+    except CommandRefused as refused:
+        assert refused.code in {"not_your_turn", "no_hand"}, refused.code
+
+
+@needs_redis
+@needs_postgresql
+@pytest.mark.usefixtures("redis_available")
+async def test_a_dead_node_s_table_is_taken_over_and_its_hand_finished(
+    nodes: list[Node],
+) -> None:
+    a, b = nodes
+    sessionmaker = a.cardroom.sessionmaker
+    table_id = await seed(sessionmaker, ["ann", "bob", "cat"])
+    await a.start()
+    await wait_for(lambda: a.cardroom.actor(table_id) is not None)
+    await b.start()
+    running = a.cardroom.actor(table_id)
+    assert running is not None and b.cardroom.actor(table_id) is None
+    # A command sent to b reaches a's actor over Redis, and its answer comes back.
+    remote = await b.cardroom.table(table_id)
+    assert isinstance(remote, RemoteTable)
+    for player in ("ann", "bob", "cat"):
+        assert (await remote.submit("sit", player, buy_in=100))["stack"] == 100
+    with pytest.raises(CommandRefused) as refused:
+        await remote.submit("sit", "ann", buy_in=100)
+    assert refused.value.code == "already_seated"
+    watcher = b.bus.subscribe(table_channel(table_id))
+    await b.bus.wait_ready(5)
+    rng = random.Random(3)
+    while running.hand_number < 2 or running.recorded_actions < 3:
+        await act_through(remote, running, rng)
+    hand = running.table.hand
+    assert hand is not None and not hand.is_over()
+    number, seq = running.hand_number, running.seq
+    seen = {seat: view(hand.events, seat) for seat in hand.seats}
+    await b.bus.wait_ready(5)
+    await asyncio.sleep(0.2)  # every event a sent has reached b's watcher
+    await a.die()
+
+    # b takes the table over once a's lease lapses, and deals the same hand on.
+    await wait_for(lambda: b.cardroom.actor(table_id) is not None, timeout=4 * LEASE + 2)
+    taken = b.cardroom.actor(table_id)
+    assert taken is not None and taken.hand_number == number
+    resumed = taken.table.hand
+    assert resumed is not None
+    assert {seat: view(resumed.events, seat) for seat in resumed.seats} == seen
+    note = await next_event(watcher)
+    while note["kind"] != "table_resumed":
+        note = await next_event(watcher)
+    assert note["data"] == {"hand": number, "node": "b", "resumed": True}
+    assert note["seq"] > seq and note["seq"] >= SEQ_PER_RUN, "clients see a gap: they resync"
+    assert [s["node"] for s in b.cardroom.lobby()] == ["b"]
+    await play(taken, lambda: taken.hand_number >= number + 1, choose=calling)
+    async with sessionmaker() as session:
+        finished = await session.scalar(
+            select(HandRecord).where(HandRecord.table_id == table_id, HandRecord.number == number)
+        )
+        assert finished is not None and finished.result["cancelled"] is False
+        assert await session.scalar(
+            select(func.count()).select_from(HandRecord).where(HandRecord.table_id == table_id)
+        ) >= number
+        assert (await check_books(session)).balanced
+        assert await session.scalar(select(func.count()).select_from(LiveHand)) <= 1
