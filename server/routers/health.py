@@ -7,6 +7,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from server.db import migrate
 from server.errors import Refusal
+from server.redis_bus import RedisBus
 from server.schemas import HealthPublic
 
 router = APIRouter(tags=["health"])
@@ -25,7 +26,8 @@ async def healthz() -> HealthPublic:
 
 @router.get("/readyz", responses={503: {"description": "not ready: error code not_ready"}})
 async def readyz(request: Request) -> HealthPublic:
-    """Ready for traffic: the database answers and is migrated to this code's revision."""
+    """Ready for traffic: the database answers and is migrated to this code's revision, and
+    the bus (Redis, shared by the nodes) is connected."""
     engine: AsyncEngine = request.app.state.engine
     expected: str | None = request.app.state.head_revision
     try:
@@ -34,4 +36,11 @@ async def readyz(request: Request) -> HealthPublic:
         raise NotReady(f"database unreachable: {type(exc).__name__}") from None
     if current != expected:
         raise NotReady(f"database at revision {current}, this server needs {expected}")
-    return HealthPublic(status="ok", checks={"database": "ok", "migrations": str(current)})
+    bus = request.app.state.cardroom.bus
+    if isinstance(bus, RedisBus) and not bus.connected:
+        raise NotReady("the bus is not connected to Redis")
+    return HealthPublic(status="ok", checks={
+        "database": "ok", "migrations": str(current),
+        "bus": "redis" if isinstance(bus, RedisBus) else "memory",
+        "node": request.app.state.settings.node_id,
+    })

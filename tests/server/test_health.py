@@ -7,9 +7,11 @@ from pathlib import Path
 
 import httpx
 import pytest
+from backends import free_port
 from server_helpers import FAST_HASHING, error_code
 
 from server.app import create_app
+from server.cli import apply_migrations
 from server.db.migrate import head_revision
 from server.settings import Settings
 
@@ -19,10 +21,15 @@ async def test_healthz(client: httpx.AsyncClient) -> None:
     assert response.status_code == 200 and response.json()["status"] == "ok"
 
 
-async def test_readyz_checks_the_database_and_its_revision(client: httpx.AsyncClient) -> None:
+async def test_readyz_checks_the_database_and_its_revision(
+    client: httpx.AsyncClient, settings: Settings
+) -> None:
     response = await client.get("/readyz")
     assert response.status_code == 200
-    assert response.json()["checks"] == {"database": "ok", "migrations": head_revision()}
+    assert response.json()["checks"] == {
+        "database": "ok", "migrations": head_revision(), "bus": "memory",
+        "node": settings.node_id,
+    }
 
 
 @pytest.fixture
@@ -74,3 +81,20 @@ async def test_not_ready_when_the_database_is_unreachable(unreachable: httpx.Asy
 async def test_unknown_route_uses_the_error_shape(client: httpx.AsyncClient) -> None:
     response = await client.get("/no/such/thing")
     assert response.status_code == 404 and error_code(response) == "not_found"
+
+
+async def test_readyz_says_not_ready_while_the_redis_bus_is_away(tmp_path: Path) -> None:
+    nobody = free_port()  # no Redis listens there
+    settings = Settings(
+        database_url=f"sqlite+aiosqlite:///{tmp_path / 'stud.db'}",
+        redis_url=f"redis://127.0.0.1:{nobody}/0", **FAST_HASHING,
+    )
+    await apply_migrations(settings)
+    app = create_app(settings)
+    async with app.router.lifespan_context(app):
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://stud.test") as client:
+            response = await client.get("/readyz")
+            assert response.status_code == 503 and error_code(response) == "not_ready"
+            assert "Redis" in response.json()["error"]["message"]
+            assert (await client.get("/healthz")).status_code == 200

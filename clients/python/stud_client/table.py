@@ -44,7 +44,10 @@ HAND_EVENTS = frozenset({
     "hand_ended",
 })
 # Refusals worth the same command again a moment later (docs/protocol.md).
-TRY_AGAIN = frozenset({"table_busy", "table_restarting", "table_closed"})
+TRY_AGAIN = frozenset({
+    "table_busy", "table_restarting", "table_closed", "table_moved", "table_unavailable",
+    "database_unavailable",
+})
 LISTENER_QUEUE = 4096
 _action_ids = itertools.count(1)
 
