@@ -10,7 +10,7 @@ import asyncio
 from logging.config import fileConfig
 
 from alembic import context
-from sqlalchemy import Connection, pool
+from sqlalchemy import Connection, pool, text
 
 from server.db.models import Base
 from server.db.session import make_engine
@@ -22,6 +22,7 @@ if config.config_file_name is not None and config.attributes.get("configure_logg
     fileConfig(config.config_file_name, disable_existing_loggers=False)
 
 target_metadata = Base.metadata
+MIGRATION_LOCK = 0x5754_0D00  # the advisory lock key of migrations (a constant of this server's)
 
 
 def _url() -> str:
@@ -45,6 +46,10 @@ def run_offline() -> None:
 
 
 def _run_on(connection: Connection) -> None:
+    if connection.dialect.name == "postgresql":
+        # Nodes starting together migrate one after the other, the later ones finding the
+        # work done; the lock holds until the migration's transaction ends.
+        connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK})
     _configure(connection=connection)
     with context.begin_transaction():
         context.run_migrations()

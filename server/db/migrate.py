@@ -15,7 +15,6 @@ from sqlalchemy import Connection, inspect, text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 MIGRATIONS_DIR = Path(__file__).resolve().parents[2] / "migrations"
-_LOCK = 0x5754_0D00  # the advisory lock key of migrations (any constant of this server's own)
 
 
 def alembic_config(url: str | None = None) -> Config:
@@ -32,13 +31,9 @@ def head_revision() -> str | None:
 
 
 async def upgrade(engine: AsyncEngine, revision: str = "head") -> None:
-    """Migrate the engine's database up to ``revision`` (run inside a running event loop).
-
-    On PostgreSQL the migration holds an advisory lock: nodes starting together migrate one
-    after the other, the later ones finding the work done."""
+    """Migrate the engine's database up to ``revision`` (run inside a running event loop;
+    nodes starting together on PostgreSQL take turns: see migrations/env.py)."""
     async with engine.begin() as connection:
-        if connection.dialect.name == "postgresql":
-            await connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _LOCK})
         await connection.run_sync(_run, "upgrade", revision)
 
 

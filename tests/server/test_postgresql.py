@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import sys
 from collections.abc import AsyncIterator, Iterator
 
 import pytest
@@ -204,3 +205,46 @@ async def test_random_concurrent_movements_keep_the_books(
     assert sum(b for name, b in after.items() if name != ledger.HOUSE) == 4 * 300
     assert 0 < refused < len(plan)
     await books_balance(pooled)
+
+
+_MIGRATE_ON_GO = """
+import asyncio, sys
+from server.db import migrate
+from server.db.session import make_engine
+
+async def main():
+    engine = make_engine(sys.argv[1])
+    print("ready", flush=True)
+    sys.stdin.readline()  # every node starts at once
+    try:
+        await migrate.upgrade(engine)
+    finally:
+        await engine.dispose()
+
+asyncio.run(main())
+"""
+
+
+async def test_nodes_starting_together_migrate_one_after_the_other(empty_url: str) -> None:
+    """Each node migrates on start: on one fresh database, at the same moment, all succeed."""
+    nodes = [
+        await asyncio.create_subprocess_exec(
+            sys.executable, "-c", _MIGRATE_ON_GO, empty_url, stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        )
+        for _ in range(3)
+    ]
+    for node in nodes:
+        assert node.stdout is not None
+        assert await node.stdout.readline() == b"ready\n"
+    for node in nodes:
+        assert node.stdin is not None
+        node.stdin.write(b"go\n")
+    for node in nodes:
+        _, err = await node.communicate()
+        assert node.returncode == 0, err.decode()[-2000:]
+    engine = make_engine(empty_url)
+    try:
+        assert await migrate.current_revision(engine) == migrate.head_revision()
+    finally:
+        await engine.dispose()
