@@ -39,6 +39,10 @@ _TEXT_CARD = {text: index for index, text in enumerate(_CARD_TEXT)}
 _TEXT_CARD.update({text.upper()[0] + text[1]: i for i, text in enumerate(_CARD_TEXT)})
 _TEXT_CARD.update({"10" + text[1]: i for i, text in enumerate(_CARD_TEXT) if text[0] == "T"})
 
+# random.Random's integer draw from getrandbits (CPython): Deck._settle inlines it when the
+# deck's random source draws with it.
+_DRAW_WITH_GETRANDBITS = getattr(random.Random, "_randbelow_with_getrandbits", None)
+
 # A card nobody saw (PHH's ``??``): replayed records deal it to seats that never show.
 # It prints as ``??`` but is never parsed, never ranked and never wins (see engine.hand).
 UNKNOWN: Card = CARD_COUNT
@@ -119,12 +123,26 @@ class Deck:
 
     def _settle(self, upto: int) -> None:
         cards = self.cards
-        upto = min(upto, len(cards))
+        size = len(cards)
+        upto = min(upto, size)
         # Random's unbiased integer draw (what its own shuffle uses), else the public one.
         draw = getattr(self.rng, "_randbelow", self.rng.randrange)
-        for i in range(self.settled, upto):
-            j = i + draw(len(cards) - i)
-            cards[i], cards[j] = cards[j], cards[i]
+        method = getattr(draw, "__func__", None)
+        if method is not None and method is _DRAW_WITH_GETRANDBITS:
+            # The same draw written out here (the same numbers): a call less per card.
+            getrandbits = self.rng.getrandbits
+            for i in range(self.settled, upto):
+                left = size - i
+                bits = left.bit_length()
+                j = getrandbits(bits)
+                while j >= left:
+                    j = getrandbits(bits)
+                j += i
+                cards[i], cards[j] = cards[j], cards[i]
+        else:
+            for i in range(self.settled, upto):
+                j = i + draw(size - i)
+                cards[i], cards[j] = cards[j], cards[i]
         if upto > self.settled:
             self.settled = upto
 

@@ -7,11 +7,19 @@ I/O; an absent player is the caller's business, told to the hand through
 
 Seats are the table's seat numbers; the hand keeps them in position order
 (clockwise from the dealer's left), which is the order cards are dealt in.
+
+Speed: what a configuration fixes (streets, bet sizes, the rule switches, the
+bring-in order of every card) is worked out once per :class:`TableConfig`
+(:class:`_Plan`); each seat's board is kept as a rank-pattern key as its upcards
+are dealt, so who acts first and the dealer's words are dictionary lookups; and
+fixed limit, the common structure, builds its legal actions and their ``turn``
+event in one step. Rare cases (no and pot limit, the "largest increase" rule,
+unknown cards of a replayed record, common cards) take the general paths.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from engine import evaluate as ev
@@ -31,6 +39,90 @@ _KINDS = {
 }
 _ACTION_KINDS = frozenset(ACTION_KINDS)
 _CARD_TEXT = tuple(format_card(c) for c in range(UNKNOWN + 1))  # a replay's "??" last
+# A board's rank-pattern key grows by this per upcard: 3 bits of count per rank above 3 bits
+# of card count (evaluate's board key), so equal keys mean equal ranks, whatever the suits.
+_BOARD_STEP = tuple((1 << 3 * (c >> 2) << 3) + 1 for c in range(UNKNOWN))
+# Board key -> (value, the dealer's words), high boards and razz boards; filled as met.
+_HIGH_BOARDS: dict[int, tuple[int, str]] = {}
+_LOW_BOARDS: dict[int, tuple[int, str]] = {}
+
+
+class _Plan:
+    """What a table configuration fixes for every hand dealt under it, worked out once."""
+
+    __slots__ = (
+        "streets", "names", "faces", "any_up", "increments", "started", "fixed", "largest",
+        "plain_limit", "high_board", "by_suit", "bring_in_low", "bring_in_rank", "cap",
+        "count_short", "full_fraction", "boards", "board_kind", "board_text",
+    )
+
+    def __init__(self, config: TableConfig) -> None:
+        variant = config.variant
+        streets = config.streets
+        self.streets = streets
+        self.names = tuple(s.name for s in streets)
+        self.faces = tuple(s.cards for s in streets)
+        self.any_up = tuple(any(s.cards) for s in streets)
+        # Fixed limit outside an open-pair big bet: the one increment of each street.
+        self.increments = tuple(
+            (config.big_bet,) if s.big_bet else (config.small_bet,) for s in streets
+        )
+        self.started: dict[str, Any] = {
+            "variant": variant.name,
+            "structure": config.structure,
+            "ante": config.ante,
+            "bring_in": config.bring_in,
+            "small_bet": config.small_bet,
+            "big_bet": config.big_bet,
+        }
+        self.fixed = config.structure == "fixed_limit"
+        self.largest = self.fixed and config.short_all_in == "largest_increase"
+        # Fixed limit under the half-bet rule: legal actions built inline (Hand._set_turn).
+        self.plain_limit = self.fixed and not self.largest
+        self.high_board = variant.board_order == "high"
+        self.by_suit = config.effective_order_tie == "suit"
+        self.bring_in_low = config.effective_bring_in_card == "low"
+        # Each card's place in the bring-in order: rank (aces low in razz), then suit.
+        aces_low = variant.aces_low
+        self.bring_in_rank = tuple(
+            ((((c >> 2) + 1) % 13 if aces_low else c >> 2) << 2) + (c & 3)
+            for c in range(UNKNOWN + 1)
+        )
+        self.cap = None if config.max_raises is None else config.max_raises + 1
+        self.count_short = config.cap_counts_short_all_ins
+        self.full_fraction = config.all_in_full_fraction
+        self.boards = _HIGH_BOARDS if self.high_board else _LOW_BOARDS
+        self.board_kind = "high_board" if self.high_board else "low_board"
+        self.board_text = "is high" if self.high_board else "is low"
+
+    def board_facts(self, board: list[Card]) -> tuple[int, str]:
+        """(value, announcement text) of a board of known upcards, remembered by rank pattern."""
+        key = 0
+        for card in board:
+            key += _BOARD_STEP[card]
+        facts = self.boards.get(key)
+        if facts is None:
+            high = self.high_board
+            value = ev.board_value(board) if high else ev.razz_board_value(board)
+            said = ev.describe_board(board, low=not high)
+            facts = self.boards[key] = (value, f"{said} {self.board_text}")
+        return facts
+
+
+_PLANS: dict[int, tuple[TableConfig, _Plan]] = {}
+
+
+def _plan_of(config: TableConfig) -> _Plan:
+    """The plan of a configuration, by identity: hashing a whole config costs more than a hand
+    of lookups. The entry keeps its config alive, so an id is never reused while cached."""
+    entry = _PLANS.get(id(config))
+    if entry is not None and entry[0] is config:
+        return entry[1]
+    if len(_PLANS) >= 256:
+        _PLANS.clear()
+    plan = _Plan(config)
+    _PLANS[id(config)] = (config, plan)
+    return plan
 
 
 class HandResult:
@@ -65,30 +157,30 @@ class Hand:
     ) -> None:
         """``shown``: for a replayed record (PHH), the cards each seat tabled at the showdown;
         only those play there, as the record cannot say more. None: every dealt card plays."""
-        if len(seats) < 2:
+        n = len(seats)
+        if n < 2:
             raise IllegalAction("a hand needs at least two players", code="not_enough_players")
         numbers = [s for s, _ in seats]
-        if len(set(numbers)) != len(numbers):
+        starting = [stack for _, stack in seats]
+        if len(set(numbers)) != n:
             raise InvalidAction("a seat may play once per hand", code="bad_seats")
-        if any(not isinstance(stack, int) or stack <= 0 for _, stack in seats):
-            raise InvalidAction("every player needs chips", code="bad_seats")
-        if len(seats) > config.variant.max_players or (
-            len(seats) * len(config.streets[0].cards) > deck.dealable()
-        ):
+        for stack in starting:
+            if not isinstance(stack, int) or stack <= 0:
+                raise InvalidAction("every player needs chips", code="bad_seats")
+        plan = self._plan = _plan_of(config)
+        if n > config.variant.max_players or n * len(plan.faces[0]) > deck.dealable():
             raise IllegalAction("too many players for one deck", code="too_many_players")
         self.config = config
         self.deck = deck
-        self.streets = config.streets
-        variant = config.variant
-        self._high_board = variant.board_order == "high"
-        self._fixed = config.structure == "fixed_limit"
-        self._largest = self._fixed and config.short_all_in == "largest_increase"
-        n = len(seats)
+        self.streets = plan.streets
+        self._high_board = plan.high_board
+        self._fixed = plan.fixed
+        self._largest = plan.largest
         self.n = n
         self.seats: list[int] = numbers
         self.index_of: dict[int, int] = {s: i for i, s in enumerate(numbers)}
-        self.starting: list[int] = [stack for _, stack in seats]
-        self.stacks: list[int] = list(self.starting)
+        self.starting: list[int] = starting
+        self.stacks: list[int] = list(starting)
         self.total: list[int] = [0] * n  # chips put in this hand (folded chips stay in)
         self.bets: list[int] = [0] * n  # chips put in on this street
         self.folded: list[bool] = [False] * n
@@ -103,10 +195,16 @@ class Hand:
         self.to_act = -1
         self.over = False
         self._legal: LegalActions | None = None
-        self._announced: list[set[str]] = [set() for _ in range(n)]
+        self._announced: list[set[str]] | None = None  # possibles said, by seat (on demand)
         self._result: HandResult | None = None
         self._shown = shown
         self.antes: list[int] = [0] * n  # antes posted (dead money under TableConfig.antes_dead)
+        # Each seat's upcards as a rank-pattern key (see _BOARD_STEP); known while every
+        # upcard is a known card (a replayed record may deal "??").
+        self._board_keys: list[int] = [0] * n
+        self._known_boards = True
+        self._unfaced_folds = 0  # folded seats still dealt to (SCS 12) until a bet is made
+        self._increments = plan.increments[0]
         self._reset_round()
         self._start()
 
@@ -166,11 +264,12 @@ class Hand:
             due = legal.call if kind == "call" else legal.bring_in
             if amount != due:  # a call or bring-in may name its chips, but only the right ones
                 raise IllegalAction(f"{kind} is {due} chips, not {amount}", code="bad_amount")
-        mark = len(self.events)
+        events = self.events
+        mark = len(events)
         same = type(action) is Action and amount == action[2]
-        self.actions.append(action if same else Action(seat, kind, amount))
+        self.actions.append(action if same else _new_tuple(Action, (seat, kind, amount)))
         self._act(i, kind, amount, legal, False)
-        return self.events[mark:]
+        return events[mark:]
 
     def timeout(self, seat: int) -> list[Event]:
         """The seat's clock ran out: post a forced bring-in, check if possible, else fold."""
@@ -195,60 +294,53 @@ class Hand:
 
     def _start(self) -> None:
         config = self.config
-        self._emit(
-            "hand_started",
-            {
-                "variant": config.variant.name,
-                "structure": config.structure,
-                "ante": config.ante,
-                "bring_in": config.bring_in,
-                "small_bet": config.small_bet,
-                "big_bet": config.big_bet,
-                "seats": [
-                    {"seat": s, "stack": st}
-                    for s, st in zip(self.seats, self.stacks, strict=True)
-                ],
-            },
-        )
+        started = self._plan.started.copy()
+        started["seats"] = [
+            {"seat": s, "stack": st} for s, st in zip(self.seats, self.stacks, strict=True)
+        ]
+        self._emit("hand_started", started)
         by_position = config.ante_by_position
         if by_position is not None and len(by_position) != self.n:
             raise InvalidAction("ante_by_position needs one ante per player", code="bad_seats")
         if config.ante or by_position:
+            seats, stacks, total, antes = self.seats, self.stacks, self.total, self.antes
+            events = self.events
             for i in range(self.n):
                 ante = config.ante if by_position is None else by_position[i]
                 if not ante:
                     continue
-                paid = min(ante, self.stacks[i])
-                self.stacks[i] -= paid
-                self.total[i] += paid
-                self.antes[i] = paid
-                self._emit(
-                    "ante",
-                    {"seat": self.seats[i], "amount": paid, "all_in": self.stacks[i] == 0},
-                )
+                stack = stacks[i]
+                paid = ante if ante < stack else stack
+                stacks[i] = stack - paid
+                total[i] += paid
+                antes[i] = paid
+                events.append(_new_event(Event, (
+                    "ante", {"seat": seats[i], "amount": paid, "all_in": stack == paid}, None
+                )))
             if config.trim_antes:
                 # No one can match an ante above the second-highest: the excess goes back.
-                cutoff = sorted(self.antes)[-2]
+                cutoff = sorted(antes)[-2]
                 for i in range(self.n):
-                    excess = self.antes[i] - cutoff
+                    excess = antes[i] - cutoff
                     if excess > 0:
-                        self.antes[i] -= excess
-                        self.total[i] -= excess
-                        self.stacks[i] += excess
-                        self._emit("uncalled_returned", {"seat": self.seats[i], "amount": excess})
+                        antes[i] -= excess
+                        total[i] -= excess
+                        stacks[i] += excess
+                        self._emit("uncalled_returned", {"seat": seats[i], "amount": excess})
         self._deal_street()
         self._start_first_round()
 
     def _deal_street(self) -> None:
-        street = self.streets[self.street]
+        plan = self._plan
+        street = self.street
         receiving = self.receiving
         takers = [i for i in range(self.n) if receiving[i]]
-        faces = street.cards
+        faces = plan.faces[street]
         per_seat = len(faces)
         dealt, common, procedure = self.deck.deal_round(
-            per_seat * len(takers), self.config.burn_cards and self.street > 0
+            per_seat * len(takers), self.config.burn_cards and street > 0
         )
-        name = street.name
+        name = plan.names[street]
         if procedure is not None:
             self._emit("deck_procedure", {"street": name, "procedure": procedure})
         if common is not None:
@@ -256,42 +348,72 @@ class Hand:
             self._emit("common_card", {"street": name, "card": format_card(common)})
             return
         text = _CARD_TEXT
-        seats, folded, cards, ups = self.seats, self.folded, self.cards, self.up
+        step = _BOARD_STEP
+        seats, folded, cards, ups, keys = self.seats, self.folded, self.cards, self.up, self._board_keys
         events = self.events
         public: list[dict[str, Any]] = []
-        count = len(takers)
-        for n, i in enumerate(takers):
-            seat = seats[i]
-            if per_seat == 1:
-                card = dealt[n]
+        entry: dict[str, Any]
+        if per_seat == 1 and faces[0]:  # one upcard each (fourth to sixth street)
+            for card, i in zip(dealt, takers):
                 cards[i].append(card)
-                if faces[0]:
-                    ups[i].append(card)
-                    entry: dict[str, Any] = {"seat": seat, "up": [text[card]], "down": 0}
+                ups[i].append(card)
+                if card == UNKNOWN:
+                    self._known_boards = False
                 else:
-                    entry = {"seat": seat, "up": [], "down": 1}
-                    down = [text[card]]
-            else:
+                    keys[i] += step[card]
+                entry = {"seat": seats[i], "up": [text[card]], "down": 0}
+                if folded[i]:
+                    entry["dead"] = True
+                public.append(entry)
+        elif per_seat == 1:  # one down card each (the river)
+            for card, i in zip(dealt, takers):
+                seat = seats[i]
+                cards[i].append(card)
+                entry = {"seat": seat, "up": [], "down": 1}
+                if folded[i]:
+                    entry["dead"] = True
+                public.append(entry)
+                events.append(_new_event(
+                    Event, ("down_cards", {"seat": seat, "street": name, "cards": [text[card]]}, seat)
+                ))
+        else:
+            count = len(takers)
+            known = True
+            for n, i in enumerate(takers):
+                seat = seats[i]
                 mine = dealt[n::count]
                 cards[i] += mine
-                up = [c for c, face_up in zip(mine, faces, strict=True) if face_up]
-                ups[i] += up
-                down = [text[c] for c, face_up in zip(mine, faces, strict=True) if not face_up]
-                entry = {"seat": seat, "up": [text[c] for c in up], "down": len(down)}
-            if folded[i]:
-                entry["dead"] = True
-            public.append(entry)
-            if entry["down"]:
-                events.append(_new_event(
-                    Event, ("down_cards", {"seat": seat, "street": name, "cards": down}, seat)
-                ))
+                up = ups[i]
+                shown: list[str] = []
+                down: list[str] = []
+                for card, face_up in zip(mine, faces, strict=True):
+                    if not face_up:
+                        down.append(text[card])
+                        continue
+                    up.append(card)
+                    shown.append(text[card])
+                    if card == UNKNOWN:
+                        known = False
+                    else:
+                        keys[i] += step[card]
+                entry = {"seat": seat, "up": shown, "down": len(down)}
+                if folded[i]:
+                    entry["dead"] = True
+                public.append(entry)
+                if down:
+                    events.append(_new_event(
+                        Event, ("down_cards", {"seat": seat, "street": name, "cards": down}, seat)
+                    ))
+            if not known:
+                self._known_boards = False
         events.append(_new_event(Event, ("street_dealt", {"street": name, "deals": public}, None)))
 
     # ----------------------------------------------------------------- betting rounds
 
     def _reset_round(self) -> None:
-        self.bets = [0] * self.n
-        self.acted = [-1] * self.n
+        n = self.n
+        self.bets = [0] * n
+        self.acted = [-1] * n
         self.current_bet = 0  # the amount each seat must reach to stay in
         self.bet_level = 0  # the last full bet or raise; a full raise builds on it
         self.bets_made = 0  # the bet (or completion) and full raises this street
@@ -307,9 +429,14 @@ class Hand:
         self.largest_increase = 0  # "largest_increase" rule: the largest wager increase so far
         self.short_run = 0  # "largest_increase" rule: short all-in increases since a full one
         self._legal = None
+        self._increments = self._plan.increments[self.street]
 
     def _active(self, i: int) -> bool:
         return not self.folded[i] and self.stacks[i] > 0
+
+    def _active_count(self) -> int:
+        folded, stacks = self.folded, self.stacks
+        return sum(1 for i in range(self.n) if not folded[i] and stacks[i])
 
     def _next_clockwise(self, start: int) -> int:
         n = self.n
@@ -319,40 +446,34 @@ class Hand:
                 return j
         return -1
 
-    def _bring_in_key(self) -> Callable[[int], tuple[int, int]]:
-        aces_low = self.config.variant.aces_low
-        up = self.up
-
-        def key(i: int) -> tuple[int, int]:
-            card = up[i][-1]
-            rank = card >> 2
-            if aces_low:
-                rank = (rank + 1) % 13
-            return rank, card & 3
-
-        return key
-
     def _start_first_round(self) -> None:
         config = self.config
-        key = self._bring_in_key()
-        # An unknown upcard (a replayed record's "??") cannot be ranked: that seat is passed over.
-        seen = [i for i in range(self.n) if self.up[i][-1] != UNKNOWN] or [0]
-        if config.effective_bring_in_card == "low":
-            designated = min(seen, key=key)
+        up = self.up
+        rank = self._plan.bring_in_rank
+        if self._known_boards:
+            order = [rank[cards[-1]] for cards in up]
+            designated = order.index(min(order) if self._plan.bring_in_low else max(order))
         else:
-            designated = max(seen, key=key)
+            # An unknown upcard (a replayed record's "??") cannot be ranked: that seat is
+            # passed over.
+            seen = [i for i in range(self.n) if up[i][-1] != UNKNOWN] or [0]
+            if self._plan.bring_in_low:
+                designated = min(seen, key=lambda i: rank[up[i][-1]])
+            else:
+                designated = max(seen, key=lambda i: rank[up[i][-1]])
         self.bring_in_seat = designated
         self.first_actor = designated
+        card = _CARD_TEXT[up[designated][-1]]
         self._emit(
             "announcement",
             {
                 "kind": "bring_in",
                 "seat": self.seats[designated],
-                "card": format_card(self.up[designated][-1]),
-                "text": f"{format_card(self.up[designated][-1])} brings it in",
+                "card": card,
+                "text": f"{card} brings it in",
             },
         )
-        if config.bring_in == 0 or sum(1 for i in range(self.n) if self._active(i)) < 2:
+        if config.bring_in == 0 or self._active_count() < 2:
             # No forced bet (Hoyle's no-ante game), or nobody left to bet against: the
             # designated seat simply opens; all in for the ante, the next seat opens instead.
             live = self.stacks[designated] > 0
@@ -388,15 +509,75 @@ class Hand:
         self._set_turn(designated)
 
     def _open_round(self, first: int) -> None:
-        if first < 0 or sum(1 for i in range(self.n) if self._active(i)) < 2:
+        if first < 0 or self._active_count() < 2:
             self._end_round()
             return
         self._set_turn(first)
 
     def _set_turn(self, i: int) -> None:
+        """Seat index ``i`` is to act: its legal actions, and the ``turn`` event showing them."""
         self.to_act = i
-        legal = self._legal = self._compute_legal()
-        self.events.append(_new_event(Event, ("turn", legal.as_dict(), None)))
+        if not self._plan.plain_limit or self.bring_in_pending:
+            legal = self._legal = self._compute_legal()
+            self.events.append(_new_event(Event, ("turn", legal.as_dict(), None)))
+            return
+        # Fixed limit, betting open: what _compute_legal, _may_raise and _wager_targets
+        # work out, in one step, with the event data built alongside.
+        seat = self.seats[i]
+        stack = self.stacks[i]
+        bet = self.bets[i]
+        current = self.current_bet
+        owe = current - bet
+        call = owe if owe < stack else stack
+        reach = bet + stack
+        target = 0
+        if reach > current:
+            acted = self.acted[i]
+            if acted != self.raise_count or acted < 0:
+                cap = self._plan.cap
+                if cap is not None and (
+                    self.wagers if self._plan.count_short else self.bets_made
+                ) >= cap and not (
+                    self.config.uncapped_heads_up and self._active_count() <= 2
+                ):
+                    pass  # capped
+                elif len(self._increments) == 1:
+                    target = self.bet_level + self._increments[0]
+                    if target > reach:
+                        target = reach
+                    if target <= current:
+                        target = 0
+                else:
+                    legal = self._legal = self._compute_legal()
+                    self.events.append(_new_event(Event, ("turn", legal.as_dict(), None)))
+                    return
+        if target:
+            wager = "bet" if current == 0 else "complete" if self.bet_level == 0 else "raise"
+            to = (target,)
+            if owe > 0:
+                kinds = _KINDS[True, wager]
+                data = {
+                    "seat": seat, "kinds": list(kinds), "call": call, "wager": wager,
+                    "min_to": target, "max_to": target, "to_choices": [target],
+                }
+            else:
+                kinds = _KINDS[False, wager]
+                data = {
+                    "seat": seat, "kinds": list(kinds), "wager": wager,
+                    "min_to": target, "max_to": target, "to_choices": [target],
+                }
+            self._legal = _new_tuple(
+                LegalActions, (seat, kinds, call, 0, wager, target, target, to)
+            )
+        else:
+            if owe > 0:
+                kinds = _KINDS[True, None]
+                data = {"seat": seat, "kinds": ["fold", "call"], "call": call}
+            else:
+                kinds = _KINDS[False, None]
+                data = {"seat": seat, "kinds": ["fold", "check"]}
+            self._legal = _new_tuple(LegalActions, (seat, kinds, call, 0, None, 0, 0, ()))
+        self.events.append(_new_event(Event, ("turn", data, None)))
 
     def _compute_legal(self) -> LegalActions:
         i = self.to_act
@@ -412,12 +593,11 @@ class Hand:
             # Under "largest_increase" a short stack may also complete, all in, for less.
             if (reach > config.bring_in or self._largest) and config.bring_in < config.small_bet:
                 targets = self._wager_targets(i, reach)
-                return LegalActions(
-                    seat, ("bring_in", "complete"), bring_in=bring_in, wager="complete",
-                    min_to=targets[0], max_to=targets[-1],
-                    to_choices=targets if self._fixed else (),
-                )
-            return LegalActions(seat, kinds, bring_in=bring_in)
+                return _new_tuple(LegalActions, (
+                    seat, ("bring_in", "complete"), 0, bring_in, "complete", targets[0],
+                    targets[-1], targets if self._fixed else (),
+                ))
+            return _new_tuple(LegalActions, (seat, kinds, 0, bring_in, None, 0, 0, ()))
         current = self.current_bet
         owe = current - self.bets[i]
         call = owe if owe < stack else stack
@@ -462,19 +642,18 @@ class Hand:
         if not self._fixed or cap is None or made < cap + 1:
             return True
         if self.config.uncapped_heads_up:
-            return sum(1 for j in range(self.n) if self._active(j)) <= 2
+            return self._active_count() <= 2
         return False
 
-    def _increments(self) -> tuple[int, ...]:
+    def _update_increments(self) -> None:
+        """Fixed limit: the bet sizes of this street, after the open-pair rule (SCS 5) moved."""
         config = self.config
-        street = self.streets[self.street]
-        if street.big_bet:
-            return (config.big_bet,)
-        if self.open_pair and not self.big_mode:
-            return (config.small_bet, config.big_bet)
-        if self.big_mode:
-            return (config.big_bet,)
-        return (config.small_bet,)
+        if self.streets[self.street].big_bet or self.big_mode:
+            self._increments = (config.big_bet,)
+        elif self.open_pair:
+            self._increments = (config.small_bet, config.big_bet)
+        else:
+            self._increments = (config.small_bet,)
 
     def _wager_targets(self, i: int, reach: int) -> tuple[int, ...]:
         """Street totals the seat may bet, complete or raise to (all in when short)."""
@@ -483,12 +662,12 @@ class Hand:
             if self._completing():
                 target = self.config.small_bet
             else:
-                target = current + max(self.largest_increase, self._increments()[0])
+                target = current + max(self.largest_increase, self._increments[0])
             if target <= reach:
                 return (target,)
             return (reach,) if reach > current else ()
         if self._fixed:
-            increments = self._increments()
+            increments = self._increments
             if len(increments) == 1:
                 target = self.bet_level + increments[0]
                 if target > reach:
@@ -516,45 +695,53 @@ class Hand:
         return (low, max(low, high))
 
     def _act(self, i: int, kind: str, amount: int | None, legal: LegalActions, timed: bool) -> None:
-        seat = self.seats[i]
-        data: dict[str, Any] = {"seat": seat, "action": kind}
+        data: dict[str, Any] = {"seat": self.seats[i], "action": kind}
         if timed:
             data["timeout"] = True
         self._legal = None
-        if kind == "fold":
-            self.folded[i] = True
-            if self.current_bet <= self.bets[i] and self.config.deal_to_unfaced_folds:
-                # Folded without facing a bet: keep dealing to the seat (SCS 12).
-                data["dead_seat"] = True
-            else:
-                self._stop_dealing(i)
-        elif kind == "check":
-            self.acted[i] = self.raise_count
-        elif kind == "call":
-            paid = min(self.current_bet - self.bets[i], self.stacks[i])
-            self._put(i, paid)
+        stacks, bets = self.stacks, self.bets
+        if kind == "call":
+            stack = stacks[i]
+            paid = self.current_bet - bets[i]
+            if paid > stack:
+                paid = stack
+            stacks[i] = stack - paid
+            bets[i] += paid
+            self.total[i] += paid
             self.acted[i] = self.raise_count
             data["amount"] = paid
+        elif kind == "check":
+            self.acted[i] = self.raise_count
+        elif kind == "fold":
+            self.folded[i] = True
+            if self.current_bet <= bets[i] and self.config.deal_to_unfaced_folds:
+                # Folded without facing a bet: keep dealing to the seat (SCS 12).
+                data["dead_seat"] = True
+                self._unfaced_folds += 1
+            else:
+                self._stop_dealing(i)
         elif kind == "bring_in":
+            config = self.config
             paid = legal.bring_in
             self._put(i, paid)
             # Others enter for the full bring-in, or for what a short one posted (a setting).
-            full = self.config.short_bring_in_call == "full"
-            self.current_bet = self.config.bring_in if full else paid
+            full = config.short_bring_in_call == "full"
+            self.current_bet = config.bring_in if full else paid
             self.bring_in_pending = False
-            if self.config.bring_in >= self.config.small_bet:
+            if config.bring_in >= config.small_bet:
                 # A forced bet of a full bet opens the betting (Hoyle's five-card stud).
-                self.bet_level = self.config.bring_in
+                self.bet_level = config.bring_in
                 self.bets_made = 1
                 self.raise_count += 1
-            self.acted[i] = -2 if self.config.bring_in_may_complete_later else self.raise_count
+            self.acted[i] = -2 if config.bring_in_may_complete_later else self.raise_count
             data["amount"] = paid
         else:
             assert amount is not None
             self._wager(i, amount, data)
-        data["to"] = self.bets[i]
-        data["stack"] = self.stacks[i]
-        if self.stacks[i] == 0 and kind != "fold":
+        data["to"] = bets[i]
+        stack = stacks[i]
+        data["stack"] = stack
+        if stack == 0 and kind != "fold":
             data["all_in"] = True
         self.events.append(_new_event(Event, ("action", data, None)))
         self._advance(i)
@@ -586,9 +773,10 @@ class Hand:
                 self.short_run = 0
         elif self._fixed:
             increase = to - self.bet_level
-            full = increase >= min(self._increments()) * self.config.all_in_full_fraction
+            full = increase >= min(self._increments) * self._plan.full_fraction
             if full and self.open_pair and increase >= self.config.big_bet:
                 self.big_mode = True
+                self._update_increments()
         elif self.bet_level == 0:
             full = to >= self.config.small_bet
             if full:
@@ -601,11 +789,14 @@ class Hand:
             self.bet_level = to
             self.bets_made += 1
             self.raise_count += 1
-        # A bet is made: seats that folded unfaced stop receiving cards (SCS 12).
-        for j in range(self.n):
-            if self.folded[j] and self.receiving[j]:
-                self._stop_dealing(j)
-        self.current_bet = max(self.current_bet, to)
+        if self._unfaced_folds:
+            # A bet is made: seats that folded unfaced stop receiving cards (SCS 12).
+            self._unfaced_folds = 0
+            for j in range(self.n):
+                if self.folded[j] and self.receiving[j]:
+                    self._stop_dealing(j)
+        if to > self.current_bet:
+            self.current_bet = to
         self.acted[i] = self.raise_count
         self.last_aggressor = i
 
@@ -639,33 +830,39 @@ class Hand:
         self.to_act = -1
         self._legal = None
         self._return_uncalled()
-        live = [j for j in range(self.n) if not self.folded[j]]
+        folded = self.folded
+        live = [j for j in range(self.n) if not folded[j]]
         if len(live) == 1:
             self._finish(live, showdown=False)
             return
-        while self.street + 1 < len(self.streets):
+        streets = self.streets
+        while self.street + 1 < len(streets):
             self.street += 1
             self._reset_round()
             self._deal_street()
             self._announce()
             first = self._first_to_act()
             self.first_actor = first
-            if self._fixed and self.streets[self.street].open_pair_option:
+            if self._fixed and streets[self.street].open_pair_option:
+                up = self.up
                 self.open_pair = self.config.open_pair_big_bet and any(
-                    len({c >> 2 for c in self.up[j]}) < len(self.up[j]) for j in live
+                    len({c >> 2 for c in up[j]}) < len(up[j]) for j in live
                 )
-            if sum(1 for j in live if self.stacks[j] > 0) >= 2:
+                self._update_increments()
+            stacks = self.stacks
+            if sum(1 for j in live if stacks[j] > 0) >= 2:
                 self._set_turn(first)
                 return
         self._showdown(live)
 
     def _return_uncalled(self) -> None:
         bets = self.bets
-        if not any(bets):
+        high = max(bets)
+        if not high:
             return
-        top = max(range(self.n), key=lambda j: bets[j])
-        second = max((bets[j] for j in range(self.n) if j != top), default=0)
-        excess = bets[top] - second
+        top = bets.index(high)  # the first seat with the most in
+        second = max(bets[:top] + bets[top + 1 :])
+        excess = high - second
         if excess > 0:
             bets[top] -= excess
             self.total[top] -= excess
@@ -683,17 +880,59 @@ class Hand:
         return board
 
     def _first_to_act(self) -> int:
-        live = [j for j in range(self.n) if not self.folded[j]]
+        folded = self.folded
+        live = [j for j in range(self.n) if not folded[j]]
         if self.config.all_in_opener == "next_seat":
             candidates = live  # the best board opens; all in, the next seat clockwise does
         else:
-            candidates = [j for j in live if self._active(j)] or live
-        by_suit = self.config.effective_order_tie == "suit"
+            stacks = self.stacks
+            candidates = [j for j in live if stacks[j]] or live
+        plan = self._plan
+        keys = self._board_keys
+        if (
+            self._known_boards
+            and not (self.common and self.config.common_card_in_order)
+            and all(keys)
+        ):
+            # Every board is its upcards, all known: values and words by rank pattern.
+            boards, up = plan.boards, self.up
+            top = -1
+            first = -1
+            tied = False
+            for j in candidates:
+                facts = boards.get(keys[j]) or plan.board_facts(up[j])
+                if facts[0] > top:
+                    top, first, tied = facts[0], j, False
+                elif facts[0] == top:
+                    tied = True
+            if tied and plan.by_suit:
+                first = self._suit_tiebreak(candidates, top)
+            text = boards[keys[first]][1]
+        else:
+            first, text = self._first_by_boards(candidates)
+        self._emit("announcement", {"kind": plan.board_kind, "seat": self.seats[first], "text": text})
+        if not self._active(first):
+            following = self._next_clockwise(first)
+            return first if following < 0 else following
+        return first
+
+    def _suit_tiebreak(self, candidates: list[int], top: int) -> int:
+        """Among the candidates whose boards value ``top``, the one whose best card by suit
+        acts first (SCS 8, Razz 4); the first in position order on an exact tie."""
         if self._high_board:
             value, tiebreak = ev.board_value, ev.board_suit_tiebreak
         else:
             value, tiebreak = ev.razz_board_value, ev.razz_board_suit_tiebreak
+        tied = [j for j in candidates if value(self._board(j)) == top]
+        return max(tied, key=lambda j: tiebreak(self._board(j)))
 
+    def _first_by_boards(self, candidates: list[int]) -> tuple[int, str]:
+        """Who opens, and the dealer's words, when a board holds a common card or an unknown one."""
+        by_suit = self._plan.by_suit
+        if self._high_board:
+            value, tiebreak = ev.board_value, ev.board_suit_tiebreak
+        else:
+            value, tiebreak = ev.razz_board_value, ev.razz_board_suit_tiebreak
         # Only unknown upcards (a replayed record) count as the lowest board.
         scored = [(value(board) if (board := self._board(j)) else -1, j) for j in candidates]
         top = max(scored)[0]
@@ -703,33 +942,26 @@ class Hand:
         else:
             first = tied[0]  # by position: the first clockwise from the dealer
         board = self._board(first)
-        kind = "high_board" if self._high_board else "low_board"
         said = ev.describe_board(board, low=not self._high_board) if board else "an unknown board"
-        self._emit(
-            "announcement",
-            {
-                "kind": kind,
-                "seat": self.seats[first],
-                "text": f"{said} {'is high' if self._high_board else 'is low'}",
-            },
-        )
-        if not self._active(first):
-            following = self._next_clockwise(first)
-            return first if following < 0 else following
-        return first
+        return first, f"{said} {self._plan.board_text}"
 
     def _announce(self) -> None:
         """Dealer announcements of SCS 9: new pairs on board, and possibles if set."""
-        if self.common or not any(self.streets[self.street].cards):
+        if self.common or not self._plan.any_up[self.street]:
             return  # no new upcard this street: nothing new to announce
         razz = not self._high_board
         possibles = self.config.announce_possibles and not razz
+        folded, ups, keys = self.folded, self.up, self._board_keys
+        known = self._known_boards
         for j in range(self.n):
-            if self.folded[j] or not self.up[j] or self.up[j][-1] == UNKNOWN:
+            up = ups[j]
+            if folded[j] or not up or up[-1] == UNKNOWN:
                 continue  # an unknown upcard (a replayed "??") announces nothing
-            up = self.up[j]
             newest = up[-1] >> 2
-            paired = len(up) >= 2 and sum(1 for c in up if c >> 2 == newest) == 2
+            if known:  # the count of each rank is in the board key
+                paired = (keys[j] >> 3 * newest + 3) & 7 == 2
+            else:
+                paired = len(up) >= 2 and sum(1 for c in up if c >> 2 == newest) == 2
             if paired and not (razz and newest in _FACE_RANKS):
                 self._emit(
                     "announcement",
@@ -743,6 +975,8 @@ class Hand:
                 self._announce_possibles(j, up)
 
     def _announce_possibles(self, j: int, up: list[Card]) -> None:
+        if self._announced is None:
+            self._announced = [set() for _ in range(self.n)]
         said = self._announced[j]
         suits = [c & 3 for c in up]
         if "flush" not in said and max(suits.count(s) for s in range(4)) >= 3:
