@@ -29,6 +29,8 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 from sqlalchemy import CursorResult, delete, func, select, update
+from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from server import accounts, ledger, tables
@@ -154,12 +156,15 @@ class DatabaseTableStore:
     async def record_action(
         self, table_id: int, number: int, position: int, action: dict[str, Any]
     ) -> None:
-        """The ``position``-th action of the hand in progress (a retry writes it once)."""
+        """The ``position``-th action of the hand in progress (a retry writes it once).
+
+        On the path of every action: one statement after the fence, no read."""
         async with self._write(table_id) as session:
-            if await session.get(LiveAction, (table_id, number, position)) is None:
-                session.add(LiveAction(
-                    table_id=table_id, number=number, position=position, action=action
-                ))
+            insert = _insert_for(session)(LiveAction).values(
+                table_id=table_id, number=number, position=position, action=action,
+                created_at=utcnow(),
+            )
+            await session.execute(insert.on_conflict_do_nothing())
 
     async def save_hand(self, hand: FinishedHand) -> None:
         if sum(hand.stacks.values()) != sum(hand.starting.values()):
@@ -208,6 +213,12 @@ class DatabaseTableStore:
                 raise BooksError(
                     f"table {hand.table_id}: the seats would hold {seated}, the pool {pool}"
                 )
+
+
+def _insert_for(session: AsyncSession) -> Any:
+    """The dialect's INSERT, which knows ON CONFLICT DO NOTHING (PostgreSQL and SQLite)."""
+    dialect = session.get_bind().dialect.name
+    return postgresql_insert if dialect == "postgresql" else sqlite_insert
 
 
 # ---------------------------------------------------------------------- fencing

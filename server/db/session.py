@@ -36,6 +36,11 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.execute("PRAGMA busy_timeout=5000")
+    # Write-ahead log: readers never wait for the writer, and a commit is an append. With
+    # synchronous=NORMAL a commit survives the process being killed (what the tables write
+    # ahead of play guards against); only a power cut may lose the last few.
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=NORMAL")
     cursor.close()
 
 

@@ -228,6 +228,8 @@ function onTableEvent(kind, data, t, isPrivate) {
       addLog(`Hand #${data.hand} cancelled (${data.reason}): every chip back`, "dealer");
       session.current = null;
       break;
+    case "table_paused": addLog("The table is paused: the cardroom's database does not answer", "dealer"); break;
+    case "table_unpaused": addLog(`Play resumes after ${data.seconds} s`, "dealer"); break;
     case "seat_taken": addLog(`${data.player} sits down with ${data.stack}`); break;
     case "seat_left": addLog(`${data.player} leaves`); break;
     case "sat_out": addLog(`${nameAt(t, data.seat)} sits out${data.busted ? " (out of chips)" : ""}`); break;

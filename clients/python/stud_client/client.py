@@ -5,6 +5,9 @@ after a drop (the network, a server restart, a ``too slow`` close) a reconnect w
 exponential backoff and jitter, the same token signed in again, and every watched table
 resynced from a fresh snapshot. Commands in flight when the line dropped fail with
 ``ConnectionLost``; ``Table.act`` sends its action again under the same action id.
+
+A client given several nodes of one cardroom (``fallback_urls``) tries them in turn when it
+(re)connects, the one that answered last first: it outlives the node it was connected to.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ import itertools
 import logging
 import random
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any
@@ -42,6 +45,7 @@ class ClientStats:
     """What a client went through: enough to report on a load run."""
 
     reconnects: int = 0
+    failovers: int = 0  # reconnects that went to another URL than the last one
     resyncs: int = 0  # snapshots applied after a gap, a restart or a reconnect
     gaps: int = 0  # events that came with a seq one past the expected one
     actions: int = 0  # actions the server answered
@@ -66,6 +70,7 @@ class StudClient:
         self,
         base_url: str,
         *,
+        fallback_urls: Sequence[str] = (),
         token: str | None = None,
         heartbeat: float | None = 20.0,
         request_timeout: float = 15.0,
@@ -73,13 +78,15 @@ class StudClient:
         drop_frame: Callable[[Mapping[str, Any]], bool] | None = None,
         http: httpx.AsyncClient | None = None,
     ) -> None:
-        """``heartbeat``: seconds between pings (None: none; the server then closes an idle
-        connection). ``backoff``: first and longest wait between reconnect attempts.
+        """``fallback_urls``: other nodes of the same cardroom; a (re)connect tries every URL
+        in turn, the one that worked last first, and REST calls go to the current one.
+        ``heartbeat``: seconds between pings (None: none; the server then closes an idle
+        connection). ``backoff``: first and longest wait between reconnect rounds.
         ``drop_frame``: fault injection for tests; a frame it returns True for is ignored
         as if the network had lost it."""
-        self.base_url = base_url.rstrip("/")
-        scheme, _, rest = self.base_url.partition("://")
-        self.ws_url = f"{'wss' if scheme == 'https' else 'ws'}://{rest}/ws"
+        urls = [url.rstrip("/") for url in (base_url, *fallback_urls)]
+        self.urls: tuple[str, ...] = tuple(dict.fromkeys(urls))  # in order, each once
+        self._current = 0  # the URL that worked last (the first one until one has)
         self.token = token
         self.player: str | None = None
         self.stats = ClientStats()
@@ -88,7 +95,7 @@ class StudClient:
         self.backoff = backoff
         self._drop_frame = drop_frame
         self._own_http = http is None
-        self._http = http or httpx.AsyncClient(base_url=self.base_url, timeout=request_timeout)
+        self._http = http or httpx.AsyncClient(timeout=request_timeout)
         self._ws: ClientConnection | None = None
         self._ready = asyncio.Event()
         self._pending: dict[int, asyncio.Future[Any]] = {}
@@ -98,6 +105,15 @@ class StudClient:
         self._runner: asyncio.Task[None] | None = None
         self._closing = False
         self._fatal: StudError | None = None
+
+    @property
+    def base_url(self) -> str:
+        """The URL in use: REST calls go there, and the websocket is (or was last) there."""
+        return self.urls[self._current]
+
+    @property
+    def ws_url(self) -> str:
+        return _ws_url(self.base_url)
 
     async def __aenter__(self) -> StudClient:
         return self
@@ -110,7 +126,8 @@ class StudClient:
 
     async def _rest(self, method: str, path: str, *, json: Any = None) -> Any:
         headers = {"Authorization": f"Bearer {self.token}"} if self.token else {}
-        response = await self._http.request(method, path, json=json, headers=headers)
+        response = await self._http.request(method, self.base_url + path, json=json,
+                                            headers=headers)
         if response.status_code >= 400:
             try:
                 error = response.json()["error"]
@@ -169,8 +186,8 @@ class StudClient:
     # ------------------------------------------------------------------ websocket
 
     async def connect(self) -> None:
-        """Open the websocket and sign in with the token, if any. From then on the
-        connection is kept up until ``close``."""
+        """Open the websocket (at the first of the URLs that answers) and sign in with the
+        token, if any. From then on the connection is kept up until ``close``."""
         if self._runner is not None:
             return
         self._closing = False
@@ -220,7 +237,28 @@ class StudClient:
     # ------------------------------------------------------------------ internals
 
     async def _open(self) -> None:
-        ws = await connect(self.ws_url, open_timeout=self.request_timeout, ping_interval=20,
+        """Connect to the URL that worked last, else to each other one in turn; the last
+        failure is raised if none answers."""
+        order = [self._current, *(n for n in range(len(self.urls)) if n != self._current)]
+        for tried, number in enumerate(order, 1):
+            try:
+                await self._open_at(_ws_url(self.urls[number]))
+            except (OSError, TimeoutError, InvalidHandshake, InvalidURI, ConnectionClosed,
+                    StudError) as error:
+                if tried == len(order):
+                    raise
+                log.info("stud client: %s did not answer (%s); trying %s", self.urls[number],
+                         error, self.urls[order[tried]])
+                continue
+            if number != self._current:
+                log.info("stud client: now connected to %s", self.urls[number])
+                if self._runner is not None:  # a reconnect, not the first connect
+                    self.stats.failovers += 1
+                self._current = number
+            return
+
+    async def _open_at(self, ws_url: str) -> None:
+        ws = await connect(ws_url, open_timeout=self.request_timeout, ping_interval=20,
                            ping_timeout=20, close_timeout=2, max_size=2**20)
         try:
             hello = orjson.loads(await asyncio.wait_for(ws.recv(), self.request_timeout))
@@ -399,6 +437,11 @@ class StudClient:
                 future.set_exception(ServerError(code, str(frame.get("message"))))
             elif future is None:
                 log.warning("stud client: error frame %s", frame)
+
+
+def _ws_url(base_url: str) -> str:
+    scheme, _, rest = base_url.partition("://")
+    return f"{'wss' if scheme == 'https' else 'ws'}://{rest}/ws"
 
 
 def _retrieve(future: asyncio.Future[Any]) -> None:

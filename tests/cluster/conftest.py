@@ -1,0 +1,56 @@
+"""Fixtures of the cluster tests: a fresh cardroom of two node processes (``A``, ``B``) on a
+Redis and a PostgreSQL database of the test's own (see ``cluster_harness``).
+
+They need PostgreSQL (``STUD_TEST_POSTGRES_URL``) and the ``redis-server`` binary, and fail
+loudly without them, as the server tests do; leaving ``postgresql`` out of
+``STUD_TEST_DATABASES`` skips them on purpose. ``-m "not cluster"`` leaves them out.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Generator, Iterator
+from pathlib import Path
+
+import pytest
+from cluster_harness import Cluster
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "cluster: starts node processes, a redis-server and a PostgreSQL database"
+    )
+
+
+DATABASES = [name.strip() for name in
+             os.environ.get("STUD_TEST_DATABASES", "sqlite,postgresql").split(",")]
+FAILED = pytest.StashKey[bool]()
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    report = yield
+    if report.when == "call":
+        item.stash[FAILED] = report.failed
+    return report
+
+
+@pytest.fixture
+def cluster(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Cluster]:
+    """Nodes A and B, ready, each with its own log under the test's tmp_path; every log's
+    tail is printed when the test fails."""
+    if "postgresql" not in DATABASES:
+        pytest.skip("STUD_TEST_DATABASES leaves PostgreSQL out")
+    cluster = Cluster(tmp_path)
+    try:
+        cluster.start()
+        yield cluster
+    except BaseException:
+        print(cluster.logs())
+        raise
+    finally:
+        if request.node.stash.get(FAILED, False):
+            print(cluster.logs())
+        cluster.close()
