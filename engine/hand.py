@@ -19,7 +19,9 @@ unknown cards of a replayed record, common cards) take the general paths.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping, Sequence
+from itertools import compress
 from typing import Any
 
 from engine import evaluate as ev
@@ -37,6 +39,9 @@ _KINDS = {
     for facing in (False, True)
     for wager in (None, "bet", "raise", "complete")
 }
+_FACING_KINDS = {wager: _KINDS[True, wager] for wager in ("bet", "raise", "complete")}
+_OPEN_KINDS = {wager: _KINDS[False, wager] for wager in ("bet", "raise", "complete")}
+_FOLD_CALL, _FOLD_CHECK = _KINDS[True, None], _KINDS[False, None]
 _ACTION_KINDS = frozenset(ACTION_KINDS)
 _CARD_TEXT = tuple(format_card(c) for c in range(UNKNOWN + 1))  # a replay's "??" last
 # A board's rank-pattern key grows by this per upcard: 3 bits of count per rank above 3 bits
@@ -160,8 +165,11 @@ class Hand:
         n = len(seats)
         if n < 2:
             raise IllegalAction("a hand needs at least two players", code="not_enough_players")
-        numbers = [s for s, _ in seats]
-        starting = [stack for _, stack in seats]
+        numbers: list[int] = []
+        starting: list[int] = []
+        for number, stack in seats:
+            numbers.append(number)
+            starting.append(stack)
         if len(set(numbers)) != n:
             raise InvalidAction("a seat may play once per hand", code="bad_seats")
         for stack in starting:
@@ -178,7 +186,7 @@ class Hand:
         self._largest = plan.largest
         self.n = n
         self.seats: list[int] = numbers
-        self.index_of: dict[int, int] = {s: i for i, s in enumerate(numbers)}
+        self.index_of: dict[int, int] = dict(zip(numbers, range(n)))
         self.starting: list[int] = starting
         self.stacks: list[int] = list(starting)
         self.total: list[int] = [0] * n  # chips put in this hand (folded chips stay in)
@@ -186,8 +194,11 @@ class Hand:
         self.folded: list[bool] = [False] * n
         self.receiving: list[bool] = [True] * n  # dealt cards (live, or folded unfaced: SCS 12)
         self.acted: list[int] = [-1] * n
-        self.cards: list[list[Card]] = [[] for _ in range(n)]
-        self.up: list[list[Card]] = [[] for _ in range(n)]
+        self.cards: list[list[Card]] = []
+        self.up: list[list[Card]] = []
+        for _ in range(n):
+            self.cards.append([])
+            self.up.append([])
         self.common: list[Card] = []
         self.events: list[Event] = []
         self.actions: list[Action] = []
@@ -205,6 +216,12 @@ class Hand:
         self._known_boards = True
         self._unfaced_folds = 0  # folded seats still dealt to (SCS 12) until a bet is made
         self._increments = plan.increments[0]
+        self._bet_size = self._increments[0]
+        self._plain_limit = plan.plain_limit
+        # Fixed limit: the bet and raises a street allows (a setting; no cap: never reached),
+        # counting short all-ins or not.
+        self._cap = plan.cap if plan.cap is not None else sys.maxsize
+        self._count_short = plan.count_short
         self._reset_round()
         self._start()
 
@@ -234,6 +251,31 @@ class Hand:
     def apply(self, action: Action) -> list[Event]:
         """Apply one seat's action; an illegal or malformed one raises and changes nothing."""
         seat, kind, amount = action
+        legal = self._legal
+        # The usual action passes in one test: the seat to act, a kind on offer, and no amount,
+        # or one of the street totals on offer for the wager (fields 0, 1, 4 and 7 of the
+        # legal actions: seat, kinds, wager, to_choices). Anything else is checked in full.
+        if (
+            legal is None
+            or seat != legal[0]
+            or kind not in legal[1]
+            or (
+                kind == legal[4]
+                if amount is None
+                else kind != legal[4] or type(amount) is not int or amount not in legal[7]
+            )
+        ):
+            amount, legal = self._check(seat, kind, amount)
+        events = self.events
+        mark = len(events)
+        same = type(action) is Action and amount == action[2]
+        self.actions.append(action if same else _new_tuple(Action, (seat, kind, amount)))
+        self._act(self.to_act, kind, amount, legal, False)
+        return events[mark:]
+
+    def _check(self, seat: int, kind: str, amount: int | None) -> tuple[int | None, LegalActions]:
+        """Every check of an action, in order; raises on the first failed. Returns the amount
+        (a wager's default filled in) and the legal actions it was checked against."""
         if kind not in _ACTION_KINDS:
             raise InvalidAction(f"unknown action {kind!r}", code="unknown_action")
         if amount is not None and (not isinstance(amount, int) or isinstance(amount, bool)):
@@ -264,12 +306,7 @@ class Hand:
             due = legal.call if kind == "call" else legal.bring_in
             if amount != due:  # a call or bring-in may name its chips, but only the right ones
                 raise IllegalAction(f"{kind} is {due} chips, not {amount}", code="bad_amount")
-        events = self.events
-        mark = len(events)
-        same = type(action) is Action and amount == action[2]
-        self.actions.append(action if same else _new_tuple(Action, (seat, kind, amount)))
-        self._act(i, kind, amount, legal, False)
-        return events[mark:]
+        return amount, legal
 
     def timeout(self, seat: int) -> list[Event]:
         """The seat's clock ran out: post a forced bring-in, check if possible, else fold."""
@@ -295,9 +332,9 @@ class Hand:
     def _start(self) -> None:
         config = self.config
         started = self._plan.started.copy()
-        started["seats"] = [
-            {"seat": s, "stack": st} for s, st in zip(self.seats, self.stacks, strict=True)
-        ]
+        started["seats"] = entries = []
+        for seat, stack in zip(self.seats, self.stacks, strict=True):
+            entries.append({"seat": seat, "stack": stack})
         self._emit("hand_started", started)
         by_position = config.ante_by_position
         if by_position is not None and len(by_position) != self.n:
@@ -334,7 +371,7 @@ class Hand:
         plan = self._plan
         street = self.street
         receiving = self.receiving
-        takers = [i for i in range(self.n) if receiving[i]]
+        takers = list(compress(range(self.n), receiving))
         faces = plan.faces[street]
         per_seat = len(faces)
         dealt, common, procedure = self.deck.deal_round(
@@ -430,13 +467,18 @@ class Hand:
         self.short_run = 0  # "largest_increase" rule: short all-in increases since a full one
         self._legal = None
         self._increments = self._plan.increments[self.street]
+        self._bet_size = self._increments[0]  # fixed limit: the one size, 0 while there are two
 
     def _active(self, i: int) -> bool:
         return not self.folded[i] and self.stacks[i] > 0
 
     def _active_count(self) -> int:
         folded, stacks = self.folded, self.stacks
-        return sum(1 for i in range(self.n) if not folded[i] and stacks[i])
+        count = 0
+        for i in range(self.n):
+            if not folded[i] and stacks[i]:
+                count += 1
+        return count
 
     def _next_clockwise(self, start: int) -> int:
         n = self.n
@@ -517,7 +559,7 @@ class Hand:
     def _set_turn(self, i: int) -> None:
         """Seat index ``i`` is to act: its legal actions, and the ``turn`` event showing them."""
         self.to_act = i
-        if not self._plan.plain_limit or self.bring_in_pending:
+        if not self._plain_limit or self.bring_in_pending:
             legal = self._legal = self._compute_legal()
             self.events.append(_new_event(Event, ("turn", legal.as_dict(), None)))
             return
@@ -529,54 +571,47 @@ class Hand:
         current = self.current_bet
         owe = current - bet
         call = owe if owe < stack else stack
-        reach = bet + stack
         target = 0
-        if reach > current:
+        if bet + stack > current:
             acted = self.acted[i]
-            if acted != self.raise_count or acted < 0:
-                cap = self._plan.cap
-                if cap is not None and (
-                    self.wagers if self._plan.count_short else self.bets_made
-                ) >= cap and not (
+            if acted != self.raise_count or acted < 0:  # else only a short all-in since
+                if (self.wagers if self._count_short else self.bets_made) >= self._cap and not (
                     self.config.uncapped_heads_up and self._active_count() <= 2
                 ):
-                    pass  # capped
-                elif len(self._increments) == 1:
-                    target = self.bet_level + self._increments[0]
-                    if target > reach:
-                        target = reach
+                    pass  # the raises are capped
+                elif self._bet_size:
+                    target = self.bet_level + self._bet_size
+                    if target > bet + stack:
+                        target = bet + stack
                     if target <= current:
                         target = 0
-                else:
+                else:  # the open-pair choice of the small or the big bet
                     legal = self._legal = self._compute_legal()
                     self.events.append(_new_event(Event, ("turn", legal.as_dict(), None)))
                     return
         if target:
             wager = "bet" if current == 0 else "complete" if self.bet_level == 0 else "raise"
-            to = (target,)
             if owe > 0:
-                kinds = _KINDS[True, wager]
+                kinds = _FACING_KINDS[wager]
                 data = {
                     "seat": seat, "kinds": list(kinds), "call": call, "wager": wager,
                     "min_to": target, "max_to": target, "to_choices": [target],
                 }
             else:
-                kinds = _KINDS[False, wager]
+                kinds = _OPEN_KINDS[wager]
                 data = {
                     "seat": seat, "kinds": list(kinds), "wager": wager,
                     "min_to": target, "max_to": target, "to_choices": [target],
                 }
             self._legal = _new_tuple(
-                LegalActions, (seat, kinds, call, 0, wager, target, target, to)
+                LegalActions, (seat, kinds, call, 0, wager, target, target, (target,))
             )
+        elif owe > 0:
+            data = {"seat": seat, "kinds": ["fold", "call"], "call": call}
+            self._legal = _new_tuple(LegalActions, (seat, _FOLD_CALL, call, 0, None, 0, 0, ()))
         else:
-            if owe > 0:
-                kinds = _KINDS[True, None]
-                data = {"seat": seat, "kinds": ["fold", "call"], "call": call}
-            else:
-                kinds = _KINDS[False, None]
-                data = {"seat": seat, "kinds": ["fold", "check"]}
-            self._legal = _new_tuple(LegalActions, (seat, kinds, call, 0, None, 0, 0, ()))
+            data = {"seat": seat, "kinds": ["fold", "check"]}
+            self._legal = _new_tuple(LegalActions, (seat, _FOLD_CHECK, call, 0, None, 0, 0, ()))
         self.events.append(_new_event(Event, ("turn", data, None)))
 
     def _compute_legal(self) -> LegalActions:
@@ -654,6 +689,7 @@ class Hand:
             self._increments = (config.small_bet, config.big_bet)
         else:
             self._increments = (config.small_bet,)
+        self._bet_size = self._increments[0] if len(self._increments) == 1 else 0
 
     def _wager_targets(self, i: int, reach: int) -> tuple[int, ...]:
         """Street totals the seat may bet, complete or raise to (all in when short)."""
@@ -695,9 +731,8 @@ class Hand:
         return (low, max(low, high))
 
     def _act(self, i: int, kind: str, amount: int | None, legal: LegalActions, timed: bool) -> None:
-        data: dict[str, Any] = {"seat": self.seats[i], "action": kind}
-        if timed:
-            data["timeout"] = True
+        """Carry out a checked action of seat index ``i``, emit it, and pass the turn on."""
+        seat = self.seats[i]
         self._legal = None
         stacks, bets = self.stacks, self.bets
         if kind == "call":
@@ -705,46 +740,76 @@ class Hand:
             paid = self.current_bet - bets[i]
             if paid > stack:
                 paid = stack
-            stacks[i] = stack - paid
-            bets[i] += paid
+            stack -= paid
+            stacks[i] = stack
+            to = bets[i] = bets[i] + paid
             self.total[i] += paid
             self.acted[i] = self.raise_count
-            data["amount"] = paid
+            data: dict[str, Any] = {
+                "seat": seat, "action": kind, "amount": paid, "to": to, "stack": stack,
+            }
         elif kind == "check":
             self.acted[i] = self.raise_count
+            stack = stacks[i]
+            data = {"seat": seat, "action": kind, "to": bets[i], "stack": stack}
         elif kind == "fold":
             self.folded[i] = True
+            stack = stacks[i]
             if self.current_bet <= bets[i] and self.config.deal_to_unfaced_folds:
                 # Folded without facing a bet: keep dealing to the seat (SCS 12).
-                data["dead_seat"] = True
                 self._unfaced_folds += 1
+                data = {
+                    "seat": seat, "action": kind, "dead_seat": True, "to": bets[i], "stack": stack,
+                }
             else:
                 self._stop_dealing(i)
+                data = {"seat": seat, "action": kind, "to": bets[i], "stack": stack}
         elif kind == "bring_in":
-            config = self.config
-            paid = legal.bring_in
-            self._put(i, paid)
-            # Others enter for the full bring-in, or for what a short one posted (a setting).
-            full = config.short_bring_in_call == "full"
-            self.current_bet = config.bring_in if full else paid
-            self.bring_in_pending = False
-            if config.bring_in >= config.small_bet:
-                # A forced bet of a full bet opens the betting (Hoyle's five-card stud).
-                self.bet_level = config.bring_in
-                self.bets_made = 1
-                self.raise_count += 1
-            self.acted[i] = -2 if config.bring_in_may_complete_later else self.raise_count
-            data["amount"] = paid
+            paid = self._bring_in(i, legal.bring_in)
+            stack = stacks[i]
+            data = {"seat": seat, "action": kind, "amount": paid, "to": bets[i], "stack": stack}
         else:
             assert amount is not None
-            self._wager(i, amount, data)
-        data["to"] = bets[i]
-        stack = stacks[i]
-        data["stack"] = stack
+            paid = self._wager(i, amount)
+            stack = stacks[i]
+            data = {"seat": seat, "action": kind, "amount": paid, "to": amount, "stack": stack}
         if stack == 0 and kind != "fold":
             data["all_in"] = True
+        if timed:  # the flag follows the action's name
+            flagged: dict[str, Any] = {"seat": seat, "action": kind, "timeout": True}
+            flagged.update(data)
+            data = flagged
         self.events.append(_new_event(Event, ("action", data, None)))
-        self._advance(i)
+
+        # Pass the turn to the next seat clockwise that must act, if any; else the round ends.
+        folded, acted = self.folded, self.acted
+        if folded.count(False) == 1:
+            self._end_round()
+            return
+        n = self.n
+        current = self.current_bet
+        raise_count = self.raise_count
+        j = i
+        for _ in range(n):
+            j += 1
+            if j == n:
+                j = 0
+            if folded[j] or not stacks[j]:
+                continue
+            if acted[j] != raise_count or bets[j] < current:
+                if bets[j] >= current:
+                    # Owing nothing, a seat acts only if someone else can still bet; the
+                    # bring-in's option (SCS 4 alternate) only while nobody completed.
+                    others = False
+                    for k in range(n):
+                        if k != j and not folded[k] and stacks[k]:
+                            others = True
+                            break
+                    if not others or (acted[j] == -2 and self.bets_made):
+                        continue
+                self._set_turn(j)
+                return
+        self._end_round()
 
     def _stop_dealing(self, i: int) -> None:
         """A folded seat gets no more cards; its hand may go back in if the deck runs short."""
@@ -757,10 +822,27 @@ class Hand:
         self.bets[i] += chips
         self.total[i] += chips
 
-    def _wager(self, i: int, to: int, data: dict[str, Any]) -> None:
+    def _bring_in(self, i: int, paid: int) -> int:
+        """Post the bring-in (``paid`` chips, fewer when short); returns them."""
+        config = self.config
+        self._put(i, paid)
+        # Others enter for the full bring-in, or for what a short one posted (a setting).
+        full = config.short_bring_in_call == "full"
+        self.current_bet = config.bring_in if full else paid
+        self.bring_in_pending = False
+        if config.bring_in >= config.small_bet:
+            # A forced bet of a full bet opens the betting (Hoyle's five-card stud).
+            self.bet_level = config.bring_in
+            self.bets_made = 1
+            self.raise_count += 1
+        self.acted[i] = -2 if config.bring_in_may_complete_later else self.raise_count
+        return paid
+
+    def _wager(self, i: int, to: int) -> int:
+        """Complete, bet or raise seat index ``i`` to the street total ``to``; returns the chips
+        it adds."""
         paid = to - self.bets[i]
         self._put(i, paid)
-        data["amount"] = paid
         self.bring_in_pending = False
         self.wagers += 1
         if self._largest:
@@ -799,39 +881,17 @@ class Hand:
             self.current_bet = to
         self.acted[i] = self.raise_count
         self.last_aggressor = i
-
-    def _advance(self, last: int) -> None:
-        folded, stacks, acted, bets = self.folded, self.stacks, self.acted, self.bets
-        if folded.count(False) == 1:
-            self._end_round()
-            return
-        n = self.n
-        current = self.current_bet
-        raise_count = self.raise_count
-        j = last
-        for _ in range(n):
-            j += 1
-            if j == n:
-                j = 0
-            if folded[j] or not stacks[j]:
-                continue
-            if acted[j] != raise_count or bets[j] < current:
-                if bets[j] >= current:
-                    # Owing nothing, a seat acts only if someone else can still bet; the
-                    # bring-in's option (SCS 4 alternate) only while nobody completed.
-                    others = sum(1 for k in range(n) if k != j and not folded[k] and stacks[k])
-                    if not others or (acted[j] == -2 and self.bets_made):
-                        continue
-                self._set_turn(j)
-                return
-        self._end_round()
+        return paid
 
     def _end_round(self) -> None:
         self.to_act = -1
         self._legal = None
         self._return_uncalled()
         folded = self.folded
-        live = [j for j in range(self.n) if not folded[j]]
+        live = []
+        for j in range(self.n):
+            if not folded[j]:
+                live.append(j)
         if len(live) == 1:
             self._finish(live, showdown=False)
             return
@@ -850,7 +910,11 @@ class Hand:
                 )
                 self._update_increments()
             stacks = self.stacks
-            if sum(1 for j in live if stacks[j] > 0) >= 2:
+            with_chips = 0
+            for j in live:
+                if stacks[j] > 0:
+                    with_chips += 1
+            if with_chips >= 2:
                 self._set_turn(first)
                 return
         self._showdown(live)
@@ -861,8 +925,7 @@ class Hand:
         if not high:
             return
         top = bets.index(high)  # the first seat with the most in
-        second = max(bets[:top] + bets[top + 1 :])
-        excess = high - second
+        excess = high - sorted(bets)[-2]
         if excess > 0:
             bets[top] -= excess
             self.total[top] -= excess
@@ -880,13 +943,18 @@ class Hand:
         return board
 
     def _first_to_act(self) -> int:
-        folded = self.folded
-        live = [j for j in range(self.n) if not folded[j]]
+        folded, stacks = self.folded, self.stacks
+        live: list[int] = []
+        with_chips: list[int] = []
+        for j in range(self.n):
+            if not folded[j]:
+                live.append(j)
+                if stacks[j]:
+                    with_chips.append(j)
         if self.config.all_in_opener == "next_seat":
             candidates = live  # the best board opens; all in, the next seat clockwise does
         else:
-            stacks = self.stacks
-            candidates = [j for j in live if stacks[j]] or live
+            candidates = with_chips or live
         plan = self._plan
         keys = self._board_keys
         if (
@@ -1123,41 +1191,44 @@ class Hand:
     def _finish(self, live: list[int], showdown: bool) -> None:
         winner = live[0]
         pot = sum(self.total)
-        pots = [Pot(pot, (winner,))]
-        self._pay(pots, [Share(0, winner, pot, "whole")], showdown=False)
+        pots = [_new_tuple(Pot, (pot, (winner,)))]
+        self._pay(pots, [_new_tuple(Share, (0, winner, pot, "whole", ()))], showdown=False)
 
     def _pay(self, pots: list[Pot], shares: list[Share], showdown: bool) -> None:
-        for share in shares:
-            self.stacks[share.position] += share.amount
-            data: dict[str, Any] = {
-                "seat": self.seats[share.position],
-                "pot": share.pot,
-                "amount": share.amount,
-                "half": share.half,
-            }
-            if share.odd_chip_rules:
-                data["odd_chips"] = list(share.odd_chip_rules)
-            self._emit("pot_awarded", data)
-        stacks = {s: self.stacks[i] for i, s in enumerate(self.seats)}
-        net = {s: self.stacks[i] - self.starting[i] for i, s in enumerate(self.seats)}
-        pot_data = [
-            {"amount": p.amount, "eligible": [self.seats[j] for j in p.eligible]} for p in pots
-        ]
-        share_data = [
-            {
-                "seat": self.seats[s.position],
-                "pot": s.pot,
-                "amount": s.amount,
-                "half": s.half,
-                "odd_chips": list(s.odd_chip_rules),
-            }
-            for s in shares
-        ]
-        self._result = HandResult(stacks, net, share_data, pot_data, showdown)
+        seats, stacks, events = self.seats, self.stacks, self.events
+        share_data: list[dict[str, Any]] = []
+        for pot_number, position, amount, half, odd_chip_rules in shares:
+            stacks[position] += amount
+            seat = seats[position]
+            data: dict[str, Any] = {"seat": seat, "pot": pot_number, "amount": amount, "half": half}
+            if odd_chip_rules:
+                data["odd_chips"] = list(odd_chip_rules)
+            events.append(_new_event(Event, ("pot_awarded", data, None)))
+            share_data.append({
+                "seat": seat,
+                "pot": pot_number,
+                "amount": amount,
+                "half": half,
+                "odd_chips": list(odd_chip_rules),
+            })
+        final: dict[int, int] = {}
+        net: dict[int, int] = {}
+        ended: list[dict[str, int]] = []
+        for seat, stack, start in zip(seats, stacks, self.starting, strict=True):
+            final[seat] = stack
+            net[seat] = stack - start
+            ended.append({"seat": seat, "stack": stack})
+        pot_data: list[dict[str, Any]] = []
+        for pot in pots:
+            eligible: list[int] = []
+            for j in pot.eligible:
+                eligible.append(seats[j])
+            pot_data.append({"amount": pot.amount, "eligible": eligible})
+        self._result = HandResult(final, net, share_data, pot_data, showdown)
         self.over = True
         self.to_act = -1
         self._legal = None
-        self._emit("hand_ended", {"stacks": [{"seat": s, "stack": v} for s, v in stacks.items()]})
+        events.append(_new_event(Event, ("hand_ended", {"stacks": ended}, None)))
 
 
 __all__ = ["Action", "Event", "Hand", "HandResult", "LegalActions", "format_cards"]

@@ -37,13 +37,19 @@ def build_pots(contributions: Sequence[int], live: Sequence[bool], dead: int = 0
 
     ``dead`` chips (antes played as dead money) go to the main pot, open to every live seat.
     """
-    levels = sorted({c for c, alive in zip(contributions, live, strict=True) if alive and c > 0})
+    found: set[int] = set()
+    for c, alive in zip(contributions, live, strict=True):
+        if alive and c > 0:
+            found.add(c)
+    levels = sorted(found)
     if len(levels) == 1 and not dead:
         # One level (the usual end of a hand): a single pot of every chip.
         level = levels[0]
-        return [Pot(sum(contributions), tuple(
-            i for i, c in enumerate(contributions) if live[i] and c >= level
-        ))]
+        eligible: list[int] = []
+        for i, c in enumerate(contributions):
+            if live[i] and c >= level:
+                eligible.append(i)
+        return [Pot(sum(contributions), tuple(eligible))]
     pots: list[Pot] = []
     if dead:
         pots.append(Pot(dead, tuple(i for i, alive in enumerate(live) if alive)))

@@ -72,15 +72,16 @@ def _fold_public(events: Iterable[Event], own: dict[int, list[str]]) -> dict[str
             legal = data
         elif kind == "action":
             s = seats[data["seat"]]
-            paid = data.get("amount", 0)
-            s["stack"] -= paid
-            s["in_pot"] += paid
-            s["bet"] = data["to"]
-            pot += paid
+            if "amount" in data:
+                paid = data["amount"]
+                s["stack"] -= paid
+                s["in_pot"] += paid
+                pot += paid
             if data["action"] == "fold":
                 s["folded"] = True
-            if data.get("all_in"):
+            if "all_in" in data and data["all_in"]:
                 s["all_in"] = True
+            s["bet"] = data["to"]
             to_act = legal = None
         elif kind == "announcement":
             announcements.append(data)
@@ -137,10 +138,18 @@ def pots_of(seats: dict[int, dict[str, Any]]) -> list[dict[str, Any]]:
     """The main pot and side pots as the chips stand: layered by what each seat has put in,
     each open to the seats still in that reached its level (public: nothing hidden in it)."""
     numbers = list(seats)
-    layers = build_pots(
-        [seats[n]["in_pot"] for n in numbers], [not seats[n]["folded"] for n in numbers]
-    )
-    return [{"amount": p.amount, "eligible": [numbers[i] for i in p.eligible]} for p in layers]
+    chips: list[int] = []
+    live: list[bool] = []
+    for entry in seats.values():
+        chips.append(entry["in_pot"])
+        live.append(not entry["folded"])
+    pots: list[dict[str, Any]] = []
+    for pot in build_pots(chips, live):
+        eligible: list[int] = []
+        for i in pot.eligible:
+            eligible.append(numbers[i])
+        pots.append({"amount": pot.amount, "eligible": eligible})
+    return pots
 
 
 def visible_events(events: Iterable[Event], seat: int | None) -> list[Event]:
