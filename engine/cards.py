@@ -42,6 +42,8 @@ _TEXT_CARD.update({"10" + text[1]: i for i, text in enumerate(_CARD_TEXT) if tex
 # random.Random's integer draw from getrandbits (CPython): Deck._settle inlines it when the
 # deck's random source draws with it.
 _DRAW_WITH_GETRANDBITS = getattr(random.Random, "_randbelow_with_getrandbits", None)
+_BITS = tuple(left.bit_length() for left in range(2 * CARD_COUNT + 1))  # bits of each count
+
 
 # A card nobody saw (PHH's ``??``): replayed records deal it to seats that never show.
 # It prints as ``??`` but is never parsed, never ranked and never wins (see engine.hand).
@@ -128,17 +130,19 @@ class Deck:
         # Random's unbiased integer draw (what its own shuffle uses), else the public one.
         draw = getattr(self.rng, "_randbelow", self.rng.randrange)
         method = getattr(draw, "__func__", None)
-        if method is not None and method is _DRAW_WITH_GETRANDBITS:
+        if method is not None and method is _DRAW_WITH_GETRANDBITS and size < len(_BITS):
             # The same draw written out here (the same numbers): a call less per card.
             getrandbits = self.rng.getrandbits
             for i in range(self.settled, upto):
                 left = size - i
-                bits = left.bit_length()
+                bits = _BITS[left]
                 j = getrandbits(bits)
                 while j >= left:
                     j = getrandbits(bits)
                 j += i
-                cards[i], cards[j] = cards[j], cards[i]
+                card = cards[j]
+                cards[j] = cards[i]
+                cards[i] = card
         else:
             for i in range(self.settled, upto):
                 j = i + draw(size - i)
