@@ -480,6 +480,17 @@ class Hand:
                 count += 1
         return count
 
+    def _heads_up(self) -> bool:
+        """At most two seats are in with chips (the fixed-limit raise cap may not apply)."""
+        folded, stacks = self.folded, self.stacks
+        count = 0
+        for i in range(self.n):
+            if not folded[i] and stacks[i]:
+                count += 1
+                if count > 2:
+                    return False
+        return True
+
     def _next_clockwise(self, start: int) -> int:
         n = self.n
         for step in range(1, n + 1):
@@ -576,7 +587,7 @@ class Hand:
             acted = self.acted[i]
             if acted != self.raise_count or acted < 0:  # else only a short all-in since
                 if (self.wagers if self._count_short else self.bets_made) >= self._cap and not (
-                    self.config.uncapped_heads_up and self._active_count() <= 2
+                    self.config.uncapped_heads_up and self._heads_up()
                 ):
                     pass  # the raises are capped
                 elif self._bet_size:
@@ -677,7 +688,7 @@ class Hand:
         if not self._fixed or cap is None or made < cap + 1:
             return True
         if self.config.uncapped_heads_up:
-            return self._active_count() <= 2
+            return self._heads_up()
         return False
 
     def _update_increments(self) -> None:

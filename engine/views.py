@@ -91,7 +91,7 @@ def _fold_public(events: Iterable[Event], own: dict[int, list[str]]) -> dict[str
                 s["bet"] = 0
             for deal in data["deals"]:
                 s = seats[deal["seat"]]
-                s["up"] = s["up"] + deal["up"]
+                s["up"] += deal["up"]  # the seat's own list (see _seat_entry), never an event's
                 s["down_count"] += deal["down"]
         elif kind == "ante":
             s = seats[data["seat"]]
