@@ -344,6 +344,14 @@ class Cardroom:
         resumed = None
         if live is not None and live.number > last:
             resumed = actor.resume(live)
+        if resumed and seen is not None:
+            # What players asked for the end of the resumed hand (leave, sit out) still holds.
+            for player, wishes in seen["after_hand"].items():
+                number = actor.table.seat_of(player)
+                occupant = actor.table.seats[number] if number is not None else None
+                if occupant is not None and actor.table.in_hand(number):  # type: ignore[arg-type]
+                    occupant.leaving = bool(wishes.get("leaving"))
+                    occupant.sit_out_next_hand = bool(wishes.get("sit_out"))
         if resumed is not None or seen is not None:
             actor.announce("table_resumed", {
                 "hand": live.number if live is not None and resumed else None,
@@ -487,6 +495,9 @@ class Cardroom:
                 "type": "lobby", "node": self.node_id, "table": table_id,
                 "summary": self.summary(table_id),
                 "sitting_out": [s.player for s in seats if s is not None and s.sitting_out],
+                "after_hand": {s.player: {"leaving": s.leaving, "sit_out": s.sit_out_next_hand}
+                               for s in seats if s is not None
+                               and (s.leaving or s.sit_out_next_hand)},
                 "waiting_list": list(table.actor.waiting),
             })
 
@@ -501,5 +512,6 @@ class Cardroom:
                 summary = dict(message.get("summary") or {})
                 summary["sitting_out"] = list(message.get("sitting_out") or [])
                 summary["waiting_list"] = list(message.get("waiting_list") or [])
+                summary["after_hand"] = dict(message.get("after_hand") or {})
                 self._elsewhere[table_id] = (summary, time.monotonic())
             lobby = self.bus.subscribe(LOBBY_CHANNEL, size=COMMAND_QUEUE_SIZE)

@@ -262,6 +262,9 @@ async def test_a_dead_node_s_table_is_taken_over_and_its_hand_finished(
         await act_through(remote, running, rng)
     hand = running.table.hand
     assert hand is not None and not hand.is_over()
+    # cat asks to leave when the hand ends; a's next word to the other nodes carries it.
+    assert await remote.submit("leave", "cat") == {"seat": 2, "after_hand": True}
+    await asyncio.sleep(LEASE)
     number, seq = running.hand_number, running.seq
     seen = {seat: view(hand.events, seat) for seat in hand.seats}
     await b.bus.wait_ready(5)
@@ -281,7 +284,10 @@ async def test_a_dead_node_s_table_is_taken_over_and_its_hand_finished(
     assert note["data"] == {"hand": number, "node": "b", "resumed": True}
     assert note["seq"] > seq and note["seq"] >= SEQ_PER_RUN, "clients see a gap: they resync"
     assert [s["node"] for s in b.cardroom.lobby()] == ["b"]
+    cat = taken.table.seats[2]
+    assert cat is not None and cat.player == "cat" and cat.leaving
     await play(taken, lambda: taken.hand_number >= number + 1, choose=calling)
+    assert taken.table.seat_of("cat") is None, "cat left when the resumed hand ended"
     async with sessionmaker() as session:
         finished = await session.scalar(
             select(HandRecord).where(HandRecord.table_id == table_id, HandRecord.number == number)
