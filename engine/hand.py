@@ -186,7 +186,7 @@ class Hand:
         self._largest = plan.largest
         self.n = n
         self.seats: list[int] = numbers
-        self.index_of: dict[int, int] = dict(zip(numbers, range(n)))
+        self.index_of: dict[int, int] = dict(zip(numbers, range(n), strict=True))
         self.starting: list[int] = starting
         self.stacks: list[int] = list(starting)
         self.total: list[int] = [0] * n  # chips put in this hand (folded chips stay in)
@@ -215,7 +215,7 @@ class Hand:
         self._board_keys: list[int] = [0] * n
         self._known_boards = True
         self._unfaced_folds = 0  # folded seats still dealt to (SCS 12) until a bet is made
-        self._increments = plan.increments[0]
+        self._increments: tuple[int, ...] = plan.increments[0]
         self._bet_size = self._increments[0]
         self._plain_limit = plan.plain_limit
         # Fixed limit: the bet and raises a street allows (a setting; no cap: never reached),
@@ -386,12 +386,13 @@ class Hand:
             return
         text = _CARD_TEXT
         step = _BOARD_STEP
-        seats, folded, cards, ups, keys = self.seats, self.folded, self.cards, self.up, self._board_keys
+        seats, folded, cards, ups = self.seats, self.folded, self.cards, self.up
+        keys = self._board_keys
         events = self.events
         public: list[dict[str, Any]] = []
         entry: dict[str, Any]
         if per_seat == 1 and faces[0]:  # one upcard each (fourth to sixth street)
-            for card, i in zip(dealt, takers):
+            for card, i in zip(dealt, takers, strict=True):
                 cards[i].append(card)
                 ups[i].append(card)
                 if card == UNKNOWN:
@@ -403,16 +404,15 @@ class Hand:
                     entry["dead"] = True
                 public.append(entry)
         elif per_seat == 1:  # one down card each (the river)
-            for card, i in zip(dealt, takers):
+            for card, i in zip(dealt, takers, strict=True):
                 seat = seats[i]
                 cards[i].append(card)
                 entry = {"seat": seat, "up": [], "down": 1}
                 if folded[i]:
                     entry["dead"] = True
                 public.append(entry)
-                events.append(_new_event(
-                    Event, ("down_cards", {"seat": seat, "street": name, "cards": [text[card]]}, seat)
-                ))
+                own = {"seat": seat, "street": name, "cards": [text[card]]}
+                events.append(_new_event(Event, ("down_cards", own, seat)))
         else:
             count = len(takers)
             known = True
@@ -585,11 +585,11 @@ class Hand:
         target = 0
         if bet + stack > current:
             acted = self.acted[i]
-            if acted != self.raise_count or acted < 0:  # else only a short all-in since
-                if (self.wagers if self._count_short else self.bets_made) >= self._cap and not (
-                    self.config.uncapped_heads_up and self._heads_up()
-                ):
-                    pass  # the raises are capped
+            # A seat that acted since the last full bet or raise may not reopen the betting.
+            if acted != self.raise_count or acted < 0:
+                made = self.wagers if self._count_short else self.bets_made
+                if made >= self._cap and not (self.config.uncapped_heads_up and self._heads_up()):
+                    pass  # the raises are capped: no wager on offer
                 elif self._bet_size:
                     target = self.bet_level + self._bet_size
                     if target > bet + stack:
@@ -962,10 +962,9 @@ class Hand:
                 live.append(j)
                 if stacks[j]:
                     with_chips.append(j)
-        if self.config.all_in_opener == "next_seat":
-            candidates = live  # the best board opens; all in, the next seat clockwise does
-        else:
-            candidates = with_chips or live
+        # "next_seat": the best board opens; all in, the next seat clockwise does.
+        next_seat = self.config.all_in_opener == "next_seat"
+        candidates = live if next_seat else with_chips or live
         plan = self._plan
         keys = self._board_keys
         if (
@@ -989,7 +988,9 @@ class Hand:
             text = boards[keys[first]][1]
         else:
             first, text = self._first_by_boards(candidates)
-        self._emit("announcement", {"kind": plan.board_kind, "seat": self.seats[first], "text": text})
+        self._emit(
+            "announcement", {"kind": plan.board_kind, "seat": self.seats[first], "text": text}
+        )
         if not self._active(first):
             following = self._next_clockwise(first)
             return first if following < 0 else following

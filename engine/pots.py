@@ -45,11 +45,11 @@ def build_pots(contributions: Sequence[int], live: Sequence[bool], dead: int = 0
     if len(levels) == 1 and not dead:
         # One level (the usual end of a hand): a single pot of every chip.
         level = levels[0]
-        eligible: list[int] = []
+        holders: list[int] = []
         for i, c in enumerate(contributions):
             if live[i] and c >= level:
-                eligible.append(i)
-        return [Pot(sum(contributions), tuple(eligible))]
+                holders.append(i)
+        return [Pot(sum(contributions), tuple(holders))]
     pots: list[Pot] = []
     if dead:
         pots.append(Pot(dead, tuple(i for i, alive in enumerate(live) if alive)))
