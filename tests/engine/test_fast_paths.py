@@ -1,0 +1,60 @@
+"""The engine's fast paths agree with its general ones, turn by turn, over random play.
+
+Fixed limit builds each turn's legal actions and ``turn`` event in one step (Hand._set_turn),
+and keeps each board as a rank-pattern key; the general code (Hand._compute_legal,
+engine.evaluate's board values) must give the same answers at every step.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from engine import evaluate as ev
+from engine.cards import UNKNOWN, Deck
+from engine.hand import _BOARD_STEP, Hand
+from engine.play import random_action
+from engine.variants import VARIANTS, TableConfig
+
+
+def _config(rng: random.Random) -> TableConfig:
+    variant = VARIANTS[rng.choice(sorted(VARIANTS))]
+    small = rng.randint(1, 10)
+    return TableConfig(
+        variant=variant,
+        structure=rng.choice(["fixed_limit", "fixed_limit", "fixed_limit", "no_limit"]),
+        ante=rng.randint(0, 2),
+        bring_in=rng.randint(0, small),
+        small_bet=small,
+        big_bet=small * rng.randint(1, 2),
+        max_raises=rng.choice([None, 0, 1, 3]),
+        uncapped_heads_up=rng.random() < 0.7,
+        cap_counts_short_all_ins=rng.random() < 0.3,
+        short_all_in=rng.choice(["half_bet", "half_bet", "largest_increase"]),
+        open_pair_big_bet=rng.random() < 0.7,
+        all_in_full_fraction=rng.choice([0.5, 1.0]),
+    )
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_turns_and_boards_agree_with_the_general_paths(seed: int) -> None:
+    rng = random.Random(seed)
+    for _ in range(150):
+        config = _config(rng)
+        players = rng.randint(2, config.variant.max_players)
+        stacks = [rng.choice([3, 8, 25, 200]) for _ in range(players)]
+        hand = Hand(config, list(enumerate(stacks)), Deck(rng=rng))
+        while not hand.over:
+            legal = hand.legal_actions()
+            assert legal == hand._compute_legal()
+            turn = hand.events[-1]
+            assert turn.kind == "turn" and turn.data == legal.as_dict()
+            assert list(turn.data) == list(legal.as_dict())  # the same keys in the same order
+            for i, up in enumerate(hand.up):
+                if UNKNOWN not in up:
+                    assert hand._board_keys[i] == sum(_BOARD_STEP[c] for c in up)
+                    if up and hand._high_board:
+                        facts = hand._plan.board_facts(up)
+                        assert facts[0] == ev.board_value(up)
+            hand.apply(random_action(hand, rng))
