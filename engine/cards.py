@@ -150,6 +150,12 @@ class Deck:
         if upto > self.settled:
             self.settled = upto
 
+    def order(self) -> list[Card]:
+        """The whole deck in the order it will be dealt, top card first (shuffling what is
+        not yet): what a server writes down to deal the same hand again."""
+        self._settle(len(self.cards))
+        return list(self.cards)
+
     def dealable(self) -> int:
         """Cards that may still be dealt straight from the deck."""
         left = len(self.cards) - self.position

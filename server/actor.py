@@ -39,7 +39,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from engine.cards import CARD_COUNT, Deck
+from engine.cards import Deck
 from engine.errors import EngineError
 from engine.events import Action, Event
 from engine.hand import Hand
@@ -719,14 +719,11 @@ class TableActor:
         scramble of the burn cards should it run short."""
         if self.deck_factory is not None:
             deck = self.deck_factory()
-            ordered = deck.settled >= len(deck.cards)
-            return deck, {"order": list(deck.cards) if ordered else None, "seed": None}
+            return deck, {"order": deck.order(), "seed": None}
         rng = self.rng_factory()
-        deck = Deck(rng=rng)
-        deck._settle(CARD_COUNT)  # the whole order now, to be written down
+        order = Deck(rng=rng).order()
         seed = rng.getrandbits(64)
-        deck.rng = random.Random(seed)
-        return deck, {"order": list(deck.cards), "seed": seed}
+        return Deck(order=order, rng=random.Random(seed)), {"order": order, "seed": seed}
 
     async def _start_hand(self) -> None:
         dealt = self.table.dealt_in()
