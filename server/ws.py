@@ -79,6 +79,7 @@ class Connection:
         self.player: str | None = None
         self.watching: set[int] = set()
         self.present: set[int] = set()  # tables told that this player's connection is here
+        self._telling: set[asyncio.Task[None]] = set()
         self.channel = connection_channel()
         self.subscription: Subscription = cardroom.bus.subscribe(
             self.channel, size=DEFAULT_QUEUE_SIZE
@@ -127,6 +128,8 @@ class Connection:
         """Write the queued frames to the socket; close a connection that fell behind."""
         try:
             async for message in self.subscription:
+                if message.get("kind") == "table_resumed":
+                    self._present_again(message.get("table"))
                 await self.websocket.send_text(dumps(message))
             if self.subscription.dropped:
                 await self.websocket.close(code=TOO_SLOW, reason="too slow: reconnect and resync")
@@ -208,6 +211,23 @@ class Connection:
             if actor is not None:
                 with contextlib.suppress(CommandRefused):
                     await actor.submit("connection", self.player, connected=connected)
+
+    def _present_again(self, table_id: Any) -> None:
+        """A table that changed nodes knows nothing of the connections of its players made
+        through other nodes: tell its new node this one is here."""
+        if self.player is None or table_id not in self.present:
+            return
+        player = self.player
+
+        async def tell() -> None:
+            actor = await self.cardroom.table(table_id)
+            if actor is not None:
+                with contextlib.suppress(CommandRefused):
+                    await actor.submit("connection", player, connected=True)
+
+        task = asyncio.create_task(tell())
+        self._telling.add(task)
+        task.add_done_callback(self._telling.discard)
 
     async def _snapshot(self, message: dict[str, Any]) -> None:
         """Watch the table, then have its actor publish a snapshot on this connection's
