@@ -108,6 +108,18 @@ class _CountingStore:
         await self.inner.record_action(table_id, number, position, action)
 
 
+@dataclass(frozen=True, slots=True)
+class _HeardTable:
+    """A table another node runs, as it last told: its lobby line, and what a node taking
+    it over keeps of its players."""
+
+    summary: dict[str, Any]
+    sitting_out: list[str]
+    waiting: list[str]
+    after_hand: dict[str, dict[str, bool]]  # player -> {"leaving", "sit_out"}
+    at: float  # when it was heard (monotonic)
+
+
 @dataclass(slots=True)
 class _Table:
     record: TableRecord
@@ -142,7 +154,7 @@ class Cardroom:
                                     timeout=max(10.0, 2 * settings.lease_seconds))
         self._records: dict[int, TableRecord] = {}  # every open table of the cardroom
         self._tables: dict[int, _Table] = {}  # the tables this node runs
-        self._elsewhere: dict[int, tuple[dict[str, Any], float]] = {}  # summary, heard at
+        self._elsewhere: dict[int, _HeardTable] = {}  # tables other nodes run, as told
         self._nodes = 1
         self._background: set[asyncio.Task[None]] = set()
         self._stopping = False
@@ -208,8 +220,8 @@ class Cardroom:
                 log.warning("cardroom: lease round failed (%s)", exc)
             self._tell_lobby()
             horizon = time.monotonic() - self.settings.lease_seconds
-            for table_id, (_, heard) in list(self._elsewhere.items()):
-                if heard < horizon:
+            for table_id, heard in list(self._elsewhere.items()):
+                if heard.at < horizon:
                     del self._elsewhere[table_id]
 
     async def _renew_all(self) -> None:
@@ -330,23 +342,22 @@ class Cardroom:
             return actor
         # A table another node was running a moment ago keeps its players as they were;
         # after a restart of the cardroom nobody is connected yet, so everyone sits out.
-        elsewhere = self._elsewhere.get(record.id)
-        seen = elsewhere[0] if elsewhere is not None else None
+        seen = self._elsewhere.get(record.id)
         actor.restore(
             seats,
             hand_number=last,
             # The sequence jumps past anything the previous node may have sent: clients
             # see the gap and resync.
             seq=(fence - 1) * SEQ_PER_RUN,
-            sitting_out=set(seen["sitting_out"]) if seen is not None else None,
-            waiting=list(seen["waiting_list"]) if seen is not None else None,
+            sitting_out=set(seen.sitting_out) if seen is not None else None,
+            waiting=list(seen.waiting) if seen is not None else None,
         )
         resumed = None
         if live is not None and live.number > last:
             resumed = actor.resume(live)
         if resumed and seen is not None:
             # What players asked for the end of the resumed hand (leave, sit out) still holds.
-            for player, wishes in seen["after_hand"].items():
+            for player, wishes in seen.after_hand.items():
                 number = actor.table.seat_of(player)
                 occupant = actor.table.seats[number] if number is not None else None
                 if occupant is not None and actor.table.in_hand(number):  # type: ignore[arg-type]
@@ -443,7 +454,7 @@ class Cardroom:
         """Every open table, as the lobby lists it: this node's own, the others' as they
         last told (a table between nodes is listed from its record)."""
         listed: dict[int, dict[str, Any]] = {
-            table_id: summary for table_id, (summary, _) in self._elsewhere.items()
+            table_id: heard.summary for table_id, heard in self._elsewhere.items()
         }
         for table_id in self._tables:
             listed[table_id] = self.summary(table_id)
@@ -509,9 +520,11 @@ class Cardroom:
                     continue
                 if table_id in self._tables:
                     continue  # ours now: what the old node said is out of date
-                summary = dict(message.get("summary") or {})
-                summary["sitting_out"] = list(message.get("sitting_out") or [])
-                summary["waiting_list"] = list(message.get("waiting_list") or [])
-                summary["after_hand"] = dict(message.get("after_hand") or {})
-                self._elsewhere[table_id] = (summary, time.monotonic())
+                self._elsewhere[table_id] = _HeardTable(
+                    summary=dict(message.get("summary") or {}),
+                    sitting_out=list(message.get("sitting_out") or []),
+                    waiting=list(message.get("waiting_list") or []),
+                    after_hand=dict(message.get("after_hand") or {}),
+                    at=time.monotonic(),
+                )
             lobby = self.bus.subscribe(LOBBY_CHANNEL, size=COMMAND_QUEUE_SIZE)

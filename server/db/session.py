@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 from sqlalchemy import event, exc
@@ -54,20 +53,19 @@ def is_outage(error: BaseException) -> bool:
     (worth trying again later), rather than that it refused the statement."""
     if isinstance(error, exc.DBAPIError) and error.connection_invalidated:
         return True
-    if isinstance(error, (exc.OperationalError, exc.InterfaceError, exc.TimeoutError)):
+    outages = (*_OUTAGES, *_asyncpg_outages())
+    if isinstance(error, outages):
         return True
-    if isinstance(error, (OSError, TimeoutError, asyncio.TimeoutError)):
-        return True
+    # SQLAlchemy wraps what the driver raised.
     cause = error.__cause__ or error.__context__
-    if isinstance(error, exc.DBAPIError) and cause is not None:
-        return _driver_outage(cause)
-    return _driver_outage(error)
+    return isinstance(error, exc.DBAPIError) and isinstance(cause, outages)
 
 
-def _driver_outage(error: BaseException) -> bool:
-    try:
-        import asyncpg  # type: ignore[import-untyped]
-    except ImportError:  # pragma: no cover - asyncpg is a dependency of the server
-        return False
-    return isinstance(error, (asyncpg.PostgresConnectionError, asyncpg.InterfaceError,
-                              asyncpg.CannotConnectNowError, OSError, TimeoutError))
+_OUTAGES = (exc.OperationalError, exc.InterfaceError, exc.TimeoutError, OSError, TimeoutError)
+
+
+def _asyncpg_outages() -> tuple[type[BaseException], ...]:
+    import asyncpg  # type: ignore[import-untyped]  # a dependency of the server
+
+    return (asyncpg.PostgresConnectionError, asyncpg.InterfaceError,
+            asyncpg.CannotConnectNowError)

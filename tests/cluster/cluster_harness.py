@@ -95,6 +95,16 @@ def tail(path: Path, lines: int = 60) -> str:
     return f"----- {path.name} (last {len(text)} lines) -----\n" + "\n".join(text)
 
 
+def end_process(process: subprocess.Popen[Any], how: signal.Signals, timeout: float = 15) -> None:
+    """Send ``how`` (SIGKILL: no goodbye), then wait; kill a process that will not go."""
+    process.send_signal(how)
+    try:
+        process.wait(timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
 def run_async(make: Callable[[], Awaitable[T]]) -> T:
     """A coroutine run to the end on a loop of its own, in a thread (callable from sync
     fixtures, whatever loop the test runs on)."""
@@ -177,15 +187,7 @@ class RedisProcess:
     def _end(self, *, kill: bool) -> None:
         process, self.process = self.process, None
         if process is not None:
-            if kill:
-                process.kill()
-            else:
-                process.terminate()
-            try:
-                process.wait(10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+            end_process(process, signal.SIGKILL if kill else signal.SIGTERM)
         if self._log is not None:
             self._log.close()
             self._log = None
@@ -418,15 +420,7 @@ class Node:
     def _end(self, *, kill: bool) -> None:
         process, self.process = self.process, None
         if process is not None:
-            if kill:
-                process.kill()
-            else:
-                process.send_signal(signal.SIGINT)
-            try:
-                process.wait(15)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+            end_process(process, signal.SIGKILL if kill else signal.SIGINT)
         if self._log is not None:
             self._log.close()
             self._log = None

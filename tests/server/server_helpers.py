@@ -1,7 +1,9 @@
-"""Helpers of the server tests: register, log in, read the error shape."""
+"""Helpers of the server tests: register, log in, read the error shape, end a server."""
 
 from __future__ import annotations
 
+import signal
+import subprocess
 from typing import Any
 
 import httpx
@@ -91,3 +93,13 @@ def error_code(response: httpx.Response) -> str:
     assert set(body) == {"error"} and set(body["error"]) == {"code", "message"}, body
     code: str = body["error"]["code"]
     return code
+
+
+def end_process(process: subprocess.Popen[Any], timeout: float = 15) -> None:
+    """Stop a server the way an operator does (Ctrl-C), killing it if it will not go."""
+    process.send_signal(signal.SIGINT)
+    try:
+        process.wait(timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from server_helpers import FAST_HASHING, PASSWORD
+from server_helpers import FAST_HASHING, PASSWORD, end_process
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from server import accounts, cli
@@ -131,12 +131,7 @@ def running(
             time.sleep(0.1)
         yield base, str(log_path)
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        end_process(process)
 
 
 def test_the_real_server_over_http(running: tuple[str, str]) -> None:

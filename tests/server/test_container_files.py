@@ -28,6 +28,7 @@ from typing import Any
 
 import pytest
 import yaml
+from server_helpers import end_process
 
 from server import cli
 from server.db import migrate
@@ -484,12 +485,7 @@ def image_server(dockerfile: Dockerfile, image_env: dict[str, str], tmp_path: Pa
     try:
         yield process
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        end_process(process)
         print(log_path.read_text())
 
 

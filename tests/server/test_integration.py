@@ -12,7 +12,6 @@ import asyncio
 import json
 import os
 import random
-import signal
 import socket
 import subprocess
 import sys
@@ -24,6 +23,7 @@ from typing import Any
 
 import httpx
 import pytest
+from server_helpers import end_process
 from websockets.asyncio.client import ClientConnection, connect
 
 from engine import phh
@@ -81,11 +81,7 @@ def server(tmp_path: Path) -> Iterator[str]:
             time.sleep(0.05)
         yield url
     finally:
-        process.send_signal(signal.SIGINT)
-        try:
-            process.wait(10)
-        except subprocess.TimeoutExpired:
-            process.kill()
+        end_process(process)
         log.close()
         errors = [line for line in (tmp_path / "server.log").read_text().splitlines()
                   if "Traceback" in line or line.startswith("ERROR")]
