@@ -435,7 +435,8 @@ class TableActor:
             seats.append({
                 "seat": number, "player": occupant.player, "stack": occupant.stack,
                 "pending_chips": occupant.pending_chips,
-                "sitting_out": occupant.sitting_out, "leaving": occupant.leaving,
+                "sitting_out": occupant.sitting_out,
+                "sit_out_next_hand": occupant.sit_out_next_hand, "leaving": occupant.leaving,
                 "connected": bool(state and state.connections),
                 "time_bank": round(state.time_bank, 1) if state else 0.0,
             })

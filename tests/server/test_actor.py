@@ -255,3 +255,18 @@ async def test_a_player_who_left_mid_hand_after_a_cancelled_hand_is_cashed_out()
         assert store.total() == 20_000
     finally:
         await actor.stop()
+
+
+async def test_a_snapshot_says_who_sits_out_once_the_hand_ends() -> None:
+    actor = make_actor(action_clock=30.0)
+    actor.start()
+    try:
+        await actor.submit("sit", "ann", buy_in=100)
+        await actor.submit("sit", "bob", buy_in=100)
+        await wait_for(lambda: actor.table.hand is not None, timeout=2.0)
+        await actor.submit("sit_out", "ann", next_hand=True)
+        seat = actor.snapshot(None)["seats"][0]
+        assert seat["player"] == "ann"
+        assert seat["sit_out_next_hand"] is True and seat["sitting_out"] is False
+    finally:
+        await actor.stop()

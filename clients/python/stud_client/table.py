@@ -287,7 +287,8 @@ class Table:
         self._buy_in = (snapshot["buy_in"]["min"], snapshot["buy_in"]["max"])
         self._seats = [
             _Seat(s.get("player"), s.get("stack", 0), s.get("pending_chips", 0),
-                  s.get("sitting_out", False), False, s.get("leaving", False),
+                  s.get("sitting_out", False), s.get("sit_out_next_hand", False),
+                  s.get("leaving", False),
                   s.get("connected", False))
             for s in snapshot["seats"]
         ]
