@@ -96,10 +96,20 @@ class Deck:
 
     __slots__ = (
         "cards", "position", "burns", "rng", "bottom_dealable", "set_aside_cards", "settled",
+        "_getrandbits",
     )
 
     def __init__(self, order: Sequence[Card] | None = None, rng: random.Random | None = None):
         self.rng: random.Random = rng if rng is not None else secrets.SystemRandom()
+        # Random's unbiased integer draw (what its own shuffle uses) draws from getrandbits:
+        # when the source draws that way, _settle writes the same draw out (a call less per
+        # card); None: the source's own draw.
+        draw = getattr(self.rng, "_randbelow", None)
+        self._getrandbits = (
+            self.rng.getrandbits
+            if getattr(draw, "__func__", None) is _DRAW_WITH_GETRANDBITS is not None
+            else None
+        )
         # Cards before ``settled`` are in their final order. A random deck is shuffled as it
         # is dealt (Fisher-Yates, one step per card): the same uniform order as shuffling it
         # all first, without drawing for the cards a short hand never reaches.
@@ -126,13 +136,10 @@ class Deck:
     def _settle(self, upto: int) -> None:
         cards = self.cards
         size = len(cards)
-        upto = min(upto, size)
-        # Random's unbiased integer draw (what its own shuffle uses), else the public one.
-        draw = getattr(self.rng, "_randbelow", self.rng.randrange)
-        method = getattr(draw, "__func__", None)
-        if method is not None and method is _DRAW_WITH_GETRANDBITS and size < len(_BITS):
-            # The same draw written out here (the same numbers): a call less per card.
-            getrandbits = self.rng.getrandbits
+        if upto > size:
+            upto = size
+        getrandbits = self._getrandbits
+        if getrandbits is not None and size < len(_BITS):
             for i in range(self.settled, upto):
                 left = size - i
                 bits = _BITS[left]
@@ -144,6 +151,7 @@ class Deck:
                 cards[j] = cards[i]
                 cards[i] = card
         else:
+            draw = getattr(self.rng, "_randbelow", self.rng.randrange)
             for i in range(self.settled, upto):
                 j = i + draw(size - i)
                 cards[i], cards[j] = cards[j], cards[i]
@@ -171,14 +179,19 @@ class Deck:
         (then ``cards`` is empty). ``procedure`` names what was done, or is None.
         """
         position = self.position
-        if self.dealable() >= count + burn:
-            if self.settled < position + count + burn:
-                self._settle(position + count + burn)
+        end = position + count + burn
+        # Enough cards left straight from the deck (never the bottom card unless the burns
+        # were scrambled in): the usual street.
+        size = len(self.cards)
+        if end < size or (end == size and (self.bottom_dealable or end == position)):
+            if self.settled < end:
+                self._settle(end)
+            cards = self.cards
             if burn:
-                self.burns.append(self.cards[position])
+                self.burns.append(cards[position])
                 position += 1
-            self.position = position + count
-            return self.cards[position : position + count], None, None
+            self.position = end
+            return cards[position:end], None, None
         self._settle(len(self.cards))
         left = len(self.cards) - position
         if left + len(self.burns) + len(self.set_aside_cards) < count:

@@ -42,11 +42,14 @@ _KINDS = {
 _FACING_KINDS = {wager: _KINDS[True, wager] for wager in ("bet", "raise", "complete")}
 _OPEN_KINDS = {wager: _KINDS[False, wager] for wager in ("bet", "raise", "complete")}
 _FOLD_CALL, _FOLD_CHECK = _KINDS[True, None], _KINDS[False, None]
+_BRING_IN_KINDS = ("bring_in", "complete")
 _ACTION_KINDS = frozenset(ACTION_KINDS)
 _CARD_TEXT = tuple(format_card(c) for c in range(UNKNOWN + 1))  # a replay's "??" last
 # A board's rank-pattern key grows by this per upcard: 3 bits of count per rank above 3 bits
 # of card count (evaluate's board key), so equal keys mean equal ranks, whatever the suits.
 _BOARD_STEP = tuple((1 << 3 * (c >> 2) << 3) + 1 for c in range(UNKNOWN))
+# A board key holds a pair (or more) of some rank when a rank's count has its 2 or 4 bit set.
+_PAIRED = sum(0b110 << 3 * rank << 3 for rank in range(13))
 # Board key -> (value, the dealer's words), high boards and razz boards; filled as met.
 _HIGH_BOARDS: dict[int, tuple[int, str]] = {}
 _LOW_BOARDS: dict[int, tuple[int, str]] = {}
@@ -208,6 +211,7 @@ class Hand:
         self._legal: LegalActions | None = None
         self._announced: list[set[str]] | None = None  # possibles said, by seat (on demand)
         self._result: HandResult | None = None
+        self._paid: tuple[list[Pot], list[Share], bool] | None = None  # pots, shares, showdown
         self._shown = shown
         self.antes: list[int] = [0] * n  # antes posted (dead money under TableConfig.antes_dead)
         # Each seat's upcards as a rank-pattern key (see _BOARD_STEP); known while every
@@ -231,8 +235,11 @@ class Hand:
         return self.over
 
     def result(self) -> HandResult:
+        """Built when first asked for: a hand played out for its events alone never needs it."""
         if self._result is None:
-            raise IllegalAction("the hand is not over", code="hand_in_progress")
+            if self._paid is None:
+                raise IllegalAction("the hand is not over", code="hand_in_progress")
+            self._result = self._build_result(*self._paid)
         return self._result
 
     def seat_to_act(self) -> int | None:
@@ -504,7 +511,9 @@ class Hand:
         up = self.up
         rank = self._plan.bring_in_rank
         if self._known_boards:
-            order = [rank[cards[-1]] for cards in up]
+            order: list[int] = []
+            for cards in up:
+                order.append(rank[cards[-1]])
             designated = order.index(min(order) if self._plan.bring_in_low else max(order))
         else:
             # An unknown upcard (a replayed record's "??") cannot be ranked: that seat is
@@ -570,9 +579,12 @@ class Hand:
     def _set_turn(self, i: int) -> None:
         """Seat index ``i`` is to act: its legal actions, and the ``turn`` event showing them."""
         self.to_act = i
-        if not self._plain_limit or self.bring_in_pending:
+        if not self._plain_limit:
             legal = self._legal = self._compute_legal()
             self.events.append(_new_event(Event, ("turn", legal.as_dict(), None)))
+            return
+        if self.bring_in_pending:
+            self._set_bring_in_turn(i)
             return
         # Fixed limit, betting open: what _compute_legal, _may_raise and _wager_targets
         # work out, in one step, with the event data built alongside.
@@ -624,6 +636,33 @@ class Hand:
             data = {"seat": seat, "kinds": ["fold", "check"]}
             self._legal = _new_tuple(LegalActions, (seat, _FOLD_CHECK, call, 0, None, 0, 0, ()))
         self.events.append(_new_event(Event, ("turn", data, None)))
+
+    def _set_bring_in_turn(self, i: int) -> None:
+        """Fixed limit: the bring-in, or completing to the small bet (all in when short),
+        as _compute_legal gives them, with the ``turn`` event built alongside."""
+        config = self.config
+        seat = self.seats[i]
+        stack = self.stacks[i]
+        bring_in = config.bring_in
+        posts = bring_in if bring_in < stack else stack
+        reach = self.bets[i] + stack
+        if reach > bring_in and bring_in < config.small_bet and self._bet_size:
+            target = self.bet_level + self._bet_size
+            if target > reach:
+                target = reach
+            if target > self.current_bet:
+                self._legal = _new_tuple(LegalActions, (
+                    seat, _BRING_IN_KINDS, 0, posts, "complete", target, target, (target,)
+                ))
+                data = {
+                    "seat": seat, "kinds": ["bring_in", "complete"], "bring_in": posts,
+                    "wager": "complete", "min_to": target, "max_to": target,
+                    "to_choices": [target],
+                }
+                self.events.append(_new_event(Event, ("turn", data, None)))
+                return
+        legal = self._legal = self._compute_legal()
+        self.events.append(_new_event(Event, ("turn", legal.as_dict(), None)))
 
     def _compute_legal(self) -> LegalActions:
         i = self.to_act
@@ -915,10 +954,7 @@ class Hand:
             first = self._first_to_act()
             self.first_actor = first
             if self._fixed and streets[self.street].open_pair_option:
-                up = self.up
-                self.open_pair = self.config.open_pair_big_bet and any(
-                    len({c >> 2 for c in up[j]}) < len(up[j]) for j in live
-                )
+                self.open_pair = self.config.open_pair_big_bet and self._pair_showing(live)
                 self._update_increments()
             stacks = self.stacks
             with_chips = 0
@@ -929,6 +965,17 @@ class Hand:
                 self._set_turn(first)
                 return
         self._showdown(live)
+
+    def _pair_showing(self, live: list[int]) -> bool:
+        """Some live seat shows a pair on its board (the open-pair rule, SCS 5)."""
+        if self._known_boards:
+            keys = self._board_keys
+            for j in live:
+                if keys[j] & _PAIRED:
+                    return True
+            return False
+        up = self.up
+        return any(len({c >> 2 for c in up[j]}) < len(up[j]) for j in live)
 
     def _return_uncalled(self) -> None:
         bets = self.bets
@@ -1208,39 +1255,44 @@ class Hand:
 
     def _pay(self, pots: list[Pot], shares: list[Share], showdown: bool) -> None:
         seats, stacks, events = self.seats, self.stacks, self.events
-        share_data: list[dict[str, Any]] = []
         for pot_number, position, amount, half, odd_chip_rules in shares:
             stacks[position] += amount
-            seat = seats[position]
-            data: dict[str, Any] = {"seat": seat, "pot": pot_number, "amount": amount, "half": half}
+            data: dict[str, Any] = {
+                "seat": seats[position], "pot": pot_number, "amount": amount, "half": half,
+            }
             if odd_chip_rules:
                 data["odd_chips"] = list(odd_chip_rules)
             events.append(_new_event(Event, ("pot_awarded", data, None)))
-            share_data.append({
-                "seat": seat,
-                "pot": pot_number,
-                "amount": amount,
-                "half": half,
-                "odd_chips": list(odd_chip_rules),
-            })
-        final: dict[int, int] = {}
-        net: dict[int, int] = {}
         ended: list[dict[str, int]] = []
-        for seat, stack, start in zip(seats, stacks, self.starting, strict=True):
-            final[seat] = stack
-            net[seat] = stack - start
+        for seat, stack in zip(seats, stacks, strict=True):
             ended.append({"seat": seat, "stack": stack})
-        pot_data: list[dict[str, Any]] = []
-        for pot in pots:
-            eligible: list[int] = []
-            for j in pot.eligible:
-                eligible.append(seats[j])
-            pot_data.append({"amount": pot.amount, "eligible": eligible})
-        self._result = HandResult(final, net, share_data, pot_data, showdown)
+        self._paid = (pots, shares, showdown)
         self.over = True
         self.to_act = -1
         self._legal = None
         events.append(_new_event(Event, ("hand_ended", {"stacks": ended}, None)))
+
+    def _build_result(self, pots: list[Pot], shares: list[Share], showdown: bool) -> HandResult:
+        seats = self.seats
+        share_data = [
+            {
+                "seat": seats[position],
+                "pot": pot_number,
+                "amount": amount,
+                "half": half,
+                "odd_chips": list(odd_chip_rules),
+            }
+            for pot_number, position, amount, half, odd_chip_rules in shares
+        ]
+        final: dict[int, int] = {}
+        net: dict[int, int] = {}
+        for seat, stack, start in zip(seats, self.stacks, self.starting, strict=True):
+            final[seat] = stack
+            net[seat] = stack - start
+        pot_data = [
+            {"amount": pot.amount, "eligible": [seats[j] for j in pot.eligible]} for pot in pots
+        ]
+        return HandResult(final, net, share_data, pot_data, showdown)
 
 
 __all__ = ["Action", "Event", "Hand", "HandResult", "LegalActions", "format_cards"]

@@ -14,13 +14,6 @@ from engine.events import Event
 from engine.pots import build_pots
 
 
-def _seat_entry(stack: int) -> dict[str, Any]:
-    return {
-        "stack": stack, "bet": 0, "in_pot": 0, "up": [], "down": [], "down_count": 0,
-        "folded": False, "all_in": False, "shown": False,
-    }
-
-
 def view(events: Iterable[Event], seat: int | None = None) -> dict[str, Any]:
     """The picture of the hand that ``seat`` (None: a spectator) is entitled to."""
     return views(events, (seat,))[seat]
@@ -91,7 +84,7 @@ def _fold_public(events: Iterable[Event], own: dict[int, list[str]]) -> dict[str
                 s["bet"] = 0
             for deal in data["deals"]:
                 s = seats[deal["seat"]]
-                s["up"] += deal["up"]  # the seat's own list (see _seat_entry), never an event's
+                s["up"] += deal["up"]  # the seat's own list (made at hand_started), never an event's
                 s["down_count"] += deal["down"]
         elif kind == "ante":
             s = seats[data["seat"]]
@@ -103,7 +96,10 @@ def _fold_public(events: Iterable[Event], own: dict[int, list[str]]) -> dict[str
         elif kind == "hand_started":
             variant = data["variant"]
             for entry in data["seats"]:
-                seats[entry["seat"]] = _seat_entry(entry["stack"])
+                seats[entry["seat"]] = {
+                    "stack": entry["stack"], "bet": 0, "in_pot": 0, "up": [], "down": [],
+                    "down_count": 0, "folded": False, "all_in": False, "shown": False,
+                }
         elif kind == "common_card":
             street = data["street"]
             common = common + [data["card"]]
@@ -137,19 +133,33 @@ def _fold_public(events: Iterable[Event], own: dict[int, list[str]]) -> dict[str
 def pots_of(seats: dict[int, dict[str, Any]]) -> list[dict[str, Any]]:
     """The main pot and side pots as the chips stand: layered by what each seat has put in,
     each open to the seats still in that reached its level (public: nothing hidden in it)."""
+    # The usual picture: every seat still in has put in the same, so one pot holds it all.
+    level = 0
+    total = 0
+    for entry in seats.values():
+        chips = entry["in_pot"]
+        total += chips
+        if chips and not entry["folded"]:
+            if not level:
+                level = chips
+            elif chips != level:
+                level = -1
+    if level > 0:
+        eligible: list[int] = []
+        for number, entry in seats.items():
+            if entry["in_pot"] == level and not entry["folded"]:
+                eligible.append(number)
+        return [{"amount": total, "eligible": eligible}]
     numbers = list(seats)
-    chips: list[int] = []
+    chips_in: list[int] = []
     live: list[bool] = []
     for entry in seats.values():
-        chips.append(entry["in_pot"])
+        chips_in.append(entry["in_pot"])
         live.append(not entry["folded"])
-    pots: list[dict[str, Any]] = []
-    for pot in build_pots(chips, live):
-        eligible: list[int] = []
-        for i in pot.eligible:
-            eligible.append(numbers[i])
-        pots.append({"amount": pot.amount, "eligible": eligible})
-    return pots
+    return [
+        {"amount": pot.amount, "eligible": [numbers[i] for i in pot.eligible]}
+        for pot in build_pots(chips_in, live)
+    ]
 
 
 def visible_events(events: Iterable[Event], seat: int | None) -> list[Event]:

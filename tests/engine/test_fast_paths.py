@@ -1,7 +1,7 @@
 """The engine's fast paths agree with its general ones, turn by turn, over random play.
 
 Fixed limit builds each turn's legal actions and ``turn`` event in one step (Hand._set_turn),
-and keeps each board as a rank-pattern key; the general code (Hand._compute_legal,
+and keeps each board as a rank-pattern key (which also says whether a pair shows); the general code (Hand._compute_legal,
 engine.evaluate's board values) must give the same answers at every step.
 """
 
@@ -57,4 +57,8 @@ def test_turns_and_boards_agree_with_the_general_paths(seed: int) -> None:
                     if up and hand._high_board:
                         facts = hand._plan.board_facts(up)
                         assert facts[0] == ev.board_value(up)
+            live = [i for i in range(hand.n) if not hand.folded[i]]
+            assert hand._pair_showing(live) == any(
+                len({c >> 2 for c in hand.up[i]}) < len(hand.up[i]) for i in live
+            )
             hand.apply(random_action(hand, rng))
