@@ -13,6 +13,9 @@ Sections (each returns its report lines, so more can be added to ``main``):
 - hands: complete hands per second of random legal play at 2, 4 and 8 players for seven-card
   stud, razz and stud hi-lo, ours (event log and every seat's and a spectator's view included)
   against PokerKit playing the same policy at the same stakes.
+- budget: for seven-card stud, PokerKit's time per hand over 20 (the target's budget) against
+  what a hand costs with no rule applied: the policy loop, the event log's values, the views
+  and the shuffle, each timed alone on recorded hands.
 """
 
 from __future__ import annotations
@@ -37,7 +40,7 @@ import pokerkit  # noqa: E402
 
 from engine.cards import Deck  # noqa: E402
 from engine.evaluate import high_value  # noqa: E402
-from engine.events import Action  # noqa: E402
+from engine.events import Action, LegalActions  # noqa: E402
 from engine.hand import Hand  # noqa: E402
 from engine.variants import TableConfig, find_variant  # noqa: E402
 from engine.views import views  # noqa: E402
@@ -176,6 +179,14 @@ ANTE, BRING_IN, SMALL_BET, BIG_BET, STACK = 1, 1, 2, 4, 200
 def _our_hand(config: TableConfig, players: int, rng: random.Random) -> int:
     """One hand of random legal play on our engine, then every seat's and a spectator's view."""
     hand = Hand(config, [(s, STACK) for s in range(players)], Deck(rng=rng))
+    _policy(hand, rng)
+    events = hand.events
+    views(events, (None, *hand.seats))
+    return len(events)
+
+
+def _policy(hand: Any, rng: random.Random) -> None:
+    """The bench's random legal play, until the hand is over."""
     apply = hand.apply
     while not hand.over:
         legal = hand.legal_actions()
@@ -196,9 +207,6 @@ def _our_hand(config: TableConfig, players: int, rng: random.Random) -> int:
             apply(Action(seat, "bring_in"))
         else:
             apply(Action(seat, wager, legal.min_to))  # type: ignore[arg-type]
-    events = hand.events
-    views(events, (None, *hand.seats))
-    return len(events)
 
 
 def _pokerkit_hand(game: Any, players: int, rng: random.Random) -> None:
@@ -279,13 +287,112 @@ def bench_hands(seconds: float) -> list[str]:
     return lines
 
 
+class _Recorded:
+    """A hand's legal actions played back: the policy loop's own cost, with no rules run."""
+
+    __slots__ = ("legal", "left", "over")
+
+    def __init__(self, legal: LegalActions, actions: int) -> None:
+        self.legal = legal
+        self.left = actions
+        self.over = False
+
+    def legal_actions(self) -> LegalActions:
+        return self.legal
+
+    def apply(self, action: Action) -> None:
+        self.left -= 1
+        self.over = not self.left
+
+
+def _each(items: Sequence[Any], work: Callable[[Any], object]) -> None:
+    for item in items:
+        work(item)
+
+
+def _per_hand(work: Callable[[], object], hands: int, seconds: float) -> float:
+    """Microseconds per hand of ``work`` (which does ``hands`` hands), best of several passes."""
+    best = float("inf")
+    deadline = time.perf_counter() + seconds
+    while True:
+        start = time.perf_counter()
+        work()
+        best = min(best, time.perf_counter() - start)
+        if time.perf_counter() >= deadline:
+            return best / hands * 1e6
+
+
+def bench_budget(seconds: float, hands: int = 400) -> list[str]:
+    """What the 20x target leaves for the rules: PokerKit's time per hand over 20, against what
+    a hand's outputs and the bench's own loop cost with no rule applied at all."""
+    warnings.simplefilter("ignore")
+    lines = [
+        "the 20x budget, seven-card stud, microseconds per hand (best pass; the parts below",
+        "are each timed alone on recorded hands, so they are lower bounds):",
+        f"{'players':>8}{'pokerkit':>10}{'budget':>8}{'ours':>8}{'policy':>8}{'events':>8}"
+        f"{'views':>8}{'shuffle':>8}{'floor':>8}{'rules':>8}",
+    ]
+    config = TableConfig(
+        variant=find_variant("seven_card_stud"), ante=ANTE, bring_in=BRING_IN,
+        small_bet=SMALL_BET, big_bet=BIG_BET,
+    )
+    for players in (2, 4, 8):
+        rng = random.Random(players)
+        recorded: list[tuple[Hand, int, LegalActions]] = []
+        for _ in range(hands):
+            deck = Deck(rng=rng)
+            hand = Hand(config, [(s, STACK) for s in range(players)], deck)
+            first = hand.legal_actions()
+            _policy(hand, rng)
+            recorded.append((hand, deck.position, first))
+        logs = [(hand.events, (None, *hand.seats)) for hand, _, _ in recorded]
+        # The event log's values alone: each hand's events rebuilt from constants, as tuples.
+        literals = [compile(repr([tuple(e) for e in events]), "<events>", "eval")
+                    for events, _ in logs]
+        dealt = [position for _, position, _ in recorded]
+        plays = [(first, len(hand.actions)) for hand, _, first in recorded]
+        share = seconds / 6
+        # Each pass keeps nothing it makes, as a hand of the bench keeps nothing.
+        pk = _per_hand(
+            lambda: _each(range(hands // 8), lambda _: _pokerkit_hand(
+                pokerkit.FixedLimitSevenCardStud, players, rng)),
+            hands // 8, share,
+        )
+        ours = _per_hand(
+            lambda: _each(range(hands), lambda _: _our_hand(config, players, rng)), hands, share
+        )
+        policy = _per_hand(
+            lambda: _each(plays, lambda play: _policy(_Recorded(*play), rng)), hands, share
+        )
+        events = _per_hand(lambda: _each(literals, eval), hands, share)
+        view_time = _per_hand(lambda: _each(logs, lambda log: views(*log)), hands, share)
+        shuffle = _per_hand(
+            lambda: _each(dealt, lambda count: Deck(rng=rng).deal_round(count, False)),
+            hands, share,
+        )
+        floor = policy + events + view_time + shuffle
+        budget = pk / 20
+        lines.append(
+            f"{players:>8}{pk:>10.0f}{budget:>8.1f}{ours:>8.1f}{policy:>8.1f}{events:>8.1f}"
+            f"{view_time:>8.1f}{shuffle:>8.1f}{floor:>8.1f}{budget - floor:>8.1f}"
+        )
+    lines += [
+        "  budget: pokerkit / 20; policy: the bench's loop over a hand's recorded legal",
+        "  actions; events: the hand's event values rebuilt from constants; views: the views",
+        "  of the finished hand; shuffle: drawing the cards it dealt; floor: their sum;",
+        "  rules: what the budget leaves for everything else (ours spends ours - floor).",
+    ]
+    return lines
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=2.0, help="time per library")
     parser.add_argument("--hands", type=int, default=50_000, help="hands in the fixed set")
     parser.add_argument("--hand-seconds", type=float, default=2.0,
                         help="time per engine per configuration of complete hands")
-    parser.add_argument("--only", choices=["evaluation", "hands"], help="run one section")
+    parser.add_argument("--only", choices=["evaluation", "hands", "budget"],
+                        help="run one section")
     args = parser.parse_args()
     print(f"Python {platform.python_version()} ({platform.python_implementation()}), "
           f"{platform.machine()}")
@@ -294,6 +401,9 @@ def main() -> None:
             print(line, flush=True)
     if args.only in (None, "hands"):
         for line in bench_hands(args.hand_seconds):
+            print(line, flush=True)
+    if args.only in (None, "budget"):
+        for line in bench_budget(args.hand_seconds * 3):
             print(line, flush=True)
 
 
