@@ -305,6 +305,11 @@ class _Recorded:
         self.over = not self.left
 
 
+def _repeat(times: int, work: Callable[[], object]) -> None:
+    for _ in range(times):
+        work()
+
+
 def _each(items: Sequence[Any], work: Callable[[Any], object]) -> None:
     for item in items:
         work(item)
@@ -322,7 +327,7 @@ def _per_hand(work: Callable[[], object], hands: int, seconds: float) -> float:
             return best / hands * 1e6
 
 
-def bench_budget(seconds: float, hands: int = 400) -> list[str]:
+def bench_budget(seconds: float, hands: int = 200) -> list[str]:
     """What the 20x target leaves for the rules: PokerKit's time per hand over 20, against what
     a hand's outputs and the bench's own loop cost with no rule applied at all."""
     warnings.simplefilter("ignore")
@@ -352,14 +357,17 @@ def bench_budget(seconds: float, hands: int = 400) -> list[str]:
         dealt = [position for _, position, _ in recorded]
         plays = [(first, len(hand.actions)) for hand, _, first in recorded]
         share = seconds / 6
-        # Each pass keeps nothing it makes, as a hand of the bench keeps nothing.
+        # Each pass plays the same hands (the same seed), keeping nothing it makes, as a hand
+        # of the bench keeps nothing.
         pk = _per_hand(
-            lambda: _each(range(hands // 8), lambda _: _pokerkit_hand(
-                pokerkit.FixedLimitSevenCardStud, players, rng)),
-            hands // 8, share,
+            lambda: _repeat(hands, partial(
+                _pokerkit_hand, pokerkit.FixedLimitSevenCardStud, players,
+                random.Random(players))),
+            hands, share,
         )
         ours = _per_hand(
-            lambda: _each(range(hands), lambda _: _our_hand(config, players, rng)), hands, share
+            lambda: _repeat(hands, partial(_our_hand, config, players, random.Random(players))),
+            hands, share,
         )
         policy = _per_hand(
             lambda: _each(plays, lambda play: _policy(_Recorded(*play), rng)), hands, share
