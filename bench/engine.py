@@ -327,6 +327,50 @@ def _per_hand(work: Callable[[], object], hands: int, seconds: float) -> float:
             return best / hands * 1e6
 
 
+def _budget_row(config: TableConfig, players: int, hands: int, share: float) -> str:
+    """One line of the budget table: each part timed for ``share`` seconds."""
+    rng = random.Random(players)
+    recorded: list[tuple[Hand, int, LegalActions]] = []
+    for _ in range(hands):
+        deck = Deck(rng=rng)
+        hand = Hand(config, [(s, STACK) for s in range(players)], deck)
+        first = hand.legal_actions()
+        _policy(hand, rng)
+        recorded.append((hand, deck.position, first))
+    logs = [(hand.events, (None, *hand.seats)) for hand, _, _ in recorded]
+    # The event log's values alone: each hand's events rebuilt from constants, as tuples.
+    literals = [compile(repr([tuple(e) for e in events]), "<events>", "eval")
+                for events, _ in logs]
+    dealt = [position for _, position, _ in recorded]
+    plays = [(first, len(hand.actions)) for hand, _, first in recorded]
+    # Each pass plays the same hands (the same seed), keeping nothing it makes, as a hand
+    # of the bench keeps nothing.
+    pk = _per_hand(
+        lambda: _repeat(hands, partial(
+            _pokerkit_hand, pokerkit.FixedLimitSevenCardStud, players, random.Random(players))),
+        hands, share,
+    )
+    ours = _per_hand(
+        lambda: _repeat(hands, partial(_our_hand, config, players, random.Random(players))),
+        hands, share,
+    )
+    policy = _per_hand(
+        lambda: _each(plays, lambda play: _policy(_Recorded(*play), rng)), hands, share
+    )
+    events = _per_hand(lambda: _each(literals, eval), hands, share)
+    view_time = _per_hand(lambda: _each(logs, lambda log: views(*log)), hands, share)
+    shuffle = _per_hand(
+        lambda: _each(dealt, lambda count: Deck(rng=rng).deal_round(count, False)),
+        hands, share,
+    )
+    floor = policy + events + view_time + shuffle
+    budget = pk / 20
+    return (
+        f"{players:>8}{pk:>10.0f}{budget:>8.1f}{ours:>8.1f}{policy:>8.1f}{events:>8.1f}"
+        f"{view_time:>8.1f}{shuffle:>8.1f}{floor:>8.1f}{budget - floor:>8.1f}"
+    )
+
+
 def bench_budget(seconds: float, hands: int = 200) -> list[str]:
     """What the 20x target leaves for the rules: PokerKit's time per hand over 20, against what
     a hand's outputs and the bench's own loop cost with no rule applied at all."""
@@ -342,48 +386,7 @@ def bench_budget(seconds: float, hands: int = 200) -> list[str]:
         small_bet=SMALL_BET, big_bet=BIG_BET,
     )
     for players in (2, 4, 8):
-        rng = random.Random(players)
-        recorded: list[tuple[Hand, int, LegalActions]] = []
-        for _ in range(hands):
-            deck = Deck(rng=rng)
-            hand = Hand(config, [(s, STACK) for s in range(players)], deck)
-            first = hand.legal_actions()
-            _policy(hand, rng)
-            recorded.append((hand, deck.position, first))
-        logs = [(hand.events, (None, *hand.seats)) for hand, _, _ in recorded]
-        # The event log's values alone: each hand's events rebuilt from constants, as tuples.
-        literals = [compile(repr([tuple(e) for e in events]), "<events>", "eval")
-                    for events, _ in logs]
-        dealt = [position for _, position, _ in recorded]
-        plays = [(first, len(hand.actions)) for hand, _, first in recorded]
-        share = seconds / 6
-        # Each pass plays the same hands (the same seed), keeping nothing it makes, as a hand
-        # of the bench keeps nothing.
-        pk = _per_hand(
-            lambda: _repeat(hands, partial(
-                _pokerkit_hand, pokerkit.FixedLimitSevenCardStud, players,
-                random.Random(players))),
-            hands, share,
-        )
-        ours = _per_hand(
-            lambda: _repeat(hands, partial(_our_hand, config, players, random.Random(players))),
-            hands, share,
-        )
-        policy = _per_hand(
-            lambda: _each(plays, lambda play: _policy(_Recorded(*play), rng)), hands, share
-        )
-        events = _per_hand(lambda: _each(literals, eval), hands, share)
-        view_time = _per_hand(lambda: _each(logs, lambda log: views(*log)), hands, share)
-        shuffle = _per_hand(
-            lambda: _each(dealt, lambda count: Deck(rng=rng).deal_round(count, False)),
-            hands, share,
-        )
-        floor = policy + events + view_time + shuffle
-        budget = pk / 20
-        lines.append(
-            f"{players:>8}{pk:>10.0f}{budget:>8.1f}{ours:>8.1f}{policy:>8.1f}{events:>8.1f}"
-            f"{view_time:>8.1f}{shuffle:>8.1f}{floor:>8.1f}{budget - floor:>8.1f}"
-        )
+        lines.append(_budget_row(config, players, hands, seconds / 6))
     lines += [
         "  budget: pokerkit / 20; policy: the bench's loop over a hand's recorded legal",
         "  actions; events: the hand's event values rebuilt from constants; views: the views",

@@ -970,7 +970,7 @@ class Hand:
         """Some live seat shows a pair on its board (the open-pair rule, SCS 5)."""
         if self._known_boards:
             keys = self._board_keys
-            for j in live:
+            for j in live:  # noqa: SIM110 - a loop, not a generator: no frame per call
                 if keys[j] & _PAIRED:
                     return True
             return False

@@ -84,7 +84,7 @@ def _fold_public(events: Iterable[Event], own: dict[int, list[str]]) -> dict[str
                 s["bet"] = 0
             for deal in data["deals"]:
                 s = seats[deal["seat"]]
-                s["up"] += deal["up"]  # the seat's own list (made at hand_started), never an event's
+                s["up"] += deal["up"]  # the seat's own list (from hand_started), not an event's
                 s["down_count"] += deal["down"]
         elif kind == "ante":
             s = seats[data["seat"]]

@@ -1,8 +1,9 @@
 """The engine's fast paths agree with its general ones, turn by turn, over random play.
 
 Fixed limit builds each turn's legal actions and ``turn`` event in one step (Hand._set_turn),
-and keeps each board as a rank-pattern key (which also says whether a pair shows); the general code (Hand._compute_legal,
-engine.evaluate's board values) must give the same answers at every step.
+and keeps each board as a rank-pattern key (which also says whether a pair shows); the
+general code (Hand._compute_legal, engine.evaluate's board values) must give the same answers
+at every step.
 """
 
 from __future__ import annotations
