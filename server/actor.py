@@ -59,6 +59,11 @@ REMEMBERED_ACTION_IDS = 64
 PAUSE_RETRY_MAX = 2.0  # seconds between tries of a write while the database does not answer
 
 
+# Each node that takes a table over numbers its events from (token - 1) * SEQ_PER_RUN: a client
+# sees the jump and resyncs, and a gateway knows from any event's seq which run sent it.
+SEQ_PER_RUN = 1_000_000_000
+
+
 class CommandRefused(Exception):
     """A command the table will not carry out; changes nothing."""
 
@@ -614,7 +619,12 @@ class TableActor:
         return snapshot
 
     async def _connection(self, player: str, data: dict[str, Any]) -> dict[str, Any]:
-        """A connection of the player's came or went (a player may have several)."""
+        """A connection of the player's came or went (a player may have several). One told
+        to a given run of the table (``run``) is refused by any other: a node's actor that
+        has not yet learnt the table moved must not count it."""
+        run = data.get("run")
+        if run is not None and run != self.seq // SEQ_PER_RUN:
+            raise CommandRefused("table_moved", "the table moved to another node; try again")
         state = self._state(player)
         state.connections = max(0, state.connections + (1 if data.get("connected") else -1))
         if not state.connections and self.table.seat_of(player) is None:

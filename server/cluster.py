@@ -23,7 +23,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
-import time
 from typing import Any, Protocol
 
 from redis.asyncio import Redis
@@ -65,9 +64,6 @@ class Leases(Protocol):
 
     async def release(self, table_id: int) -> None: ...
 
-    async def beat(self) -> int:
-        """Say this node is alive; how many nodes are."""
-
     async def close(self) -> None: ...
 
 
@@ -85,9 +81,6 @@ class LocalLeases:
 
     async def release(self, table_id: int) -> None:
         return None
-
-    async def beat(self) -> int:
-        return 1
 
     async def close(self) -> None:
         return None
@@ -147,16 +140,6 @@ class RedisLeases:
             return None
         text = value.decode() if isinstance(value, bytes) else str(value)
         return text.split(" ")[0]
-
-    async def beat(self) -> int:
-        nodes = f"{self._prefix}nodes"
-        now_ms = int(time.time() * 1000)
-        async with self._redis.pipeline(transaction=True) as pipe:
-            pipe.zadd(nodes, {self.node_id: now_ms + self._ttl_ms})
-            pipe.zremrangebyscore(nodes, "-inf", now_ms)
-            pipe.zcard(nodes)
-            *_, count = await pipe.execute()
-        return max(1, int(count))
 
     async def close(self) -> None:
         await self._redis.aclose()

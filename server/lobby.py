@@ -7,12 +7,12 @@ carried on, and the hand in progress dealt again from its stored deck and replay
 it was (or, when that cannot be done, voided with every chip back). The sequence of the
 table's events jumps ahead at every change of node, so clients resync. An operator's new
 table is run at once by the node that made it. Every third of a lease the node renews its
-leases, stops running a table whose lease it lost (writing nothing more), takes free tables
-up to its fair share (any table nobody runs), and tells the other nodes how its tables look
-for their lobbies. If an actor's task dies, its hand in progress is recorded as cancelled and
-the actor is built again from the database: the other tables never notice. The lobby list
-(seats taken, waiting list, average pot, hands per hour) comes from the actors, this node's
-and the others', never from the database.
+leases, stops running a table whose lease it lost (writing nothing more), takes the tables
+nobody runs (none another node told of lately, unless it gave the table back), and tells the
+other nodes how its tables look for their lobbies. If an actor's task dies, its hand in
+progress is recorded as cancelled and the actor is built again from the database: the other
+tables never notice. The lobby list (seats taken, waiting list, average pot, hands per hour)
+comes from the actors, this node's and the others', never from the database.
 """
 
 from __future__ import annotations
@@ -31,7 +31,14 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from engine.cards import Deck
 from server import table_store, tables
-from server.actor import FinishedHand, LiveHandState, TableActor, TableSettings, TableStore
+from server.actor import (
+    SEQ_PER_RUN,
+    FinishedHand,
+    LiveHandState,
+    TableActor,
+    TableSettings,
+    TableStore,
+)
 from server.bus import MemoryBus, Subscription
 from server.cluster import (
     COMMAND_QUEUE_SIZE,
@@ -51,7 +58,6 @@ log = logging.getLogger(__name__)
 STATS_WINDOW = 3600.0  # hands per hour counts the last hour
 AVERAGE_OF = 50  # the average pot is over the last hands, this many at most
 RESTART_BACKOFF_MAX = 30.0
-SEQ_PER_RUN = 1_000_000_000  # each node running a table numbers its events from here on
 
 
 class TableStats:
@@ -108,6 +114,10 @@ class _CountingStore:
         await self.inner.record_action(table_id, number, position, action)
 
 
+# How long, in leases, what another node last told of a table is kept once it stops telling.
+KEEP_HEARD_LEASES = 4
+
+
 @dataclass(frozen=True, slots=True)
 class _HeardTable:
     """A table another node runs, as it last told: its lobby line, and what a node taking
@@ -118,6 +128,7 @@ class _HeardTable:
     waiting: list[str]
     after_hand: dict[str, dict[str, bool]]  # player -> {"leaving", "sit_out"}
     at: float  # when it was heard (monotonic)
+    released: bool = False  # its node stopped and gave the table back: free to take at once
 
 
 @dataclass(slots=True)
@@ -155,7 +166,6 @@ class Cardroom:
         self._records: dict[int, TableRecord] = {}  # every open table of the cardroom
         self._tables: dict[int, _Table] = {}  # the tables this node runs
         self._elsewhere: dict[int, _HeardTable] = {}  # tables other nodes run, as told
-        self._nodes = 1
         self._background: set[asyncio.Task[None]] = set()
         self._stopping = False
 
@@ -198,13 +208,14 @@ class Cardroom:
         async with self.sessionmaker() as session:
             records = await tables.list_tables(session, status=TableStatus.OPEN)
         self._records = {record.id: record for record in records}
-        self._nodes = await self.leases.beat()
-        share = -(-len(records) // self._nodes)  # this node's fair share, rounded up
+        lately = time.monotonic() - self.settings.lease_seconds
         for record in records:
             if record.id in self._tables:
                 continue
-            unheard = record.id not in self._elsewhere
-            if len(self._tables) < share or unheard:
+            heard = self._elsewhere.get(record.id)
+            # A table another node told of lately is its node's, even when its lease is
+            # missing (Redis restarted empty: the holder sets it again at its renewal).
+            if heard is None or heard.released or heard.at < lately:
                 await self._take(record)
 
     async def _keep_leases(self) -> None:
@@ -219,9 +230,11 @@ class Cardroom:
             except Exception as exc:  # noqa: BLE001 - Redis or the database away: next time
                 log.warning("cardroom: lease round failed (%s)", exc)
             self._tell_lobby()
-            horizon = time.monotonic() - self.settings.lease_seconds
+            # What a node said of a table it no longer tells of is kept a while: the node
+            # taking the table over keeps its players as they were.
+            forgotten = time.monotonic() - KEEP_HEARD_LEASES * self.settings.lease_seconds
             for table_id, heard in list(self._elsewhere.items()):
-                if heard.at < horizon:
+                if heard.at < forgotten:
                     del self._elsewhere[table_id]
 
     async def _renew_all(self) -> None:
@@ -302,8 +315,10 @@ class Cardroom:
             task.cancel()
         await asyncio.gather(*self._background, return_exceptions=True)
         await self.router.close()
-        for table_id, table in list(self._tables.items()):
+        for table in self._tables.values():
             await table.actor.stop()
+        self._tell_lobby(released=True)  # the players as they are now, for whoever takes over
+        for table_id in self._tables:
             with contextlib.suppress(Exception):
                 await self.leases.release(table_id)
 
@@ -453,8 +468,10 @@ class Cardroom:
     def lobby(self) -> list[dict[str, Any]]:
         """Every open table, as the lobby lists it: this node's own, the others' as they
         last told (a table between nodes is listed from its record)."""
+        lately = time.monotonic() - self.settings.lease_seconds
         listed: dict[int, dict[str, Any]] = {
             table_id: heard.summary for table_id, heard in self._elsewhere.items()
+            if heard.at >= lately and not heard.released
         }
         for table_id in self._tables:
             listed[table_id] = self.summary(table_id)
@@ -497,9 +514,10 @@ class Cardroom:
             "average_pot": 0, "hands_per_hour": 0, "restarts": 0, "node": None,
         }
 
-    def _tell_lobby(self) -> None:
+    def _tell_lobby(self, released: bool = False) -> None:
         """This node's tables for the other nodes' lobbies, with what a node taking one
-        over keeps of its players (who sits out, who waits)."""
+        over keeps of its players (who sits out, who waits); ``released``: this node gives
+        them back, another may take them at once."""
         for table_id, table in self._tables.items():
             seats = table.actor.table.seats
             self.bus.publish_now(LOBBY_CHANNEL, {
@@ -510,6 +528,7 @@ class Cardroom:
                                for s in seats if s is not None
                                and (s.leaving or s.sit_out_next_hand)},
                 "waiting_list": list(table.actor.waiting),
+                "released": released,
             })
 
     async def _hear_lobby(self, lobby: Subscription) -> None:
@@ -526,5 +545,6 @@ class Cardroom:
                     waiting=list(message.get("waiting_list") or []),
                     after_hand=dict(message.get("after_hand") or {}),
                     at=time.monotonic(),
+                    released=bool(message.get("released")),
                 )
             lobby = self.bus.subscribe(LOBBY_CHANNEL, size=COMMAND_QUEUE_SIZE)

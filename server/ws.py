@@ -28,7 +28,7 @@ import orjson
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 
 from server import tokens
-from server.actor import CommandRefused
+from server.actor import SEQ_PER_RUN, CommandRefused
 from server.bus import DEFAULT_QUEUE_SIZE, MemoryBus, Subscription, player_channel, table_channel
 from server.cluster import TableHandle
 
@@ -79,6 +79,7 @@ class Connection:
         self.player: str | None = None
         self.watching: set[int] = set()
         self.present: set[int] = set()  # tables told that this player's connection is here
+        self._runs: dict[int, int] = {}  # each watched table's run, from the last seq heard
         self._telling: set[asyncio.Task[None]] = set()
         self.channel = connection_channel()
         self.subscription: Subscription = cardroom.bus.subscribe(
@@ -128,8 +129,7 @@ class Connection:
         """Write the queued frames to the socket; close a connection that fell behind."""
         try:
             async for message in self.subscription:
-                if message.get("kind") == "table_resumed":
-                    self._present_again(message.get("table"))
+                self._note_run(message)
                 await self.websocket.send_text(dumps(message))
             if self.subscription.dropped:
                 await self.websocket.close(code=TOO_SLOW, reason="too slow: reconnect and resync")
@@ -212,18 +212,47 @@ class Connection:
                 with contextlib.suppress(CommandRefused):
                     await actor.submit("connection", self.player, connected=connected)
 
-    def _present_again(self, table_id: Any) -> None:
+    def _note_run(self, message: dict[str, Any]) -> None:
+        """A message from a new run of a table (another node took it over) means the table
+        knows nothing of this connection yet: tell it. Any message of the run will do, so
+        one lost while the bus was away (its ``table_resumed``, say) costs nothing."""
+        table_id, seq = message.get("table"), message.get("seq")
+        if type(table_id) is not int or type(seq) is not int:
+            return
+        run = seq // SEQ_PER_RUN
+        last = self._runs.get(table_id)
+        self._runs[table_id] = run
+        if last is not None and run != last:
+            self._present_again(table_id, run)
+
+    def _present_again(self, table_id: int, run: int) -> None:
         """A table that changed nodes knows nothing of the connections of its players made
-        through other nodes: tell its new node this one is here."""
+        through other nodes: tell its new run this one is here. Until the old node learns
+        the table moved, it may still answer for it: the tell names the run, only that run
+        takes it, and it is tried again until it does (or a newer run, or the connection's
+        end, makes it moot)."""
         if self.player is None or table_id not in self.present:
             return
         player = self.player
 
         async def tell() -> None:
-            actor = await self.cardroom.table(table_id)
-            if actor is not None:
-                with contextlib.suppress(CommandRefused):
-                    await actor.submit("connection", player, connected=True)
+            delay = 0.05
+            while self._runs.get(table_id) == run and table_id in self.present:
+                actor = await self.cardroom.table(table_id)
+                if actor is None:
+                    return
+                try:
+                    await actor.submit("connection", player, connected=True, run=run)
+                except CommandRefused as refusal:
+                    if refusal.code not in ("table_moved", "table_unavailable"):
+                        return
+                    await asyncio.sleep(delay)
+                    delay = min(delay * 2, 1.0)
+                    continue
+                if table_id not in self.present:  # the connection ended meanwhile
+                    with contextlib.suppress(CommandRefused):
+                        await actor.submit("connection", player, connected=False)
+                return
 
         task = asyncio.create_task(tell())
         self._telling.add(task)
@@ -261,6 +290,7 @@ class Connection:
     async def on_unwatch(self, message: dict[str, Any]) -> dict[str, Any]:
         table_id, _ = await self._actor(message)
         self.watching.discard(table_id)
+        self._runs.pop(table_id, None)
         self.subscription.remove(table_channel(table_id))
         if self.player is not None:
             self.subscription.remove(player_channel(table_id, self.player))

@@ -135,10 +135,11 @@ def test_a_snapshot_carries_who_sits_out_once_the_hand_ends() -> None:
     snap = snapshot(TableConfig(), ["p0", "p1"], 100, 0, seq=4)
     snap["seats"][1]["sit_out_next_hand"] = True
     table._apply_snapshot(snap)
-    assert not table.view.seats[1].sitting_out
+    assert not table.view.seats[1].sitting_out and table.view.seats[1].sit_out_next_hand
     table._on_event({"type": "event", "table": 1, "seq": 5, "kind": "hand_cancelled",
                      "data": {"hand": 1, "reason": "x", "stacks": {"0": 100, "1": 100}}})
     assert table.view.seats[1].sitting_out and not table.view.seats[0].sitting_out
+    assert not table.view.seats[1].sit_out_next_hand
 
 
 def test_actions_are_checked_and_legal_actions_read() -> None:

@@ -376,7 +376,8 @@ class Node:
         self.id = node_id
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        self.env = dict(env)
+        # Unbuffered, so the log a failed test prints holds everything the node said.
+        self.env = {**env, "PYTHONUNBUFFERED": "1"}
         self.log_level = log_level
         self.log_path = directory / f"node-{node_id}.log"
         self.process: subprocess.Popen[bytes] | None = None
@@ -732,6 +733,12 @@ class Player:
             try:
                 view = await self.table.wait_for(wanted, 0.5)
             except TimeoutError:
+                me = self.table.view.me
+                if self.stopping and me is not None and not (
+                        me.sitting_out or me.sit_out_next_hand):
+                    # The table does not show the sit-out asked for (a node that took the
+                    # table over had not heard of it): ask again.
+                    asked_out = False
                 continue
             if self._done(view):
                 return

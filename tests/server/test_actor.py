@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from engine.variants import TableConfig, find_variant
-from server.actor import CommandRefused, TableActor, TableSettings
+from server.actor import SEQ_PER_RUN, CommandRefused, TableActor, TableSettings
 from server.bus import MemoryBus, Subscription, player_channel, table_channel
 from tests.server.fakes import MemoryTableStore
 
@@ -225,6 +225,25 @@ async def test_a_stopped_table_refuses_commands_at_once() -> None:
     with pytest.raises(CommandRefused) as refused:
         await asyncio.wait_for(actor.submit("sit_in", "ann"), 1.0)
     assert refused.value.code == "table_closed"
+
+
+async def test_a_connection_told_to_another_run_of_the_table_is_refused() -> None:
+    """A gateway tells the run of the table it heard from; an actor of an older run (a node
+    that has not yet learnt the table moved) counts nothing, the actor of that run does."""
+    old = make_actor(action_clock=5.0)
+    new = make_actor(action_clock=5.0)
+    new.restore([(0, "ann", 100)], seq=2 * SEQ_PER_RUN, sitting_out=set())
+    old.start()
+    new.start()
+    try:
+        with pytest.raises(CommandRefused) as refused:
+            await old.submit("connection", "ann", connected=True, run=2)
+        assert refused.value.code == "table_moved" and "ann" not in old.players
+        await new.submit("connection", "ann", connected=True, run=2)
+        assert new.snapshot("ann")["seats"][0]["connected"]
+    finally:
+        await old.stop()
+        await new.stop()
 
 
 async def test_a_player_who_left_mid_hand_after_a_cancelled_hand_is_cashed_out() -> None:

@@ -22,12 +22,12 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from engine.views import view
 from server import tables
-from server.actor import CommandRefused, TableActor, TableSettings, TableTakenOver
+from server.actor import SEQ_PER_RUN, CommandRefused, TableActor, TableSettings, TableTakenOver
 from server.bus import MemoryBus, Subscription, table_channel
 from server.cluster import RedisLeases, RemoteTable
 from server.db.models import HandRecord, LiveHand
 from server.db.session import make_engine, make_sessionmaker
-from server.lobby import SEQ_PER_RUN, Cardroom
+from server.lobby import Cardroom
 from server.redis_bus import RedisBus
 from server.settings import Settings
 from server.table_store import DatabaseTableStore, check_books, claim_table, seated_players
@@ -62,7 +62,6 @@ async def test_a_lease_is_one_node_s_until_it_lapses_or_is_given_back() -> None:
         # A lease that vanished (Redis restarted empty) is taken again by its holder.
         await a._redis.delete(a._key(7))
         assert await a.renew(7) and await a.holder(7) == "a"
-        assert await a.beat() == 1 and await b.beat() == 2
         # The same node id, restarted, does not inherit its old leases.
         again = RedisLeases(url, "a", 0.5)
         try:
@@ -298,3 +297,35 @@ async def test_a_dead_node_s_table_is_taken_over_and_its_hand_finished(
         ) >= number
         assert (await check_books(session)).balanced
         assert await session.scalar(select(func.count()).select_from(LiveHand)) <= 1
+
+
+@needs_redis
+@needs_postgresql
+@pytest.mark.usefixtures("redis_available")
+async def test_a_node_stopped_cleanly_hands_its_table_over_at_once(nodes: list[Node]) -> None:
+    """A node that stops gives its leases back and says so: another node takes the table at
+    its next round, not a lease later, and keeps its players as they were at the stop."""
+    a, b = nodes
+    table_id = await seed(a.cardroom.sessionmaker, ["ann", "bob", "cat"])
+    await a.start()
+    await wait_for(lambda: a.cardroom.actor(table_id) is not None)
+    await b.start()
+    running = a.cardroom.actor(table_id)
+    assert running is not None
+    for player in ("ann", "bob", "cat"):
+        await running.submit("sit", player, buy_in=100)
+    await wait_for(lambda: running.table.hand is not None)
+    await asyncio.sleep(LEASE)  # b has heard of the table from a: it is a's
+    assert b.cardroom.actor(table_id) is None
+    # cat sits out (now, or once the hand ends if dealt in), and a stops before telling b
+    # in its own time.
+    said = await running.submit("sit_out", "cat")
+    assert said["sitting_out"] or said["after_hand"]
+    number = running.hand_number
+    await a.stop()
+
+    await wait_for(lambda: b.cardroom.actor(table_id) is not None, timeout=LEASE)
+    taken = b.cardroom.actor(table_id)
+    assert taken is not None and taken.hand_number == number
+    cat = taken.table.seats[taken.table.seat_of("cat")]  # type: ignore[index]
+    assert cat is not None and (cat.sit_out_next_hand or cat.sitting_out)

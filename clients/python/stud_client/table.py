@@ -421,14 +421,14 @@ class Table:
             if h is None:
                 seats.append(SeatView(
                     number, seat.player, seat.stack, seat.pending_chips, seat.sitting_out,
-                    seat.leaving, seat.connected,
+                    seat.leaving, seat.connected, sit_out_next_hand=seat.sit_out_next_hand,
                 ))
                 continue
             seats.append(SeatView(
                 number, seat.player, seat.stack if over else h["stack"], seat.pending_chips,
                 seat.sitting_out, seat.leaving, seat.connected, True, h["bet"], h["in_pot"],
                 tuple(h["up"]), tuple(h["down"]), h["down_count"], h["folded"], h["all_in"],
-                h["shown"],
+                h["shown"], sit_out_next_hand=seat.sit_out_next_hand,
             ))
         legal = picture["legal"] if picture else None
         return TableView(

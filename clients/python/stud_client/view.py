@@ -116,6 +116,7 @@ class SeatView:
     folded: bool = False
     all_in: bool = False
     shown: bool = False
+    sit_out_next_hand: bool = False  # asked to sit out once the hand in progress ends
 
     @property
     def live(self) -> bool:
