@@ -629,7 +629,7 @@ class TableActor:
         state.connections = max(0, state.connections + (1 if data.get("connected") else -1))
         if not state.connections and self.table.seat_of(player) is None:
             del self.players[player]  # a spectator gone: nothing to remember
-        return {}
+        return {"run": self.seq // SEQ_PER_RUN}
 
     # ------------------------------------------------------------------ acting
 

@@ -79,7 +79,10 @@ class Connection:
         self.player: str | None = None
         self.watching: set[int] = set()
         self.present: set[int] = set()  # tables told that this player's connection is here
-        self._runs: dict[int, int] = {}  # each watched table's run, from the last seq heard
+        # The run of each table (seq // SEQ_PER_RUN) that counted this connection (None: not
+        # known), and the run being told now.
+        self._told: dict[int, int | None] = {}
+        self._telling_run: dict[int, int] = {}
         self._telling: set[asyncio.Task[None]] = set()
         self.channel = connection_channel()
         self.subscription: Subscription = cardroom.bus.subscribe(
@@ -207,37 +210,41 @@ class Connection:
                 self.present.add(table_id)
             else:
                 self.present.discard(table_id)
+                self._told.pop(table_id, None)
+                self._telling_run.pop(table_id, None)
             actor = await self.cardroom.table(table_id)
-            if actor is not None:
-                with contextlib.suppress(CommandRefused):
-                    await actor.submit("connection", self.player, connected=connected)
+            if actor is None:
+                continue
+            with contextlib.suppress(CommandRefused):
+                reply = await actor.submit("connection", self.player, connected=connected)
+                if connected and table_id in self.present:
+                    self._told[table_id] = reply.get("run")
 
     def _note_run(self, message: dict[str, Any]) -> None:
-        """A message from a new run of a table (another node took it over) means the table
-        knows nothing of this connection yet: tell it. Any message of the run will do, so
-        one lost while the bus was away (its ``table_resumed``, say) costs nothing."""
+        """A message from a run of the table that has not counted this connection (another
+        node took the table over, or the table was changing hands when the connection came)
+        means that run knows nothing of it yet: tell it. Any message of the run will do, so
+        one lost while the bus was away costs nothing."""
         table_id, seq = message.get("table"), message.get("seq")
-        if type(table_id) is not int or type(seq) is not int:
+        if type(table_id) is not int or type(seq) is not int or table_id not in self.present:
             return
         run = seq // SEQ_PER_RUN
-        last = self._runs.get(table_id)
-        self._runs[table_id] = run
-        if last is not None and run != last:
+        if self._told.get(table_id) != run and self._telling_run.get(table_id) != run:
             self._present_again(table_id, run)
 
     def _present_again(self, table_id: int, run: int) -> None:
-        """A table that changed nodes knows nothing of the connections of its players made
-        through other nodes: tell its new run this one is here. Until the old node learns
-        the table moved, it may still answer for it: the tell names the run, only that run
-        takes it, and it is tried again until it does (or a newer run, or the connection's
-        end, makes it moot)."""
-        if self.player is None or table_id not in self.present:
+        """Tell the table's run ``run`` this connection is here. Until an old node learns the
+        table moved, it may still answer for it: the tell names the run, only that run takes
+        it, and it is tried again until it does (or a newer run, or the connection's end,
+        makes it moot)."""
+        if self.player is None:
             return
         player = self.player
+        self._telling_run[table_id] = run
 
         async def tell() -> None:
             delay = 0.05
-            while self._runs.get(table_id) == run and table_id in self.present:
+            while self._telling_run.get(table_id) == run and table_id in self.present:
                 actor = await self.cardroom.table(table_id)
                 if actor is None:
                     return
@@ -252,6 +259,10 @@ class Connection:
                 if table_id not in self.present:  # the connection ended meanwhile
                     with contextlib.suppress(CommandRefused):
                         await actor.submit("connection", player, connected=False)
+                    return
+                self._told[table_id] = run
+                if self._telling_run.get(table_id) == run:
+                    del self._telling_run[table_id]
                 return
 
         task = asyncio.create_task(tell())
@@ -290,7 +301,6 @@ class Connection:
     async def on_unwatch(self, message: dict[str, Any]) -> dict[str, Any]:
         table_id, _ = await self._actor(message)
         self.watching.discard(table_id)
-        self._runs.pop(table_id, None)
         self.subscription.remove(table_channel(table_id))
         if self.player is not None:
             self.subscription.remove(player_channel(table_id, self.player))
