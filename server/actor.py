@@ -59,6 +59,8 @@ REMEMBERED_ACTION_IDS = 64
 PAUSE_RETRY_MAX = 2.0  # seconds between tries of a write while the database does not answer
 
 
+STOP_GRACE_SECONDS = 5.0  # how long a stopping table may take to finish what it is doing
+
 # Each node that takes a table over numbers its events from (token - 1) * SEQ_PER_RUN: a client
 # sees the jump and resyncs, and a gateway knows from any event's seq which run sent it.
 SEQ_PER_RUN = 1_000_000_000
@@ -192,6 +194,8 @@ class TableActor:
         self._players_in_hand: dict[int, str] = {}
         self._public = table_channel(table_id)
         self._task: asyncio.Task[None] | None = None
+        self._busy = True  # carrying out a command or a clock (not waiting for the next one)
+        self._closing = False
         self.stopped = asyncio.Event()
         self.taken_over = False  # another node runs the table now: this actor stopped
         self.paused_since: float | None = None  # the database has not answered since
@@ -245,10 +249,17 @@ class TableActor:
                 command.reply.set_exception(CommandRefused(code, message))
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+        """Stop serving. A command (or clock) being carried out is finished first, within
+        STOP_GRACE_SECONDS: cut short, its database write would be too."""
+        task = self._task
+        if task is None:
+            return
+        self._closing = True
+        if self._busy:
+            await asyncio.wait({task}, timeout=STOP_GRACE_SECONDS)
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
 
     async def submit(self, command: str, player: str, /, **data: Any) -> dict[str, Any]:
         """Hand a command to the actor and wait for its reply; raise CommandRefused."""
@@ -265,12 +276,14 @@ class TableActor:
     # ------------------------------------------------------------------ the loop
 
     async def run(self) -> None:
-        """Serve commands and clocks until cancelled; a failing hand is cancelled, not fatal."""
+        """Serve commands and clocks until stopped; a failing hand is cancelled, not fatal."""
         try:
             await self._carry_on()
             self._schedule_next_hand()
-            while True:
+            while not self._closing:
+                self._busy = False
                 command = await self._next_command()
+                self._busy = True
                 try:
                     if command is not None:
                         await self._handle(command)

@@ -168,6 +168,8 @@ class Cardroom:
         self._elsewhere: dict[int, _HeardTable] = {}  # tables other nodes run, as told
         self._background: set[asyncio.Task[None]] = set()
         self._stopping = False
+        self._stop_asked = asyncio.Event()  # wakes the lease rounds to end
+        self._lease_rounds: asyncio.Task[None] | None = None
 
     # ------------------------------------------------------------------ ws.Cardroom
 
@@ -202,7 +204,7 @@ class Cardroom:
             await self._open_all()
         except Exception as exc:  # noqa: BLE001 - retried below
             log.warning("cardroom: tables not loaded yet (%s); retrying", exc)
-        self._spawn(self._keep_leases())
+        self._lease_rounds = self._spawn(self._keep_leases())
 
     async def _open_all(self) -> None:
         async with self.sessionmaker() as session:
@@ -223,7 +225,10 @@ class Cardroom:
         tell the other nodes what ours look like."""
         every = self.settings.lease_seconds / 3
         while True:
-            await asyncio.sleep(every)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._stop_asked.wait(), every)
+            if self._stopping:
+                return
             try:
                 await self._renew_all()
                 await self._open_all()
@@ -303,14 +308,21 @@ class Cardroom:
         await self._take(record)
         return self.actor(record.id)
 
-    def _spawn(self, coroutine: Coroutine[Any, Any, None]) -> None:
+    def _spawn(self, coroutine: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
         task = asyncio.get_running_loop().create_task(coroutine)
         self._background.add(task)
         task.add_done_callback(self._background.discard)
+        return task
 
     async def stop(self) -> None:
         """Stop every actor and give the leases back, so other nodes take over at once."""
         self._stopping = True
+        # A lease round in the middle of its database work finishes it (cancelled there, the
+        # connection's reset would be cut short); everything else in the background waits on
+        # the bus or a timer and is cancelled.
+        self._stop_asked.set()
+        if self._lease_rounds is not None:
+            await asyncio.wait({self._lease_rounds}, timeout=self.settings.lease_seconds)
         for task in list(self._background):
             task.cancel()
         await asyncio.gather(*self._background, return_exceptions=True)
