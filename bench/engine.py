@@ -176,6 +176,14 @@ HAND_VARIANTS = (
 ANTE, BRING_IN, SMALL_BET, BIG_BET, STACK = 1, 1, 2, 4, 200
 
 
+def bench_config(variant: str) -> TableConfig:
+    """Our table configuration of a variant at the bench's stakes."""
+    return TableConfig(
+        variant=find_variant(variant), ante=ANTE, bring_in=BRING_IN,
+        small_bet=SMALL_BET, big_bet=BIG_BET,
+    )
+
+
 def _our_hand(config: TableConfig, players: int, rng: random.Random) -> int:
     """One hand of random legal play on our engine, then every seat's and a spectator's view."""
     hand = Hand(config, [(s, STACK) for s in range(players)], Deck(rng=rng))
@@ -266,10 +274,7 @@ def bench_hands(seconds: float) -> list[str]:
     ]
     warnings.simplefilter("ignore")
     for name, pk_name in HAND_VARIANTS:
-        config = TableConfig(
-            variant=find_variant(name), ante=ANTE, bring_in=BRING_IN,
-            small_bet=SMALL_BET, big_bet=BIG_BET,
-        )
+        config = bench_config(name)
         game = getattr(pokerkit, pk_name)
         for players in (2, 4, 8):
             ours_rng, their_rng = random.Random(players), random.Random(players)
@@ -381,10 +386,7 @@ def bench_budget(seconds: float, hands: int = 200) -> list[str]:
         f"{'players':>8}{'pokerkit':>10}{'budget':>8}{'ours':>8}{'policy':>8}{'events':>8}"
         f"{'views':>8}{'shuffle':>8}{'floor':>8}{'rules':>8}",
     ]
-    config = TableConfig(
-        variant=find_variant("seven_card_stud"), ante=ANTE, bring_in=BRING_IN,
-        small_bet=SMALL_BET, big_bet=BIG_BET,
-    )
+    config = bench_config("seven_card_stud")
     for players in (2, 4, 8):
         lines.append(_budget_row(config, players, hands, seconds / 6))
     lines += [

@@ -16,15 +16,11 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-CONFIGS = (
-    ("seven_card_stud", "FixedLimitSevenCardStud", 2),
-    ("seven_card_stud", "FixedLimitSevenCardStud", 8),
-    ("razz", "FixedLimitRazz", 2),
-    ("seven_card_stud_hi_lo", "FixedLimitSevenCardStudHighLowSplitEightOrBetter", 2),
-)
+CONFIGS = (("seven_card_stud", 2), ("seven_card_stud", 8), ("razz", 2),
+           ("seven_card_stud_hi_lo", 2))
 
 
-def _play(engine: str, variant: str, pk_name: str, players: int, hands: int) -> None:
+def _play(engine: str, variant: str, players: int, hands: int) -> None:
     """Warm up, then play ``hands`` hands (the child run under callgrind)."""
     import random
     import warnings
@@ -34,13 +30,9 @@ def _play(engine: str, variant: str, pk_name: str, players: int, hands: int) -> 
     import pokerkit
 
     import bench.engine as bench
-    from engine.variants import TableConfig, find_variant
 
-    config = TableConfig(
-        variant=find_variant(variant), ante=bench.ANTE, bring_in=bench.BRING_IN,
-        small_bet=bench.SMALL_BET, big_bet=bench.BIG_BET,
-    )
-    game = getattr(pokerkit, pk_name)
+    config = bench.bench_config(variant)
+    game = getattr(pokerkit, dict(bench.HAND_VARIANTS)[variant])
 
     def one(rng: random.Random) -> None:
         if engine == "ours":
@@ -56,10 +48,10 @@ def _play(engine: str, variant: str, pk_name: str, players: int, hands: int) -> 
         one(rng)
 
 
-def _count(engine: str, variant: str, pk_name: str, players: int, hands: int) -> int:
+def _count(engine: str, variant: str, players: int, hands: int) -> int:
     done = subprocess.run(
         ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable,
-         __file__, "--child", engine, variant, pk_name, str(players), str(hands)],
+         __file__, "--child", engine, variant, str(players), str(hands)],
         cwd=ROOT, capture_output=True, text=True, check=True,
     )
     found = re.search(r"Collected : (\d+)", done.stderr)
@@ -71,19 +63,19 @@ def _count(engine: str, variant: str, pk_name: str, players: int, hands: int) ->
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--hands", type=int, default=300, help="hands per count (ours)")
-    parser.add_argument("--child", nargs=5, help=argparse.SUPPRESS)
+    parser.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        engine, variant, pk_name, players, hands = args.child
-        _play(engine, variant, pk_name, int(players), int(hands))
+        engine, variant, players, hands = args.child
+        _play(engine, variant, int(players), int(hands))
         return
     print(f"{'variant':<24}{'players':>8}{'ours':>10}{'pokerkit':>10}{'ratio':>8}"
           "   (instructions per hand)")
-    for variant, pk_name, players in CONFIGS:
+    for variant, players in CONFIGS:
         per_hand = {}
         for engine, hands in (("ours", args.hands), ("pokerkit", max(20, args.hands // 8))):
-            played = _count(engine, variant, pk_name, players, hands)
-            idle = _count(engine, variant, pk_name, players, 0)
+            played = _count(engine, variant, players, hands)
+            idle = _count(engine, variant, players, 0)
             per_hand[engine] = (played - idle) / hands
         ours, theirs = per_hand["ours"], per_hand["pokerkit"]
         print(f"{variant:<24}{players:>8}{ours / 1e6:>9.2f}M{theirs / 1e6:>9.2f}M"

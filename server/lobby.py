@@ -210,14 +210,10 @@ class Cardroom:
         async with self.sessionmaker() as session:
             records = await tables.list_tables(session, status=TableStatus.OPEN)
         self._records = {record.id: record for record in records}
-        lately = time.monotonic() - self.settings.lease_seconds
         for record in records:
-            if record.id in self._tables:
-                continue
-            heard = self._elsewhere.get(record.id)
             # A table another node told of lately is its node's, even when its lease is
             # missing (Redis restarted empty: the holder sets it again at its renewal).
-            if heard is None or heard.released or heard.at < lately:
+            if record.id not in self._tables and self._run_elsewhere(record.id) is None:
                 await self._take(record)
 
     async def _keep_leases(self) -> None:
@@ -241,6 +237,14 @@ class Cardroom:
             for table_id, heard in list(self._elsewhere.items()):
                 if heard.at < forgotten:
                     del self._elsewhere[table_id]
+
+    def _run_elsewhere(self, table_id: int) -> _HeardTable | None:
+        """What another node said of the table, if it said lately that it runs it (within a
+        lease, and not giving it back)."""
+        heard = self._elsewhere.get(table_id)
+        if heard is None or heard.released:
+            return None
+        return heard if heard.at >= time.monotonic() - self.settings.lease_seconds else None
 
     async def _renew_all(self) -> None:
         now = time.monotonic()
@@ -480,11 +484,11 @@ class Cardroom:
     def lobby(self) -> list[dict[str, Any]]:
         """Every open table, as the lobby lists it: this node's own, the others' as they
         last told (a table between nodes is listed from its record)."""
-        lately = time.monotonic() - self.settings.lease_seconds
-        listed: dict[int, dict[str, Any]] = {
-            table_id: heard.summary for table_id, heard in self._elsewhere.items()
-            if heard.at >= lately and not heard.released
-        }
+        listed: dict[int, dict[str, Any]] = {}
+        for table_id in self._elsewhere:
+            heard = self._run_elsewhere(table_id)
+            if heard is not None:
+                listed[table_id] = heard.summary
         for table_id in self._tables:
             listed[table_id] = self.summary(table_id)
         for table_id, record in self._records.items():

@@ -133,15 +133,50 @@ async def eventually(check: Callable[[], Awaitable[T | None]], timeout: float,
 # ---------------------------------------------------------------------- Redis
 
 
-class RedisProcess:
-    """A redis-server of the test's own (the machine's shared Redis is never restarted)."""
+class _Process:
+    """A child process writing to its own log file: started, stopped (``stop_signal``) or
+    killed."""
 
-    def __init__(self, directory: Path) -> None:
-        self.directory = directory
+    stop_signal = signal.SIGTERM
+
+    def __init__(self, log_path: Path) -> None:
         self.port = free_port()
-        self.log_path = directory / "redis.log"
+        self.log_path = log_path
         self.process: subprocess.Popen[bytes] | None = None
         self._log: IO[Any] | None = None
+
+    def _launch(self, args: list[str], banner: str | None = None, **popen: Any) -> None:
+        self._log = self.log_path.open("a")
+        if banner is not None:
+            self._log.write(banner + "\n")
+            self._log.flush()
+        self.process = subprocess.Popen(
+            args, stdout=self._log, stderr=subprocess.STDOUT, **popen
+        )
+
+    def kill(self) -> None:
+        """SIGKILL: no goodbye."""
+        self._end(signal.SIGKILL)
+
+    def stop(self) -> None:
+        self._end(self.stop_signal)
+
+    def _end(self, how: signal.Signals) -> None:
+        process, self.process = self.process, None
+        if process is not None:
+            end_process(process, how)
+        if self._log is not None:
+            self._log.close()
+            self._log = None
+
+
+class RedisProcess(_Process):
+    """A redis-server of the test's own (the machine's shared Redis is never restarted).
+    Killed, every key (the leases) is gone with it."""
+
+    def __init__(self, directory: Path) -> None:
+        super().__init__(directory / "redis.log")
+        self.directory = directory
 
     @property
     def url(self) -> str:
@@ -150,17 +185,13 @@ class RedisProcess:
     def start(self, timeout: float = 10) -> None:
         binary = shutil.which("redis-server")
         assert binary is not None, "redis-server is not installed (apt-get install redis-server)"
-        self._log = self.log_path.open("a")
-        self.process = subprocess.Popen(
-            [binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
-             "--appendonly", "no", "--dir", str(self.directory)],
-            stdout=self._log, stderr=subprocess.STDOUT,
-        )
+        self._launch([binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
+                      "--appendonly", "no", "--dir", str(self.directory)])
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.ping():
                 return
-            assert self.process.poll() is None, tail(self.log_path)
+            assert self.process is not None and self.process.poll() is None, tail(self.log_path)
             time.sleep(0.02)
         raise AssertionError(f"redis-server did not start on port {self.port}\n"
                              + tail(self.log_path))
@@ -173,24 +204,9 @@ class RedisProcess:
         except OSError:
             return False
 
-    def kill(self) -> None:
-        """SIGKILL: every key (the leases) is gone with it."""
-        self._end(kill=True)
-
     def restart(self) -> None:
         self.kill()
         self.start()
-
-    def stop(self) -> None:
-        self._end(kill=False)
-
-    def _end(self, *, kill: bool) -> None:
-        process, self.process = self.process, None
-        if process is not None:
-            end_process(process, signal.SIGKILL if kill else signal.SIGTERM)
-        if self._log is not None:
-            self._log.close()
-            self._log = None
 
 
 # ---------------------------------------------------------------------- PostgreSQL
@@ -368,20 +384,20 @@ class PausableProxy:
 # ---------------------------------------------------------------------- nodes
 
 
-class Node:
-    """``python -m server --node-id ID --port P`` with its own log file."""
+class Node(_Process):
+    """``python -m server --node-id ID --port P`` with its own log file; stopped as by
+    Ctrl-C, killed with no lease given back."""
+
+    stop_signal = signal.SIGINT
 
     def __init__(self, node_id: str, directory: Path, env: Mapping[str, str],
                  log_level: str = "info") -> None:
+        super().__init__(directory / f"node-{node_id}.log")
         self.id = node_id
-        self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         # Unbuffered, so the log a failed test prints holds everything the node said.
         self.env = {**env, "PYTHONUNBUFFERED": "1"}
         self.log_level = log_level
-        self.log_path = directory / f"node-{node_id}.log"
-        self.process: subprocess.Popen[bytes] | None = None
-        self._log: IO[Any] | None = None
 
     @property
     def alive(self) -> bool:
@@ -389,13 +405,10 @@ class Node:
 
     def start(self) -> None:
         assert not self.alive, f"node {self.id} runs already"
-        self._log = self.log_path.open("a")
-        self._log.write(f"===== node {self.id} starting on port {self.port}\n")
-        self._log.flush()
-        self.process = subprocess.Popen(
+        self._launch(
             [sys.executable, "-m", "server", "--node-id", self.id, "--port", str(self.port),
              "--lease-seconds", str(LEASE_SECONDS), "--log-level", self.log_level],
-            env=self.env, cwd=ROOT, stdout=self._log, stderr=subprocess.STDOUT,
+            banner=f"===== node {self.id} starting on port {self.port}", env=self.env, cwd=ROOT,
         )
 
     def wait_ready(self, timeout: float = 30) -> None:
@@ -410,21 +423,6 @@ class Node:
                 + tail(self.log_path))
             time.sleep(0.05)
         raise AssertionError(f"node {self.id} was not ready in {timeout} s\n" + tail(self.log_path))
-
-    def kill(self) -> None:
-        """kill -9: no goodbye, no lease given back."""
-        self._end(kill=True)
-
-    def stop(self) -> None:
-        self._end(kill=False)
-
-    def _end(self, *, kill: bool) -> None:
-        process, self.process = self.process, None
-        if process is not None:
-            end_process(process, signal.SIGKILL if kill else signal.SIGINT)
-        if self._log is not None:
-            self._log.close()
-            self._log = None
 
     def log(self) -> str:
         return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
