@@ -104,12 +104,9 @@ class Deck:
         # Random's unbiased integer draw (what its own shuffle uses) draws from getrandbits:
         # when the source draws that way, _settle writes the same draw out (a call less per
         # card); None: the source's own draw.
-        draw = getattr(self.rng, "_randbelow", None)
-        self._getrandbits = (
-            self.rng.getrandbits
-            if getattr(draw, "__func__", None) is _DRAW_WITH_GETRANDBITS is not None
-            else None
-        )
+        draw = getattr(getattr(self.rng, "_randbelow", None), "__func__", None)
+        inlinable = draw is not None and draw is _DRAW_WITH_GETRANDBITS
+        self._getrandbits = self.rng.getrandbits if inlinable else None
         # Cards before ``settled`` are in their final order. A random deck is shuffled as it
         # is dealt (Fisher-Yates, one step per card): the same uniform order as shuffling it
         # all first, without drawing for the cards a short hand never reaches.

@@ -580,8 +580,7 @@ class Hand:
         """Seat index ``i`` is to act: its legal actions, and the ``turn`` event showing them."""
         self.to_act = i
         if not self._plain_limit:
-            legal = self._legal = self._compute_legal()
-            self.events.append(_new_event(Event, ("turn", legal.as_dict(), None)))
+            self._set_general_turn()
             return
         if self.bring_in_pending:
             self._set_bring_in_turn(i)
@@ -609,8 +608,7 @@ class Hand:
                     if target <= current:
                         target = 0
                 else:  # the open-pair choice of the small or the big bet
-                    legal = self._legal = self._compute_legal()
-                    self.events.append(_new_event(Event, ("turn", legal.as_dict(), None)))
+                    self._set_general_turn()
                     return
         if target:
             wager = "bet" if current == 0 else "complete" if self.bet_level == 0 else "raise"
@@ -661,6 +659,10 @@ class Hand:
                 }
                 self.events.append(_new_event(Event, ("turn", data, None)))
                 return
+        self._set_general_turn()
+
+    def _set_general_turn(self) -> None:
+        """The legal actions of the seat to act by the general rules, and their ``turn``."""
         legal = self._legal = self._compute_legal()
         self.events.append(_new_event(Event, ("turn", legal.as_dict(), None)))
 
