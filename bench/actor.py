@@ -38,13 +38,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from engine.play import random_action  # noqa: E402
 from engine.variants import TableConfig  # noqa: E402
 from server import accounts, tables  # noqa: E402
-from server.actor import FinishedHand, LiveHandState, TableActor, TableSettings, TableStore  # noqa: E402
+from server.actor import TableActor  # noqa: E402
 from server.bus import MemoryBus, table_channel  # noqa: E402
+from server.commands import Act, Sit  # noqa: E402
 from server.db import migrate  # noqa: E402
 from server.db.models import Role  # noqa: E402
 from server.db.session import make_engine, make_sessionmaker  # noqa: E402
 from server.passwords import Passwords  # noqa: E402
 from server.table_store import DatabaseTableStore, claim_table  # noqa: E402
+from server.table_types import FinishedHand, LiveHandState, TableSettings, TableStore  # noqa: E402
 
 SEATS = 8
 BUY_IN = 5_000
@@ -91,8 +93,12 @@ async def database_store(url: str) -> tuple[TableStore, int, AsyncEngine]:
     async with sessionmaker() as session:
         for n in range(SEATS):
             await accounts.register(
-                session, passwords=passwords, username=f"player{n}", password="x" * 8,
-                role=Role.PLAYER, bankroll=10 * BUY_IN,
+                session,
+                passwords=passwords,
+                username=f"player{n}",
+                password="x" * 8,
+                role=Role.PLAYER,
+                bankroll=10 * BUY_IN,
             )
         record = await tables.create(
             session, name="bench", config={}, seats=SEATS, min_buy_in=100, max_buy_in=BUY_IN
@@ -109,7 +115,10 @@ async def scratch_postgres(url: str) -> AsyncIterator[str]:
     base = make_url(url)
     name = f"stud_bench_{secrets.token_hex(4)}"
     admin = await asyncpg.connect(
-        user=base.username, password=base.password, host=base.host, port=base.port,
+        user=base.username,
+        password=base.password,
+        host=base.host,
+        port=base.port,
         database=base.database,
     )
     try:
@@ -143,14 +152,22 @@ async def run(hands: int, store_kind: str, seed: int, postgres_url: str) -> None
         bus.subscribe(table_channel(table_id), size=1_000_000)  # one watcher, never full
         rng = random.Random(seed)
         actor = TableActor(
-            table_id, TableConfig(), bus=bus, store=store,
-            settings=TableSettings(seat_count=SEATS, min_buy_in=100, max_buy_in=BUY_IN,
-                                   action_clock=3600.0, pause_between_hands=0.0),
+            table_id,
+            TableConfig(),
+            bus=bus,
+            store=store,
+            settings=TableSettings(
+                seat_count=SEATS,
+                min_buy_in=100,
+                max_buy_in=BUY_IN,
+                action_clock=3600.0,
+                pause_between_hands=0.0,
+            ),
             rng_factory=lambda: random.Random(rng.random()),
         )
         actor.start()
         for n in range(SEATS):
-            await actor.submit("sit", f"player{n}", buy_in=BUY_IN, seat=n)
+            await actor.submit(Sit(player=f"player{n}", buy_in=BUY_IN, seat=n))
         last: list[int] = []
         first: list[int] = []
         players = 0
@@ -166,12 +183,15 @@ async def run(hands: int, store_kind: str, seed: int, postgres_url: str) -> None
             action = random_action(hand, rng)
             occupant = actor.table.seats[action.seat]
             assert occupant is not None
-            data: dict[str, Any] = {"action_id": f"a{len(last)}", "kind": action.kind}
-            if action.amount is not None:
-                data["amount"] = action.amount
+            command = Act(
+                player=occupant.player,
+                action_id=f"a{len(last)}",
+                kind=action.kind,
+                amount=action.amount,
+            )
             mark = len(bus.stamps)
             began = time.perf_counter_ns()
-            await actor.submit("act", occupant.player, **data)
+            await actor.submit(command)
             caused = []
             for stamp, kind in bus.stamps[mark:]:
                 if kind == "hand_number":
@@ -184,14 +204,22 @@ async def run(hands: int, store_kind: str, seed: int, postgres_url: str) -> None
         if engine is not None:
             await engine.dispose()
     played = actor.hand_number - start_number - 1
-    print(f"actor latency, {SEATS}-seat seven-card stud, store={store_kind}, "
-          f"Python {platform.python_version()}")
-    print(f"  {played} hands, {len(last)} act commands, {players / max(1, played + 1):.1f} "
-          f"players a hand, {len(last) / elapsed:,.0f} commands/s driven")
-    print(f"  command in -> last event out: median {percentile(last, 0.5):.0f} us, "
-          f"p99 {percentile(last, 0.99):.0f} us, mean {statistics.fmean(last) / 1000:.0f} us")
-    print(f"  command in -> first event out: median {percentile(first, 0.5):.0f} us, "
-          f"p99 {percentile(first, 0.99):.0f} us")
+    print(
+        f"actor latency, {SEATS}-seat seven-card stud, store={store_kind}, "
+        f"Python {platform.python_version()}"
+    )
+    print(
+        f"  {played} hands, {len(last)} act commands, {players / max(1, played + 1):.1f} "
+        f"players a hand, {len(last) / elapsed:,.0f} commands/s driven"
+    )
+    print(
+        f"  command in -> last event out: median {percentile(last, 0.5):.0f} us, "
+        f"p99 {percentile(last, 0.99):.0f} us, mean {statistics.fmean(last) / 1000:.0f} us"
+    )
+    print(
+        f"  command in -> first event out: median {percentile(first, 0.5):.0f} us, "
+        f"p99 {percentile(first, 0.99):.0f} us"
+    )
 
 
 def main() -> None:
@@ -200,7 +228,8 @@ def main() -> None:
     parser.add_argument("--store", choices=("sqlite", "postgresql", "memory"), default="sqlite")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument(
-        "--postgres-url", default="postgresql+asyncpg://postgres@127.0.0.1:5432/postgres",
+        "--postgres-url",
+        default="postgresql+asyncpg://postgres@127.0.0.1:5432/postgres",
         help="a database on the PostgreSQL server to use; the run makes its own beside it",
     )
     args = parser.parse_args()

@@ -53,8 +53,13 @@ class Options:
 
 def event(table: int, seq: int) -> dict[str, Any]:
     """A table event as the actor publishes it, stamped with the publish time."""
-    return {"type": "event", "table": table, "seq": seq, "kind": "bet",
-            "data": {"seat": seq % 8, "amount": 20, "to": 40, "stamp": time.perf_counter_ns()}}
+    return {
+        "type": "event",
+        "table": table,
+        "seq": seq,
+        "kind": "bet",
+        "data": {"seat": seq % 8, "amount": 20, "to": 40, "stamp": time.perf_counter_ns()},
+    }
 
 
 class Readers:
@@ -63,7 +68,8 @@ class Readers:
     def __init__(self, bus: MemoryBus, options: Options, size: int) -> None:
         self.subscriptions: list[Subscription] = [
             bus.subscribe(table_channel(t), size=size)
-            for t in range(options.tables) for _ in range(options.watchers)
+            for t in range(options.tables)
+            for _ in range(options.watchers)
         ]
         self.delivered = 0
         self.delays: list[int] = []
@@ -96,8 +102,9 @@ class Readers:
         await asyncio.gather(*self.tasks)
 
 
-async def throughput(bus: MemoryBus, delivered: Callable[[], int], options: Options,
-                     fanout: int) -> tuple[float, float]:
+async def throughput(
+    bus: MemoryBus, delivered: Callable[[], int], options: Options, fanout: int
+) -> tuple[float, float]:
     """Publish ``options.events`` events; events and deliveries per second."""
     start = time.perf_counter()
     published = 0
@@ -157,8 +164,13 @@ async def one_node(url: str | None, options: Options) -> dict[str, float]:
     dropped = readers.dropped()
     await readers.stop()
     await bus.close()
-    return {"events_s": events_s, "deliveries_s": deliveries_s, "p50_us": p50, "p99_us": p99,
-            "dropped": dropped}
+    return {
+        "events_s": events_s,
+        "deliveries_s": deliveries_s,
+        "p50_us": p50,
+        "p99_us": p99,
+        "dropped": dropped,
+    }
 
 
 # ---------------------------------------------------------------------- two nodes
@@ -230,8 +242,13 @@ async def two_nodes(url: str, options: Options) -> dict[str, float]:
     node.join(10)
     await bus.close()
     p50, p99 = percentiles(delays)
-    return {"events_s": events_s, "deliveries_s": deliveries_s, "p50_us": p50, "p99_us": p99,
-            "dropped": dropped}
+    return {
+        "events_s": events_s,
+        "deliveries_s": deliveries_s,
+        "p50_us": p50,
+        "p99_us": p99,
+        "dropped": dropped,
+    }
 
 
 # ---------------------------------------------------------------------- main
@@ -248,26 +265,33 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--nodes", type=int, choices=(1, 2), default=1)
     args = parser.parse_args()
-    options = Options(args.redis, args.tables, args.watchers, args.events, args.window,
-                      args.rate, args.seconds)
+    options = Options(
+        args.redis, args.tables, args.watchers, args.events, args.window, args.rate, args.seconds
+    )
     # A prefix of its own: a shared Redis's other users hear nothing of the benchmark.
-    redis = f"{args.redis}{'&' if '?' in args.redis else '?'}channel_prefix=bench-" \
+    redis = (
+        f"{args.redis}{'&' if '?' in args.redis else '?'}channel_prefix=bench-"
         f"{secrets.token_hex(4)}:"
+    )
     runs: list[tuple[str, dict[str, float]]] = [
         ("memory, one node", asyncio.run(one_node(None, options))),
         ("Redis, one node", asyncio.run(one_node(redis, options))),
     ]
     if args.nodes == 2:
         runs.append(("Redis, two nodes", asyncio.run(two_nodes(redis, options))))
-    print(f"Python {platform.python_version()}, load average {os.getloadavg()[0]:.2f}, "
-          f"{options.tables} tables x "
-          f"{options.watchers} watchers, {options.events:,} events (throughput), "
-          f"{options.rate:,} events/s for {options.seconds:g} s (latency)")
+    print(
+        f"Python {platform.python_version()}, load average {os.getloadavg()[0]:.2f}, "
+        f"{options.tables} tables x "
+        f"{options.watchers} watchers, {options.events:,} events (throughput), "
+        f"{options.rate:,} events/s for {options.seconds:g} s (latency)"
+    )
     print("| bus | events/s | deliveries/s | p50 delivery | p99 delivery | dropped |")
     print("|---|---|---|---|---|---|")
     for name, run in runs:
-        print(f"| {name} | {run['events_s']:,.0f} | {run['deliveries_s']:,.0f} | "
-              f"{run['p50_us']:,.0f} µs | {run['p99_us']:,.0f} µs | {run['dropped']:.0f} |")
+        print(
+            f"| {name} | {run['events_s']:,.0f} | {run['deliveries_s']:,.0f} | "
+            f"{run['p50_us']:,.0f} µs | {run['p99_us']:,.0f} µs | {run['dropped']:.0f} |"
+        )
 
 
 if __name__ == "__main__":

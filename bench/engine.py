@@ -38,9 +38,9 @@ if str(ROOT) not in sys.path:
 
 import pokerkit  # noqa: E402
 
+from engine.actions import Action, LegalActions  # noqa: E402
 from engine.cards import Deck  # noqa: E402
 from engine.evaluate import high_value  # noqa: E402
-from engine.events import Action, LegalActions  # noqa: E402
 from engine.hand import Hand  # noqa: E402
 from engine.variants import TableConfig, find_variant  # noqa: E402
 from engine.views import views  # noqa: E402
@@ -63,12 +63,16 @@ def import_time_ms() -> tuple[float, float]:
     """(cumulative ms from ``-X importtime``, wall ms of the import) in a fresh interpreter."""
     code = (
         "import time; t = time.perf_counter(); "
-        "import engine.evaluate, engine.hand, engine.table, engine.views, engine.phh; "
+        "import engine.evaluate, engine.hand, engine.table, engine.views, engine.phh_replay, "
+        "engine.phh_export; "
         "print((time.perf_counter() - t) * 1000)"
     )
     done = subprocess.run(
         [sys.executable, "-X", "importtime", "-c", code],
-        cwd=ROOT, capture_output=True, text=True, check=True,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
     )
     cumulative = float("nan")
     for line in done.stderr.splitlines():
@@ -89,8 +93,9 @@ def _one_pass(function: Callable[..., int], hands: Sequence[Sequence[int]], star
     return time.perf_counter() - start
 
 
-def _treys_pass(evaluate: Callable[[list[int], list[int]], int],
-                hands: Sequence[tuple[list[int], list[int]]]) -> float:
+def _treys_pass(
+    evaluate: Callable[[list[int], list[int]], int], hands: Sequence[tuple[list[int], list[int]]]
+) -> float:
     start = time.perf_counter()
     for hole, board in hands:
         evaluate(hole, board)
@@ -100,7 +105,8 @@ def _treys_pass(evaluate: Callable[[list[int], list[int]], int],
 def _same_order(a: Sequence[int], b: Sequence[int]) -> bool:
     pairs = sorted(set(zip(a, b, strict=True)))
     return len({x for x, _ in pairs}) == len(pairs) == len({y for _, y in pairs}) and all(
-        y1 < y2 for (_, y1), (_, y2) in zip(pairs, pairs[1:], strict=False))
+        y1 < y2 for (_, y1), (_, y2) in zip(pairs, pairs[1:], strict=False)
+    )
 
 
 def bench_evaluation(seconds: float = 2.0, count: int = 50_000, seed: int = 7) -> list[str]:
@@ -123,7 +129,8 @@ def bench_evaluation(seconds: float = 2.0, count: int = 50_000, seed: int = 7) -
     cold = _one_pass(high_value, ours, star=False)  # fills the lazy rank-pattern tables
     ours_values = [high_value(h) for h in ours]
     agree = _same_order(ours_values, [-evaluate_cards(*h) for h in phe]) and _same_order(
-        ours_values, [-evaluator.evaluate(hole, board) for hole, board in treys_hands])
+        ours_values, [-evaluator.evaluate(hole, board) for hole, board in treys_hands]
+    )
 
     runners: dict[str, Callable[[], float]] = {
         "engine.evaluate.high_value": lambda: _one_pass(high_value, ours, star=False),
@@ -156,8 +163,7 @@ def bench_evaluation(seconds: float = 2.0, count: int = 50_000, seed: int = 7) -
         f"{mean[ours_name] / mean[phe_name]:>14.2f}",
         f"  ours / treys                 {best[ours_name] / best[treys_name]:>14.2f} "
         f"{mean[ours_name] / mean[treys_name]:>14.2f}",
-        f"  ours, first (cold) pass      {count / cold:>14,.0f}"
-        "   (lazy tables filling)",
+        f"  ours, first (cold) pass      {count / cold:>14,.0f}   (lazy tables filling)",
         f"  the three orderings agree: {'yes' if agree else 'NO'}",
         f"  import engine.evaluate: {cumulative:.1f} ms (-X importtime, cumulative); "
         f"the whole engine: {wall:.1f} ms wall, in a fresh interpreter",
@@ -179,8 +185,11 @@ ANTE, BRING_IN, SMALL_BET, BIG_BET, STACK = 1, 1, 2, 4, 200
 def bench_config(variant: str) -> TableConfig:
     """Our table configuration of a variant at the bench's stakes."""
     return TableConfig(
-        variant=find_variant(variant), ante=ANTE, bring_in=BRING_IN,
-        small_bet=SMALL_BET, big_bet=BIG_BET,
+        variant=find_variant(variant),
+        ante=ANTE,
+        bring_in=BRING_IN,
+        small_bet=SMALL_BET,
+        big_bet=BIG_BET,
     )
 
 
@@ -220,7 +229,14 @@ def _policy(hand: Any, rng: random.Random) -> None:
 def _pokerkit_hand(game: Any, players: int, rng: random.Random) -> None:
     """The same policy on PokerKit, its dealing and showdown automated."""
     state = game.create_state(
-        _PK_AUTOMATIONS, True, ANTE, BRING_IN, SMALL_BET, BIG_BET, [STACK] * players, players,
+        _PK_AUTOMATIONS,
+        True,
+        ANTE,
+        BRING_IN,
+        SMALL_BET,
+        BIG_BET,
+        [STACK] * players,
+        players,
         mode=pokerkit.Mode.CASH_GAME,
     )
     while state.status:
@@ -332,6 +348,11 @@ def _per_hand(work: Callable[[], object], hands: int, seconds: float) -> float:
             return best / hands * 1e6
 
 
+def _values(value: Any) -> Any:
+    """A record's values as plain (nested) tuples."""
+    return tuple(_values(v) for v in value) if isinstance(value, tuple) else value
+
+
 def _budget_row(config: TableConfig, players: int, hands: int, share: float) -> str:
     """One line of the budget table: each part timed for ``share`` seconds."""
     rng = random.Random(players)
@@ -344,20 +365,27 @@ def _budget_row(config: TableConfig, players: int, hands: int, share: float) -> 
         recorded.append((hand, deck.position, first))
     logs = [(hand.events, (None, *hand.seats)) for hand, _, _ in recorded]
     # The event log's values alone: each hand's events rebuilt from constants, as tuples.
-    literals = [compile(repr([tuple(e) for e in events]), "<events>", "eval")
-                for events, _ in logs]
+    literals = [
+        compile(repr([_values(e) for e in events]), "<events>", "eval") for events, _ in logs
+    ]
     dealt = [position for _, position, _ in recorded]
     plays = [(first, len(hand.actions)) for hand, _, first in recorded]
     # Each pass plays the same hands (the same seed), keeping nothing it makes, as a hand
     # of the bench keeps nothing.
     pk = _per_hand(
-        lambda: _repeat(hands, partial(
-            _pokerkit_hand, pokerkit.FixedLimitSevenCardStud, players, random.Random(players))),
-        hands, share,
+        lambda: _repeat(
+            hands,
+            partial(
+                _pokerkit_hand, pokerkit.FixedLimitSevenCardStud, players, random.Random(players)
+            ),
+        ),
+        hands,
+        share,
     )
     ours = _per_hand(
         lambda: _repeat(hands, partial(_our_hand, config, players, random.Random(players))),
-        hands, share,
+        hands,
+        share,
     )
     policy = _per_hand(
         lambda: _each(plays, lambda play: _policy(_Recorded(*play), rng)), hands, share
@@ -366,7 +394,8 @@ def _budget_row(config: TableConfig, players: int, hands: int, share: float) -> 
     view_time = _per_hand(lambda: _each(logs, lambda log: views(*log)), hands, share)
     shuffle = _per_hand(
         lambda: _each(dealt, lambda count: Deck(rng=rng).deal_round(count, False)),
-        hands, share,
+        hands,
+        share,
     )
     floor = policy + events + view_time + shuffle
     budget = pk / 20
@@ -402,13 +431,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=2.0, help="time per library")
     parser.add_argument("--hands", type=int, default=50_000, help="hands in the fixed set")
-    parser.add_argument("--hand-seconds", type=float, default=2.0,
-                        help="time per engine per configuration of complete hands")
-    parser.add_argument("--only", choices=["evaluation", "hands", "budget"],
-                        help="run one section")
+    parser.add_argument(
+        "--hand-seconds",
+        type=float,
+        default=2.0,
+        help="time per engine per configuration of complete hands",
+    )
+    parser.add_argument("--only", choices=["evaluation", "hands", "budget"], help="run one section")
     args = parser.parse_args()
-    print(f"Python {platform.python_version()} ({platform.python_implementation()}), "
-          f"{platform.machine()}")
+    print(
+        f"Python {platform.python_version()} ({platform.python_implementation()}), "
+        f"{platform.machine()}"
+    )
     if args.only in (None, "evaluation"):
         for line in bench_evaluation(args.seconds, args.hands):
             print(line, flush=True)

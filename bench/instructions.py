@@ -16,8 +16,12 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-CONFIGS = (("seven_card_stud", 2), ("seven_card_stud", 8), ("razz", 2),
-           ("seven_card_stud_hi_lo", 2))
+CONFIGS = (
+    ("seven_card_stud", 2),
+    ("seven_card_stud", 8),
+    ("razz", 2),
+    ("seven_card_stud_hi_lo", 2),
+)
 
 
 def _play(engine: str, variant: str, players: int, hands: int) -> None:
@@ -50,9 +54,22 @@ def _play(engine: str, variant: str, players: int, hands: int) -> None:
 
 def _count(engine: str, variant: str, players: int, hands: int) -> int:
     done = subprocess.run(
-        ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable,
-         __file__, "--child", engine, variant, str(players), str(hands)],
-        cwd=ROOT, capture_output=True, text=True, check=True,
+        [
+            "valgrind",
+            "--tool=callgrind",
+            "--callgrind-out-file=/dev/null",
+            sys.executable,
+            __file__,
+            "--child",
+            engine,
+            variant,
+            str(players),
+            str(hands),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
     )
     found = re.search(r"Collected : (\d+)", done.stderr)
     if found is None:
@@ -69,8 +86,10 @@ def main() -> None:
         engine, variant, players, hands = args.child
         _play(engine, variant, int(players), int(hands))
         return
-    print(f"{'variant':<24}{'players':>8}{'ours':>10}{'pokerkit':>10}{'ratio':>8}"
-          "   (instructions per hand)")
+    print(
+        f"{'variant':<24}{'players':>8}{'ours':>10}{'pokerkit':>10}{'ratio':>8}"
+        "   (instructions per hand)"
+    )
     for variant, players in CONFIGS:
         per_hand = {}
         for engine, hands in (("ours", args.hands), ("pokerkit", max(20, args.hands // 8))):
@@ -78,8 +97,11 @@ def main() -> None:
             idle = _count(engine, variant, players, 0)
             per_hand[engine] = (played - idle) / hands
         ours, theirs = per_hand["ours"], per_hand["pokerkit"]
-        print(f"{variant:<24}{players:>8}{ours / 1e6:>9.2f}M{theirs / 1e6:>9.2f}M"
-              f"{theirs / ours:>7.1f}x", flush=True)
+        print(
+            f"{variant:<24}{players:>8}{ours / 1e6:>9.2f}M{theirs / 1e6:>9.2f}M"
+            f"{theirs / ours:>7.1f}x",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

@@ -21,7 +21,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # before bench/, whose engine.py would shadow the package
 
-from engine.phh import export  # noqa: E402
+from engine.phh_export import export  # noqa: E402
 from engine.replay import main, play_random  # noqa: E402
 
 
@@ -41,8 +41,10 @@ def run(count: int) -> None:
                 main(["--json", "--jobs", jobs, *files], out)
                 best = min(best, time.perf_counter() - start)
             errors = out.getvalue().count('"error"')
-            print(f"in process, {jobs} job(s): {len(files)} files in {best:.2f} s"
-                  f" = {len(files) / best:,.0f} files/s ({errors} errors)")
+            print(
+                f"in process, {jobs} job(s): {len(files)} files in {best:.2f} s"
+                f" = {len(files) / best:,.0f} files/s ({errors} errors)"
+            )
         script = Path(sys.executable).with_name("stud-replay")
         start = time.perf_counter()
         done = subprocess.run([str(script), "--json", *files], capture_output=True, check=True)

@@ -16,18 +16,40 @@ import random
 import secrets
 from collections.abc import Iterable, Sequence
 
-from engine.errors import InvalidAction
+from engine.errors import ErrorCode, InvalidAction
 
 RANKS = "23456789TJQKA"
 SUITS = "cdhs"
 SUIT_NAMES = ("clubs", "diamonds", "hearts", "spades")
 RANK_NAMES = (
-    "deuce", "three", "four", "five", "six", "seven", "eight",
-    "nine", "ten", "jack", "queen", "king", "ace",
+    "deuce",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "jack",
+    "queen",
+    "king",
+    "ace",
 )
 RANK_PLURALS = (
-    "deuces", "threes", "fours", "fives", "sixes", "sevens", "eights",
-    "nines", "tens", "jacks", "queens", "kings", "aces",
+    "deuces",
+    "threes",
+    "fours",
+    "fives",
+    "sixes",
+    "sevens",
+    "eights",
+    "nines",
+    "tens",
+    "jacks",
+    "queens",
+    "kings",
+    "aces",
 )
 
 Card = int
@@ -65,7 +87,7 @@ def parse_card(text: str) -> Card:
     if card is None and isinstance(text, str) and len(text) == 2:
         card = _TEXT_CARD.get(text[0].upper() + text[1].lower())
     if card is None:
-        raise InvalidAction(f"not a card: {text!r}", code="bad_card")
+        raise InvalidAction(f"not a card: {text!r}", code=ErrorCode.BAD_CARD)
     return card
 
 
@@ -73,7 +95,7 @@ def parse_cards(text: str) -> list[Card]:
     """Parse cards written back to back (``Ts9s7d``) or separated by spaces."""
     compact = "".join(text.split())
     if len(compact) % 2:
-        raise InvalidAction(f"not a list of cards: {text!r}", code="bad_card")
+        raise InvalidAction(f"not a list of cards: {text!r}", code=ErrorCode.BAD_CARD)
     return [parse_card(compact[i : i + 2]) for i in range(0, len(compact), 2)]
 
 
@@ -95,7 +117,13 @@ class Deck:
     """
 
     __slots__ = (
-        "cards", "position", "burns", "rng", "bottom_dealable", "set_aside_cards", "settled",
+        "cards",
+        "position",
+        "burns",
+        "rng",
+        "bottom_dealable",
+        "set_aside_cards",
+        "settled",
         "_getrandbits",
     )
 
@@ -117,7 +145,7 @@ class Deck:
         else:
             cards = list(order)
             if len(set(cards)) != len(cards) or any(not 0 <= c < CARD_COUNT for c in cards):
-                raise InvalidAction("a deck holds each card at most once", code="bad_deck")
+                raise InvalidAction("a deck holds each card at most once", code=ErrorCode.BAD_DECK)
         self.cards: list[Card] = cards
         self.position = 0
         self.burns: list[Card] = []

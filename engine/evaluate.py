@@ -13,7 +13,9 @@ Every value encodes its category and ranks, so it can be described again later:
 - a deuce-to-seven value is ``_D27_BASE - key``, the key being a high key where aces are high
   only (A-2-3-4-5 is no straight) and straights and flushes count.
 
-The three families live in disjoint ranges, which lets :func:`describe_low` tell them apart.
+The three families live in disjoint ranges, which lets :func:`engine.describe.describe_low` tell
+them apart. Board values for the order of play are in :mod:`engine.boards`; words for values and
+the five cards that make them, in :mod:`engine.describe`.
 
 Speed: a card's weight is ``rank_weight << 8 | suit_weight``. The rank weights give every multiset
 of 5, 6 or 7 ranks its own sum, and for 5, 6 or 7 cards the low byte of the total (the suit sum)
@@ -33,16 +35,21 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from itertools import combinations
 
-from engine.cards import RANK_NAMES, RANK_PLURALS, RANKS
-
 __all__ = [
-    "HIGH_CARD", "PAIR", "TWO_PAIR", "TRIPS", "STRAIGHT", "FLUSH", "FULL_HOUSE", "QUADS",
-    "STRAIGHT_FLUSH", "RANK_NAMES", "RANK_PLURALS",
-    "high_value", "razz_value", "low8_value", "deuce_seven_low_value",
-    "board_value", "board_suit_tiebreak", "razz_board_value", "razz_board_suit_tiebreak",
-    "board_pairs", "describe_high", "describe_low", "describe_razz", "describe_low8",
-    "describe_deuce_seven", "describe_board", "high_category",
-    "high_five", "razz_five", "low8_five", "deuce_seven_five",
+    "HIGH_CARD",
+    "PAIR",
+    "TWO_PAIR",
+    "TRIPS",
+    "STRAIGHT",
+    "FLUSH",
+    "FULL_HOUSE",
+    "QUADS",
+    "STRAIGHT_FLUSH",
+    "high_value",
+    "razz_value",
+    "low8_value",
+    "deuce_seven_low_value",
+    "high_category",
 ]
 
 HIGH_CARD, PAIR, TWO_PAIR, TRIPS, STRAIGHT, FLUSH, FULL_HOUSE, QUADS, STRAIGHT_FLUSH = range(9)
@@ -54,7 +61,19 @@ _HIGH_LIMIT = (STRAIGHT_FLUSH + 1) << 20  # high values lie in [0, 9 * 2**20)
 # Every multiset of 5, 6 or 7 ranks (no rank more than four times) has its own sum of these
 # weights (found by a greedy search; they are the rank keys of SKPokerEval). tests check it.
 _RANK_WEIGHT = (
-    0, 1, 5, 22, 98, 453, 2031, 8698, 22854, 83661, 262349, 636345, 1479181,
+    0,
+    1,
+    5,
+    22,
+    98,
+    453,
+    2031,
+    8698,
+    22854,
+    83661,
+    262349,
+    636345,
+    1479181,
 )
 # For 5, 6 or 7 cards, the sum of these suit weights (< 256) tells which suit, if any, has five
 # or more of them (found by a search; tests check every suit composition).
@@ -221,8 +240,9 @@ def _d27_of_counts(counts: _Counts) -> int:
     return _D27_BASE - _low_key(counts, True)
 
 
-def _learn(table: dict[int, int], key: int, cards: Sequence[int],
-           compute: Callable[[_Counts], int]) -> int:
+def _learn(
+    table: dict[int, int], key: int, cards: Sequence[int], compute: Callable[[_Counts], int]
+) -> int:
     """Cache miss: compute a rank pattern's value exactly once, then it is a lookup."""
     n = len(cards)
     if not 5 <= n <= 8:
@@ -231,8 +251,9 @@ def _learn(table: dict[int, int], key: int, cards: Sequence[int],
     return value
 
 
-def _rank_only_value(cards: Sequence[int], tables: dict[int, dict[int, int]],
-                     compute: Callable[[_Counts], int]) -> int:
+def _rank_only_value(
+    cards: Sequence[int], tables: dict[int, dict[int, int]], compute: Callable[[_Counts], int]
+) -> int:
     """Lookup for a family that ignores suits, for any hand size."""
     n = len(cards)
     if n == 8:
@@ -246,6 +267,35 @@ def _rank_only_value(cards: Sequence[int], tables: dict[int, dict[int, int]],
         return table[key]
     except KeyError:
         return _learn(table, key, cards, compute)
+
+
+def _ace_low(card: int) -> int:
+    """A card's rank counted aces low: 0 for the ace .. 12 for the king."""
+    return ((card >> 2) + 1) % 13
+
+
+_SHAPES: dict[int, tuple[int, ...]] = {
+    HIGH_CARD: (1, 1, 1, 1, 1),
+    PAIR: (2, 1, 1, 1),
+    TWO_PAIR: (2, 2, 1),
+    TRIPS: (3, 1, 1),
+    FLUSH: (1, 1, 1, 1, 1),
+    FULL_HOUSE: (3, 2),
+    QUADS: (4, 1),
+}
+
+
+def _decode(key: int) -> tuple[int, list[int], list[int]]:
+    """(category, significant ranks, the five ranks) of a key."""
+    category = key >> 20
+    slots = [(key >> shift) & 15 for shift in (16, 12, 8, 4, 0)]
+    if category in (STRAIGHT, STRAIGHT_FLUSH):
+        top = slots[0]
+        five = [top, top - 1, top - 2, top - 3, (top - 4) % 13]
+        return category, slots[:1], five
+    shape = _SHAPES[category]
+    five = [r for count, r in zip(shape, slots, strict=False) for _ in range(count)]
+    return category, slots[: len(shape)], five
 
 
 # ------------------------------------------------------------------ high
@@ -459,303 +509,3 @@ def deuce_seven_low_value(cards: Sequence[int], qualifier: int | None = 8) -> in
     except KeyError:
         raise ValueError(f"low qualifier must be 2..14 or None, not {qualifier!r}") from None
     return value if value >= threshold else None
-
-
-# ------------------------------------------------------------------ boards (order of play)
-
-_BOARD_HIGH, _BOARD_PAIR, _BOARD_TWO_PAIR, _BOARD_TRIPS, _BOARD_FULL, _BOARD_QUADS = range(6)
-
-
-def _groups(ranks: Sequence[int]) -> list[tuple[int, int]]:
-    """(count, rank) of each rank, the most significant first."""
-    counts: dict[int, int] = {}
-    for r in ranks:
-        counts[r] = counts.get(r, 0) + 1
-    return sorted(((count, r) for r, count in counts.items()), reverse=True)
-
-
-def _group_key(ranks: Sequence[int]) -> int:
-    """Rank-only key of up to five cards: quads > full > trips > two pair > pair > high."""
-    groups = _groups(ranks)
-    first = groups[0][0]
-    second = groups[1][0] if len(groups) > 1 else 0
-    if first == 4:
-        category = _BOARD_QUADS
-    elif first == 3:
-        category = _BOARD_FULL if second >= 2 else _BOARD_TRIPS
-    elif first == 2:
-        category = _BOARD_TWO_PAIR if second == 2 else _BOARD_PAIR
-    else:
-        category = _BOARD_HIGH
-    key = category
-    for i in range(5):
-        key = key << 4 | (groups[i][1] + 1 if i < len(groups) else 0)
-    return key
-
-
-def _check_board(upcards: Sequence[int]) -> None:
-    if not 1 <= len(upcards) <= 6:
-        raise ValueError(f"a board is 1 to 6 upcards, not {len(upcards)}")
-
-
-_BOARD_WEIGHT = [1 << 3 * (c >> 2) for c in range(52)]  # 3 bits of count per rank
-_board_values: dict[int, int] = {}
-_razz_board_values: dict[int, int] = {}
-
-
-def board_value(upcards: Sequence[int]) -> int:
-    """Order of play in high stud (SCS 8): the highest board acts first.
-
-    Quads > full house > trips > two pair > pair > high card, then the ranks of the groups;
-    straights and flushes do not count, aces are high, suits are left to
-    :func:`board_suit_tiebreak`. Six upcards count their best five. Values are remembered by
-    rank pattern, so each pattern is worked out once.
-    """
-    weight = _BOARD_WEIGHT
-    key = sum([weight[c] for c in upcards]) << 3 | len(upcards)
-    value = _board_values.get(key)
-    if value is None:
-        _check_board(upcards)
-        ranks = [c >> 2 for c in upcards]
-        if len(ranks) <= 5:
-            value = _group_key(ranks)
-        else:
-            value = max(map(_group_key, combinations(ranks, 5)))
-        _board_values[key] = value
-    return value
-
-
-def board_suit_tiebreak(upcards: Sequence[int]) -> int:
-    """Between equal boards, the higher suit of the highest card acts first (SCS 8).
-
-    The highest card is the best-suited card of the most significant rank group: the king of a
-    pair of kings, the ace of A-Q. Returns that suit, so higher acts first.
-    """
-    _check_board(upcards)
-    top = _groups([c >> 2 for c in upcards])[0][1]
-    return max(c & 3 for c in upcards if c >> 2 == top)
-
-
-def _ace_low(card: int) -> int:
-    return ((card >> 2) + 1) % 13
-
-
-def razz_board_value(upcards: Sequence[int]) -> int:
-    """Order of play in razz (Razz 4): the lowest board acts first, so lower boards score higher.
-
-    Fewer pairs first (no pair, pair, two pair, trips, ...), then lower ranks, aces low;
-    straights and flushes do not count.
-    """
-    weight = _BOARD_WEIGHT
-    key = sum([weight[c] for c in upcards]) << 3 | len(upcards)
-    value = _razz_board_values.get(key)
-    if value is None:
-        _check_board(upcards)
-        ranks = [_ace_low(c) for c in upcards]
-        if len(ranks) <= 5:
-            value = _RAZZ_BASE - _group_key(ranks)
-        else:
-            value = _RAZZ_BASE - min(map(_group_key, combinations(ranks, 5)))
-        _razz_board_values[key] = value
-    return value
-
-
-def razz_board_suit_tiebreak(upcards: Sequence[int]) -> int:
-    """Between equal razz boards, the lower suit of the lowest card acts first (Razz 4).
-
-    The deuce of diamonds acts before the deuce of spades. Returns ``3 - suit``, so higher
-    acts first.
-    """
-    _check_board(upcards)
-    lowest = min(upcards, key=lambda c: (_ace_low(c), c & 3))
-    return 3 - (lowest & 3)
-
-
-def board_pairs(upcards: Sequence[int]) -> list[int]:
-    """Ranks showing two or more times, highest first (for pair announcements and SCS 5)."""
-    return [r for count, r in _groups([c >> 2 for c in upcards]) if count >= 2]
-
-
-_board_words: dict[tuple[int, bool], str] = {}
-
-
-def describe_board(upcards: Sequence[int], *, low: bool = False) -> str:
-    """Dealer's words for a board: "pair of kings", "ace-queen high" (``low``: "seven-four low").
-
-    ``low=True`` describes a razz board: aces low, and unpaired boards by their top cards.
-    The words depend on the ranks alone, so they are remembered by rank pattern.
-    """
-    weight = _BOARD_WEIGHT
-    key = (sum([weight[c] for c in upcards]) << 3 | len(upcards), low)
-    words = _board_words.get(key)
-    if words is None:
-        words = _board_words[key] = _describe_board(upcards, low)
-    return words
-
-
-def _describe_board(upcards: Sequence[int], low: bool) -> str:
-    _check_board(upcards)
-    if low:
-        groups = [(count, (r + 12) % 13) for count, r in
-                  _groups([_ace_low(c) for c in upcards])]
-        if groups[0][0] == 1:
-            # ace-low order: the highest card is the largest ace-low rank
-            names = [RANK_NAMES[r] for _, r in groups[:2]]
-            return "-".join(names) + " low"
-    else:
-        groups = _groups([c >> 2 for c in upcards])
-    count, top = groups[0]
-    second = groups[1] if len(groups) > 1 else (0, -1)
-    if count == 4:
-        return f"four {RANK_PLURALS[top]}"
-    if count == 3:
-        if second[0] >= 2:
-            return f"{RANK_PLURALS[top]} full of {RANK_PLURALS[second[1]]}"
-        return f"three {RANK_PLURALS[top]}"
-    if count == 2:
-        if second[0] == 2:
-            return f"two pair, {RANK_PLURALS[top]} and {RANK_PLURALS[second[1]]}"
-        return f"pair of {RANK_PLURALS[top]}"
-    return "-".join(RANK_NAMES[r] for _, r in groups[:2]) + " high"
-
-
-# ------------------------------------------------------------------ describing values
-
-_SHAPES: dict[int, tuple[int, ...]] = {
-    HIGH_CARD: (1, 1, 1, 1, 1), PAIR: (2, 1, 1, 1), TWO_PAIR: (2, 2, 1), TRIPS: (3, 1, 1),
-    FLUSH: (1, 1, 1, 1, 1), FULL_HOUSE: (3, 2), QUADS: (4, 1),
-}
-_ACE_LOW_CHARS = "A23456789TJQK"
-
-
-def _decode(key: int) -> tuple[int, list[int], list[int]]:
-    """(category, significant ranks, the five ranks) of a key."""
-    category = key >> 20
-    slots = [(key >> shift) & 15 for shift in (16, 12, 8, 4, 0)]
-    if category in (STRAIGHT, STRAIGHT_FLUSH):
-        top = slots[0]
-        five = [top, top - 1, top - 2, top - 3, (top - 4) % 13]
-        return category, slots[:1], five
-    shape = _SHAPES[category]
-    five = [r for count, r in zip(shape, slots, strict=False) for _ in range(count)]
-    return category, slots[: len(shape)], five
-
-
-def _phrase(category: int, ranks: list[int], names: Sequence[str],
-            plurals: Sequence[str]) -> str:
-    if category == HIGH_CARD:
-        return f"high card {names[ranks[0]]}"
-    if category == PAIR:
-        return f"pair of {plurals[ranks[0]]}"
-    if category == TWO_PAIR:
-        return f"two pair, {plurals[ranks[0]]} and {plurals[ranks[1]]}"
-    if category == TRIPS:
-        return f"three of a kind, {plurals[ranks[0]]}"
-    if category == STRAIGHT:
-        return f"straight, {names[ranks[0]]} high"
-    if category == FLUSH:
-        return f"flush, {names[ranks[0]]} high"
-    if category == FULL_HOUSE:
-        return f"full house, {plurals[ranks[0]]} full of {plurals[ranks[1]]}"
-    if category == QUADS:
-        return f"four of a kind, {plurals[ranks[0]]}"
-    if ranks[0] == 12:
-        return "royal flush"
-    return f"straight flush, {names[ranks[0]]} high"
-
-
-def describe_high(value: int) -> str:
-    """Words for a high value: "full house, kings full of fives", "straight, ten high"."""
-    if not 0 <= value < _HIGH_LIMIT:
-        raise ValueError(f"not a high value: {value}")
-    category, ranks, _ = _decode(value)
-    return _phrase(category, ranks, RANK_NAMES, RANK_PLURALS)
-
-
-_ACE_LOW_NAMES = (RANK_NAMES[12], *RANK_NAMES[:12])
-_ACE_LOW_PLURALS = (RANK_PLURALS[12], *RANK_PLURALS[:12])
-
-
-def describe_razz(value: int) -> str:
-    """Words for a razz or eight-or-better value: "8-6-5-4-A", "pair of fours, 7-4-4-2-A"."""
-    key = _RAZZ_BASE - value
-    if not 0 <= key < (QUADS + 1) << 20:
-        raise ValueError(f"not a razz value: {value}")
-    category, ranks, five = _decode(key)
-    cards = "-".join(_ACE_LOW_CHARS[r] for r in sorted(five, reverse=True))
-    if category == HIGH_CARD:
-        return cards
-    return f"{_phrase(category, ranks, _ACE_LOW_NAMES, _ACE_LOW_PLURALS)}, {cards}"
-
-
-def describe_low8(value: int) -> str:
-    """Words for an eight-or-better low value, e.g. "8-6-5-4-A" (same encoding as razz)."""
-    return describe_razz(value)
-
-
-def describe_deuce_seven(value: int) -> str:
-    """Words for a deuce-to-seven value: "8-6-5-4-2", "straight, seven high, 7-6-5-4-3"."""
-    key = _D27_BASE - value
-    if not 0 <= key < _HIGH_LIMIT:
-        raise ValueError(f"not a deuce-to-seven value: {value}")
-    category, ranks, five = _decode(key)
-    cards = "-".join(RANKS[r] for r in sorted(five, reverse=True))
-    if category == HIGH_CARD:
-        return cards
-    return f"{_phrase(category, ranks, RANK_NAMES, RANK_PLURALS)}, {cards}"
-
-
-def describe_low(value: int) -> str:
-    """Words for any low value (razz, eight-or-better or deuce-to-seven), told by its range."""
-    if _D27_BASE - _HIGH_LIMIT < value <= _D27_BASE:
-        return describe_deuce_seven(value)
-    return describe_razz(value)
-
-
-# ------------------------------------------------------------------ the five cards used (slow)
-
-
-def _best_five(cards: Sequence[int], value: Callable[[Sequence[int]], int | None]
-               ) -> tuple[int, ...]:
-    """The five cards with the best value; ties go to the highest cards, for determinism."""
-    ordered = sorted(cards, reverse=True)
-    if not 5 <= len(ordered) <= 8:
-        raise ValueError(f"a hand is 5 to 8 cards, not {len(ordered)}")
-    return max(combinations(ordered, 5), key=lambda five: value(five) or 0)
-
-
-def high_five(cards: Sequence[int]) -> list[int]:
-    """The five cards that make the high hand, in showing order (groups first, wheel ace last)."""
-    five = _best_five(cards, high_value)
-    category = high_value(five) >> 20
-    if category in (STRAIGHT, STRAIGHT_FLUSH):
-        ordered = sorted(five, reverse=True)
-        if ordered[0] >> 2 == 12 and ordered[1] >> 2 == 3:  # the wheel: the ace plays low
-            ordered = ordered[1:] + ordered[:1]
-        return ordered
-    counts = _counts(five)
-    return sorted(five, key=lambda c: (counts[c >> 2], c), reverse=True)
-
-
-def _low_order(five: Sequence[int]) -> list[int]:
-    return sorted(five, key=lambda c: (_ace_low(c), c & 3), reverse=True)
-
-
-def razz_five(cards: Sequence[int]) -> list[int]:
-    """The five cards of the razz low, highest first (aces low)."""
-    return _low_order(_best_five(cards, razz_value))
-
-
-def low8_five(cards: Sequence[int], qualifier: int | None = 8) -> list[int] | None:
-    """The five cards of the eight-or-better low, highest first; None when there is none."""
-    if low8_value(cards, qualifier) is None:
-        return None
-    return razz_five(cards)
-
-
-def deuce_seven_five(cards: Sequence[int], qualifier: int | None = None) -> list[int] | None:
-    """The five cards of the deuce-to-seven low, highest first; None when none qualifies."""
-    if deuce_seven_low_value(cards, qualifier) is None:
-        return None
-    five = _best_five(cards, lambda h: deuce_seven_low_value(h, None))
-    return sorted(five, reverse=True)

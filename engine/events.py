@@ -1,74 +1,559 @@
-"""What goes in (actions) and what comes out (events) of a hand.
+"""What comes out of a hand and of a table: events (what goes in is :mod:`engine.actions`).
 
-Every event names its audience: ``to is None`` means every seat and every
-spectator may see it; ``to == seat`` means only that seat (its own down cards).
-Event data is plain JSON-ready values, cards written as text (``"As"``).
+Every event is a small frozen record of its own type (a tuple underneath: the engine makes
+thousands per second), and names its audience: ``to is None`` means every seat and every
+spectator may see it; ``to == seat`` means only that seat (its own down cards). The record
+types of the table (seats, the waiting list, clocks) are in :mod:`engine.table_events`;
+:data:`EVENT_TYPES` lists every kind of both.
+
+One encoding to the wire and one decoding from it: ``event.data`` is the JSON-ready
+``data`` of protocol v1 (cards written as text, ``"As"``), ``event.record()`` the
+``{"kind", "data", "to"}`` row of a stored event log, and :func:`decode` (or
+:func:`from_record`) makes the record back from either::
+
+    >>> event = Ante(seat=0, amount=1, all_in=False)
+    >>> event.kind, event.to, event.data
+    ('ante', None, {'seat': 0, 'amount': 1, 'all_in': False})
+    >>> decode("ante", {"seat": 0, "amount": 1, "all_in": False}) == event
+    True
+    >>> DownCards(seat=1, street="third", cards=("As", "Ks")).to
+    1
+
+Two records are equal when they are of the same type with the same fields. A kind this
+code does not know decodes to :class:`UnknownEvent`, which encodes back to what it was.
 """
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from collections.abc import Iterable, Mapping
+from typing import Any, NamedTuple, Protocol, TypeVar, cast
 
-ACTION_KINDS = ("fold", "check", "call", "bring_in", "complete", "bet", "raise")
+from engine.actions import LegalActions, legal_data
 
-
-class Event(NamedTuple):
-    kind: str
-    data: dict[str, Any]
-    to: int | None = None
-
-    def visible_to(self, seat: int | None) -> bool:
-        return self.to is None or self.to == seat
+_E = TypeVar("_E", bound="Event")
 
 
-class Action(NamedTuple):
-    """A seat's decision. ``amount`` is the street total *to* for complete/bet/raise."""
-
-    seat: int
-    kind: str
-    amount: int | None = None
+class _Maker(Protocol):
+    def __call__(self, cls: type[_E], fields: Iterable[Any], /) -> _E: ...
 
 
-class LegalActions(NamedTuple):
-    """Exactly who acts and what they may do, with amounts.
+new_event = cast(_Maker, tuple.__new__)
+"""The fast constructor of a record: ``new_event(Ante, (seat, amount, all_in))``, the
+fields in order, all of them (the hand's hot path makes its records this way)."""
+_new = tuple.__new__
 
-    ``call`` is the chips a call adds; ``bring_in`` the chips a bring-in posts.
-    ``wager`` names the aggressive action on offer (bet, raise or complete),
-    whose street total may be any of ``to_choices`` in fixed limit, or any
-    amount from ``min_to`` to ``max_to`` in pot limit and no limit.
+
+def _plain(value: Any) -> Any:
+    """A field's JSON-ready value: tuples become lists, the wire's only container change."""
+    return list(value) if type(value) is tuple else value
+
+
+def _frozen(value: Any) -> Any:
+    """A decoded JSON value as a record holds it: lists become tuples."""
+    return tuple(value) if type(value) is list else value
+
+
+class Event:
+    """The base of every event record: its ``kind``, its audience ``to`` and its wire ``data``.
+
+    A record type sets ``kind`` and writes :meth:`encode`; flat ones (each field one key of
+    the same name, always present) need nothing more.
     """
 
-    seat: int | None
-    kinds: tuple[str, ...] = ()
-    call: int = 0
-    bring_in: int = 0
-    wager: str | None = None
-    min_to: int = 0
-    max_to: int = 0
-    to_choices: tuple[int, ...] = ()
+    __slots__ = ()
 
-    def allows(self, kind: str, amount: int | None = None) -> bool:
-        if kind not in self.kinds:
-            return False
-        if kind != self.wager or amount is None:
-            return True
-        if self.to_choices:
-            return amount in self.to_choices
-        return self.min_to <= amount <= self.max_to
+    @property
+    def kind(self) -> str:
+        raise NotImplementedError
 
-    def as_dict(self) -> dict[str, Any]:
-        data: dict[str, Any] = {"seat": self.seat, "kinds": list(self.kinds)}
-        if "call" in self.kinds:
-            data["call"] = self.call
-        if "bring_in" in self.kinds:
-            data["bring_in"] = self.bring_in
-        if self.wager is not None:
-            data["wager"] = self.wager
-            data["min_to"] = self.min_to
-            data["max_to"] = self.max_to
-            if self.to_choices:
-                data["to_choices"] = list(self.to_choices)
+    @property
+    def to(self) -> int | None:
+        """Who may see it: None for everyone, else the one seat."""
+        return None
+
+    def visible_to(self, seat: int | None) -> bool:
+        to = self.to
+        return to is None or to == seat
+
+    def encode(self) -> dict[str, Any]:
+        """The ``data`` of the event as protocol v1 sends it (a fresh dict each call)."""
+        fields: tuple[str, ...] = getattr(self, "_fields")  # noqa: B009 - the record's fields
+        values: tuple[Any, ...] = self  # type: ignore[assignment]
+        return {name: _plain(value) for name, value in zip(fields, values, strict=True)}
+
+    @property
+    def data(self) -> dict[str, Any]:
+        """The wire ``data`` (see :meth:`encode`)."""
+        return self.encode()
+
+    def record(self) -> dict[str, Any]:
+        """The event as a stored event log keeps it."""
+        return {"kind": self.kind, "data": self.encode(), "to": self.to}
+
+    @classmethod
+    def from_data(cls, data: Mapping[str, Any]) -> Event:
+        """The record from its wire ``data`` (flat records; others override this)."""
+        fields: tuple[str, ...] = getattr(cls, "_fields")  # noqa: B009 - the record's fields
+        return new_event(cls, [_frozen(data[name]) for name in fields])
+
+    def __eq__(self, other: object) -> bool:
+        return type(self) is type(other) and tuple.__eq__(self, other)  # type: ignore[operator]
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    def __hash__(self) -> int:
+        return tuple.__hash__(self)  # type: ignore[arg-type]
+
+
+class UnknownEvent(Event):
+    """An event of a kind this code does not know (a newer server's): kept as it came."""
+
+    __slots__ = ("_kind", "_data", "_to")
+
+    def __init__(self, kind: str, data: Mapping[str, Any], to: int | None = None) -> None:
+        self._kind, self._data, self._to = kind, dict(data), to
+
+    @property
+    def kind(self) -> str:
+        return self._kind
+
+    @property
+    def to(self) -> int | None:
+        return self._to
+
+    def encode(self) -> dict[str, Any]:
+        return dict(self._data)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, UnknownEvent) and (self._kind, self._data, self._to) == (
+            other._kind,
+            other._data,
+            other._to,
+        )
+
+    def __hash__(self) -> int:
+        return hash((self._kind, self._to))
+
+    def __repr__(self) -> str:
+        return f"UnknownEvent({self._kind!r}, {self._data!r}, {self._to!r})"
+
+
+EVENT_TYPES: dict[str, type[Event]] = {}
+"""Every record type by its kind (hand and table events)."""
+
+
+_T = TypeVar("_T", bound=type[Event])
+
+
+def event_type(cls: _T) -> _T:
+    """Register a record type under its kind (a class decorator)."""
+    EVENT_TYPES[cls.kind] = cls  # type: ignore[index]
+    return cls
+
+
+def decode(kind: str, data: Mapping[str, Any], to: int | None = None) -> Event:
+    """The record of a wire event (or a stored one): ``kind`` and ``data`` as they travel.
+
+    ``to`` is only kept for kinds this code does not know; a known record says its own."""
+    cls = EVENT_TYPES.get(kind)
+    if cls is None:
+        return UnknownEvent(kind, data, to)
+    return cls.from_data(data)
+
+
+def from_record(row: Mapping[str, Any]) -> Event:
+    """The record of a stored event log's row ``{"kind", "data", "to"}``."""
+    return decode(row["kind"], row["data"], row.get("to"))
+
+
+def decode_all(rows: Iterable[Mapping[str, Any]]) -> list[Event]:
+    return [from_record(row) for row in rows]
+
+
+# --------------------------------------------------------------------------- hand events
+
+
+class SeatStack(NamedTuple):
+    """A seat and its chips (a hand's start and end)."""
+
+    seat: int
+    stack: int
+
+
+def _stacks(entries: Iterable[Mapping[str, Any]]) -> tuple[SeatStack, ...]:
+    return tuple(_new(SeatStack, (e["seat"], e["stack"])) for e in entries)
+
+
+class _HandStarted(NamedTuple):
+    variant: str
+    structure: str
+    ante: int
+    bring_in: int
+    small_bet: int
+    big_bet: int
+    seats: tuple[SeatStack, ...]
+
+
+@event_type
+class HandStarted(Event, _HandStarted):
+    """A hand begins: its game and stakes, and each dealt seat's chips."""
+
+    __slots__ = ()
+    kind = "hand_started"
+
+    def encode(self) -> dict[str, Any]:
+        variant, structure, ante, bring_in, small_bet, big_bet, seats = self
+        return {
+            "variant": variant,
+            "structure": structure,
+            "ante": ante,
+            "bring_in": bring_in,
+            "small_bet": small_bet,
+            "big_bet": big_bet,
+            "seats": [{"seat": seat, "stack": stack} for seat, stack in seats],
+        }
+
+    @classmethod
+    def from_data(cls, data: Mapping[str, Any]) -> HandStarted:
+        return cls(
+            data["variant"],
+            data.get("structure", "fixed_limit"),
+            data.get("ante", 0),
+            data.get("bring_in", 0),
+            data.get("small_bet", 0),
+            data.get("big_bet", 0),
+            _stacks(data["seats"]),
+        )
+
+
+class _Ante(NamedTuple):
+    seat: int
+    amount: int
+    all_in: bool
+
+
+@event_type
+class Ante(Event, _Ante):
+    __slots__ = ()
+    kind = "ante"
+
+
+class _DownCards(NamedTuple):
+    seat: int
+    street: str
+    cards: tuple[str, ...]
+
+
+@event_type
+class DownCards(Event, _DownCards):
+    """A seat's own down cards of a street: for that seat's eyes only."""
+
+    __slots__ = ()
+    kind = "down_cards"
+
+    @property
+    def to(self) -> int | None:
+        return self.seat
+
+
+class Deal(NamedTuple):
+    """What one seat is dealt on a street, as everyone sees it."""
+
+    seat: int
+    up: tuple[str, ...]
+    down: int  # how many down cards
+    dead: bool = False  # dealt to a folded seat (SCS 12)
+
+
+class _StreetDealt(NamedTuple):
+    street: str
+    deals: tuple[Deal, ...]
+
+
+@event_type
+class StreetDealt(Event, _StreetDealt):
+    __slots__ = ()
+    kind = "street_dealt"
+
+    def encode(self) -> dict[str, Any]:
+        deals: list[dict[str, Any]] = []
+        for seat, up, down, dead in self[1]:
+            entry: dict[str, Any] = {"seat": seat, "up": list(up), "down": down}
+            if dead:
+                entry["dead"] = True
+            deals.append(entry)
+        return {"street": self[0], "deals": deals}
+
+    @classmethod
+    def from_data(cls, data: Mapping[str, Any]) -> StreetDealt:
+        deals = tuple(
+            Deal(d["seat"], tuple(d["up"]), d["down"], bool(d.get("dead", False)))
+            for d in data["deals"]
+        )
+        return cls(data["street"], deals)
+
+
+class _CommonCard(NamedTuple):
+    street: str
+    card: str
+
+
+@event_type
+class CommonCard(Event, _CommonCard):
+    """A card dealt face up to the middle for all (the deck ran short)."""
+
+    __slots__ = ()
+    kind = "common_card"
+
+
+class _DeckProcedure(NamedTuple):
+    street: str
+    procedure: str
+
+
+@event_type
+class DeckProcedure(Event, _DeckProcedure):
+    __slots__ = ()
+    kind = "deck_procedure"
+
+
+class _Announcement(NamedTuple):
+    topic: str  # the wire's "kind": bring_in, pair, possible_flush, ...
+    seat: int
+    text: str
+    card: str | None = None
+
+
+@event_type
+class Announcement(Event, _Announcement):
+    """The dealer's words: who brings it in, who opens, pairs and possibles on board."""
+
+    __slots__ = ()
+    kind = "announcement"
+
+    def encode(self) -> dict[str, Any]:
+        topic, seat, text, card = self
+        if card is None:
+            return {"kind": topic, "seat": seat, "text": text}
+        return {"kind": topic, "seat": seat, "card": card, "text": text}
+
+    @classmethod
+    def from_data(cls, data: Mapping[str, Any]) -> Announcement:
+        return cls(data["kind"], data["seat"], data["text"], data.get("card"))
+
+
+class _Turn(NamedTuple):
+    seat: int
+    kinds: tuple[str, ...]
+    call: int
+    bring_in: int
+    wager: str | None
+    min_to: int
+    max_to: int
+    to_choices: tuple[int, ...]
+
+
+@event_type
+class Turn(Event, _Turn):
+    """The seat to act and its legal actions: the fields of :class:`LegalActions`."""
+
+    __slots__ = ()
+    kind = "turn"
+
+    @property
+    def legal(self) -> LegalActions:
+        return _new(LegalActions, self)
+
+    def encode(self) -> dict[str, Any]:
+        return legal_data(self)
+
+    @classmethod
+    def from_data(cls, data: Mapping[str, Any]) -> Turn:
+        return cls(
+            data["seat"],
+            tuple(data.get("kinds", ())),
+            data.get("call", 0),
+            data.get("bring_in", 0),
+            data.get("wager"),
+            data.get("min_to", 0),
+            data.get("max_to", 0),
+            tuple(data.get("to_choices", ())),
+        )
+
+
+class _ActionTaken(NamedTuple):
+    seat: int
+    action: str
+    amount: int | None  # chips put in (none on a check or a fold)
+    total: int  # the seat's street total after it (the wire's "to")
+    stack: int
+    all_in: bool = False
+    timeout: bool = False  # the table acted for the seat, its clock out
+    dead_seat: bool = False  # folded unfaced: still dealt to (SCS 12)
+
+
+@event_type
+class ActionTaken(Event, _ActionTaken):
+    """A seat acted: ``action`` is the kind, ``total`` its street total after it."""
+
+    __slots__ = ()
+    kind = "action"
+
+    def encode(self) -> dict[str, Any]:
+        seat, action, amount, to, stack, all_in, timeout, dead_seat = self
+        data: dict[str, Any] = {"seat": seat, "action": action}
+        if timeout:
+            data["timeout"] = True
+        if dead_seat:
+            data["dead_seat"] = True
+        if amount is not None:
+            data["amount"] = amount
+        data["to"] = to
+        data["stack"] = stack
+        if all_in:
+            data["all_in"] = True
         return data
 
+    @classmethod
+    def from_data(cls, data: Mapping[str, Any]) -> ActionTaken:
+        return cls(
+            data["seat"],
+            data["action"],
+            data.get("amount"),
+            data.get("to", 0),
+            data.get("stack", 0),
+            bool(data.get("all_in", False)),
+            bool(data.get("timeout", False)),
+            bool(data.get("dead_seat", False)),
+        )
 
-NO_ACTION = LegalActions(None)
+
+class _UncalledReturned(NamedTuple):
+    seat: int
+    amount: int
+
+
+@event_type
+class UncalledReturned(Event, _UncalledReturned):
+    __slots__ = ()
+    kind = "uncalled_returned"
+
+
+class _Showdown(NamedTuple):
+    seat: int
+    cards: tuple[str, ...]
+    high: str | None
+    low: str | None
+    judged: tuple[str, ...]  # which of "high" and "low" the hand is shown for
+
+
+@event_type
+class Showdown(Event, _Showdown):
+    """A hand shown, with the words for its value (None: it cannot be valued)."""
+
+    __slots__ = ()
+    kind = "showdown"
+
+    def encode(self) -> dict[str, Any]:
+        seat, cards, high, low, judged = self
+        data: dict[str, Any] = {"seat": seat, "cards": list(cards)}
+        for half in judged:
+            data[half] = high if half == "high" else low
+        return data
+
+    @classmethod
+    def from_data(cls, data: Mapping[str, Any]) -> Showdown:
+        judged = tuple(half for half in ("high", "low") if half in data)
+        return cls(data["seat"], tuple(data["cards"]), data.get("high"), data.get("low"), judged)
+
+
+class _Muck(NamedTuple):
+    seat: int
+
+
+@event_type
+class Muck(Event, _Muck):
+    __slots__ = ()
+    kind = "muck"
+
+
+class _PotAwarded(NamedTuple):
+    seat: int
+    pot: int
+    amount: int
+    half: str
+    odd_chips: tuple[str, ...] = ()
+
+
+@event_type
+class PotAwarded(Event, _PotAwarded):
+    __slots__ = ()
+    kind = "pot_awarded"
+
+    def encode(self) -> dict[str, Any]:
+        seat, pot, amount, half, odd_chips = self
+        data: dict[str, Any] = {"seat": seat, "pot": pot, "amount": amount, "half": half}
+        if odd_chips:
+            data["odd_chips"] = list(odd_chips)
+        return data
+
+    @classmethod
+    def from_data(cls, data: Mapping[str, Any]) -> PotAwarded:
+        odd = tuple(data.get("odd_chips", ()))
+        return cls(data["seat"], data["pot"], data["amount"], data["half"], odd)
+
+
+class _HandEnded(NamedTuple):
+    stacks: tuple[SeatStack, ...]
+
+
+@event_type
+class HandEnded(Event, _HandEnded):
+    __slots__ = ()
+    kind = "hand_ended"
+
+    def encode(self) -> dict[str, Any]:
+        return {"stacks": [{"seat": seat, "stack": stack} for seat, stack in self[0]]}
+
+    @classmethod
+    def from_data(cls, data: Mapping[str, Any]) -> HandEnded:
+        return cls(_stacks(data["stacks"]))
+
+
+HAND_EVENT_TYPES = tuple(EVENT_TYPES.values())
+"""The record types a :class:`~engine.hand.Hand` emits."""
+HAND_EVENTS = frozenset(cls.kind for cls in HAND_EVENT_TYPES)
+
+
+# The table's record types (engine.table_events) register their kinds too.
+import engine.table_events  # noqa: E402, F401
+
+__all__ = [
+    "EVENT_TYPES",
+    "HAND_EVENTS",
+    "HAND_EVENT_TYPES",
+    "ActionTaken",
+    "Announcement",
+    "Ante",
+    "CommonCard",
+    "Deal",
+    "DeckProcedure",
+    "DownCards",
+    "Event",
+    "HandEnded",
+    "HandStarted",
+    "Muck",
+    "PotAwarded",
+    "SeatStack",
+    "Showdown",
+    "StreetDealt",
+    "Turn",
+    "UncalledReturned",
+    "UnknownEvent",
+    "decode",
+    "decode_all",
+    "event_type",
+    "from_record",
+    "new_event",
+]

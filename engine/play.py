@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import random
 
+from engine.actions import Action
 from engine.cards import Deck
-from engine.events import Action
 from engine.hand import Hand
 from engine.variants import TableConfig
 

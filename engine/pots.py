@@ -83,8 +83,13 @@ def split(
     ranked = sorted(winners, key=odd_chip_order, reverse=True) if odd else list(winners)
     if lump_odd_chips and odd:
         return [
-            Share(pot_number, index, each + (odd if n == 0 else 0), half,
-                  (odd_chip_rule,) * odd if n == 0 else ())
+            Share(
+                pot_number,
+                index,
+                each + (odd if n == 0 else 0),
+                half,
+                (odd_chip_rule,) * odd if n == 0 else (),
+            )
             for n, index in enumerate(ranked)
         ]
     return [
@@ -128,13 +133,23 @@ def award(
         low_winners = best(pot.eligible, low) if low is not None else []
         if not low_winners:
             shares += split(
-                number, pot.amount, high_winners, "whole", odd_chip_order, tie_rule,
+                number,
+                pot.amount,
+                high_winners,
+                "whole",
+                odd_chip_order,
+                tie_rule,
                 lump_odd_chips,
             )
             continue
         low_amount = pot.amount // 2
         high_shares = split(
-            number, pot.amount - low_amount, high_winners, "high", odd_chip_order, tie_rule,
+            number,
+            pot.amount - low_amount,
+            high_winners,
+            "high",
+            odd_chip_order,
+            tie_rule,
             lump_odd_chips,
         )
         if pot.amount % 2:

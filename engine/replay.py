@@ -23,17 +23,12 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from engine.cards import Deck
+from engine.errors import PhhError
 from engine.hand import Hand
-from engine.phh import (
-    PHH_VARIANTS,
-    PhhError,
-    export,
-    from_fields,
-    hands_of,
-    parse_toml,
-    phh_config,
-    replay_hand,
-)
+from engine.phh import from_fields, hands_of, parse_toml
+from engine.phh_export import export
+from engine.phh_replay import replay_hand
+from engine.phh_rules import PHH_VARIANTS, phh_config
 from engine.play import random_action
 
 
@@ -101,8 +96,10 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     parser.add_argument("--players", type=int, choices=range(2, 9), metavar="2..8")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
-        "--jobs", type=int, metavar="N", help="worker processes (default: one per core, "
-        "for 2000 files or more)",
+        "--jobs",
+        type=int,
+        metavar="N",
+        help="worker processes (default: one per core, for 2000 files or more)",
     )
     args = parser.parse_args(argv)
     if args.play is None and not args.files:

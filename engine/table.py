@@ -1,18 +1,36 @@
-"""A table across hands: seats, stacks, sitting out, leaving, table stakes.
+"""A table across hands: seats, stacks, sitting out, leaving, the waiting list, table stakes.
 
 Chips are added only between hands (table stakes): chips added during a hand
 wait until it ends. A player who leaves during a hand leaves when it ends.
 Who is dealt in follows SCS 2 and SCS 11: a seated player who is sitting in and
 has the ante and the bring-in (or the ante alone, under the alternate rule).
+
+The seating policy lives here too, pure like the rest of the engine: the buy-in
+range, the waiting list (a freed seat is offered to the first waiting player,
+and held for them until the server's clock says the offer ran out). Each change
+returns the table events that tell everyone about it; the server publishes them.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from engine.cards import Deck
-from engine.errors import IllegalAction, InvalidAction
+from engine.errors import ErrorCode, IllegalAction, InvalidAction
+from engine.events import Event
 from engine.hand import Hand
+from engine.table_events import (
+    ChipsAdded,
+    SatIn,
+    SatOut,
+    SeatLeft,
+    SeatOffered,
+    SeatOfferExpired,
+    SeatTaken,
+    WaitingList,
+)
 from engine.variants import TableConfig
 
 
@@ -24,29 +42,135 @@ class Seat:
     sit_out_next_hand: bool = False
     leaving: bool = False
     pending_chips: int = 0
+    removed: str | None = None  # an operator's removal: why ("kicked", "suspended")
+
+
+@dataclass(frozen=True, slots=True)
+class SeatingRules:
+    """The table's buy-in range, and how long a freed seat is held for the first player
+    waiting (the server's clock counts it; here it is what the offer says)."""
+
+    min_buy_in: int = 20
+    max_buy_in: int = 1000
+    offer_seconds: float = 30.0
+
+
+class SeatOffer(NamedTuple):
+    """A freed seat held for the first player on the waiting list."""
+
+    player: str
+    seat: int
+
+
+class Departure(NamedTuple):
+    """A player who left the table, with the chips they took away."""
+
+    seat: int
+    player: str
+    chips: int
 
 
 class Table:
-    def __init__(self, config: TableConfig, seat_count: int | None = None) -> None:
+    def __init__(
+        self,
+        config: TableConfig,
+        seat_count: int | None = None,
+        rules: SeatingRules | None = None,
+    ) -> None:
         self.config = config
+        self.rules = rules or SeatingRules()
         count = seat_count if seat_count is not None else config.variant.max_players
         if not 2 <= count <= config.variant.max_players:
             raise InvalidAction(
                 f"{config.variant.title} seats 2 to {config.variant.max_players}",
-                code="bad_seat_count",
+                code=ErrorCode.BAD_SEAT_COUNT,
             )
         self.seats: list[Seat | None] = [None] * count
         self.hand: Hand | None = None
         self.hands_played = 0
+        self.waiting: list[str] = []
+        self.offer: SeatOffer | None = None
+        # Players an operator removes (player -> why), until their ``seat_left`` says so.
+        self.removals: dict[str, str] = {}
+
+    # ------------------------------------------------------------------ restoring
+
+    def restore(
+        self,
+        seats: Iterable[tuple[int, str, int]],
+        *,
+        sitting_out: set[str] | None = None,
+        waiting: Iterable[str] = (),
+    ) -> None:
+        """Seat the players a store kept (seat, player, chips) on an empty table, and its
+        waiting list. ``sitting_out``: who sits out (None: everyone)."""
+        for number, player, chips in seats:
+            out = sitting_out is None or player in sitting_out
+            self.seats[number] = Seat(player, chips, sitting_out=out)
+        self.waiting = list(waiting)
+
+    def resume_hand(self, hand: Hand) -> None:
+        """Put a hand dealt again from its record back in play: its players sit in with the
+        chips they began it with; chips bought meanwhile wait for its end."""
+        for i, number in enumerate(hand.seats):
+            seat = self._seat(number)
+            start = hand.starting[i]
+            if seat.stack < start:
+                raise IllegalAction(
+                    f"seat {number} holds {seat.stack} chips, not {start}", code=ErrorCode.BAD_SEATS
+                )
+            seat.pending_chips = seat.stack - start
+            seat.stack = start
+            seat.sitting_out = False
+        self.hand = hand
+
+    def keep_wishes(self, player: str, *, leaving: bool, sit_out_next_hand: bool) -> None:
+        """What a player in the hand in progress asked for its end (a resumed hand keeps it)."""
+        number = self.seat_of(player)
+        if number is None or not self.in_hand(number):
+            return
+        seat = self._seat(number)
+        seat.leaving = leaving
+        seat.sit_out_next_hand = sit_out_next_hand
+
+    # ------------------------------------------------------------------ new rules
+
+    def check_seat_count(self, count: int) -> None:
+        """Refuse a seat count that would remove a seat in use: taken, or offered."""
+        used = sorted(
+            {n for n, seat in enumerate(self.seats) if seat is not None and n >= count}
+            | ({self.offer.seat} if self.offer is not None and self.offer.seat >= count else set())
+        )
+        if used:
+            raise IllegalAction(
+                f"{count} seats would remove seat{'s' * (len(used) > 1)} "
+                f"{', '.join(map(str, used))}, in use",
+                code=ErrorCode.SEATS_IN_USE,
+            )
+
+    def reconfigure(self, config: TableConfig, seat_count: int, rules: SeatingRules) -> None:
+        """New rules, seat count and seating policy, between hands (the next hand is dealt
+        under them); refused, changing nothing, during a hand or when a seat in use would go."""
+        if self.hand is not None and not self.hand.is_over():
+            raise IllegalAction("a hand is in progress", code=ErrorCode.HAND_IN_PROGRESS)
+        if not 2 <= seat_count <= config.variant.max_players:
+            raise InvalidAction(
+                f"{config.variant.title} seats 2 to {config.variant.max_players}",
+                code=ErrorCode.BAD_SEAT_COUNT,
+            )
+        self.check_seat_count(seat_count)
+        self.config = config
+        self.rules = rules
+        self.seats = self.seats[:seat_count] + [None] * (seat_count - len(self.seats))
 
     # ------------------------------------------------------------------ seating
 
     def _seat(self, number: int) -> Seat:
         if not isinstance(number, int) or not 0 <= number < len(self.seats):
-            raise InvalidAction(f"no seat {number!r} at this table", code="bad_seat")
+            raise InvalidAction(f"no seat {number!r} at this table", code=ErrorCode.BAD_SEAT)
         seat = self.seats[number]
         if seat is None:
-            raise IllegalAction(f"seat {number} is empty", code="seat_empty")
+            raise IllegalAction(f"seat {number} is empty", code=ErrorCode.SEAT_EMPTY)
         return seat
 
     def seat_of(self, player: str) -> int | None:
@@ -55,45 +179,165 @@ class Table:
                 return number
         return None
 
-    def sit(self, number: int, player: str, chips: int) -> None:
-        if not isinstance(number, int) or not 0 <= number < len(self.seats):
-            raise InvalidAction(f"no seat {number!r} at this table", code="bad_seat")
-        if self.seats[number] is not None:
-            raise IllegalAction(f"seat {number} is taken", code="seat_taken")
+    def seated(self, player: str) -> int:
+        """The player's seat number; refused when they have none."""
+        number = self.seat_of(player)
+        if number is None:
+            raise IllegalAction("you have no seat at this table", code=ErrorCode.NOT_SEATED)
+        return number
+
+    def choose_seat(self, player: str, chips: int, seat: int | None = None) -> int:
+        """The seat ``player`` may take with ``chips`` (any free one when ``seat`` is None):
+        the buy-in range and the waiting list decide. Raises when they may not; changes
+        nothing (the buy-in is paid, then :meth:`sit`)."""
+        rules = self.rules
+        if not isinstance(chips, int) or isinstance(chips, bool):
+            raise InvalidAction("buy_in must be a whole number of chips", code=ErrorCode.BAD_AMOUNT)
+        if not rules.min_buy_in <= chips <= rules.max_buy_in:
+            raise IllegalAction(
+                f"buy in between {rules.min_buy_in} and {rules.max_buy_in}",
+                code=ErrorCode.BAD_BUY_IN,
+            )
         if self.seat_of(player) is not None:
-            raise IllegalAction(f"{player} is already seated", code="already_seated")
+            raise IllegalAction("you are already seated here", code=ErrorCode.ALREADY_SEATED)
+        free = [n for n, s in enumerate(self.seats) if s is None]
+        if self.offer is not None and self.offer.player != player:
+            free = [n for n in free if n != self.offer.seat]
+        elif self.waiting and self.offer is None and player not in self.waiting[:1]:
+            free = []  # the waiting list comes first
+        if seat is None:
+            if not free:
+                raise IllegalAction(
+                    "no free seat; join the waiting list", code=ErrorCode.TABLE_FULL
+                )
+            return free[0]
+        if not isinstance(seat, int) or not 0 <= seat < len(self.seats):
+            raise InvalidAction(f"no seat {seat!r} at this table", code=ErrorCode.BAD_SEAT)
+        if self.seats[seat] is not None:
+            raise IllegalAction(f"seat {seat} is taken", code=ErrorCode.SEAT_TAKEN)
+        if seat not in free:
+            raise IllegalAction(
+                f"seat {seat} is offered to another player", code=ErrorCode.SEAT_RESERVED
+            )
+        return seat
+
+    def sit(self, number: int, player: str, chips: int) -> list[Event]:
+        if not isinstance(number, int) or not 0 <= number < len(self.seats):
+            raise InvalidAction(f"no seat {number!r} at this table", code=ErrorCode.BAD_SEAT)
+        if self.seats[number] is not None:
+            raise IllegalAction(f"seat {number} is taken", code=ErrorCode.SEAT_TAKEN)
+        if self.seat_of(player) is not None:
+            raise IllegalAction(f"{player} is already seated", code=ErrorCode.ALREADY_SEATED)
         _check_chips(chips)
         self.seats[number] = Seat(player, chips)
+        if player in self.waiting:
+            self.waiting.remove(player)
+        if self.offer is not None and self.offer.player == player:
+            self.offer = None
+        return [SeatTaken(seat=number, player=player, stack=chips)]
 
-    def add_chips(self, number: int, chips: int) -> None:
+    def check_add_chips(self, number: int, chips: int) -> None:
+        """Refuse chips that are not a positive amount or would pass the buy-in's top."""
+        if not isinstance(chips, int) or isinstance(chips, bool) or chips <= 0:
+            raise InvalidAction("amount must be a positive whole number", code=ErrorCode.BAD_AMOUNT)
+        seat = self._seat(number)
+        if seat.stack + seat.pending_chips + chips > self.rules.max_buy_in:
+            raise IllegalAction(
+                f"at most {self.rules.max_buy_in} on the table", code=ErrorCode.BAD_BUY_IN
+            )
+
+    def add_chips(self, number: int, chips: int) -> list[Event]:
         """Add chips now between hands, or when the hand ends (table stakes)."""
         _check_chips(chips)
         seat = self._seat(number)
-        if self.in_hand(number):
+        later = self.in_hand(number)
+        if later:
             seat.pending_chips += chips
         else:
             seat.stack += chips
+        return [ChipsAdded(seat=number, amount=chips, after_hand=later)]
 
-    def sit_out(self, number: int, *, next_hand: bool = False) -> None:
+    def sit_out(self, number: int, *, next_hand: bool = False) -> list[Event]:
         seat = self._seat(number)
         if next_hand and self.in_hand(number):
             seat.sit_out_next_hand = True
         else:
             seat.sitting_out = True
+        return [SatOut(seat=number, after_hand=seat.sit_out_next_hand)]
 
-    def sit_in(self, number: int) -> None:
+    def sit_in(self, number: int) -> list[Event]:
         seat = self._seat(number)
         seat.sitting_out = False
         seat.sit_out_next_hand = False
+        return [SatIn(seat=number)]
 
-    def leave(self, number: int) -> int | None:
-        """Free the seat and return its chips; during its hand, mark it to leave after."""
+    def leave(self, number: int, *, removed: str | None = None) -> int | None:
+        """Free the seat and return its chips; during its hand, mark it to leave after.
+        ``removed``: an operator removes the player, and why (the events say so)."""
         seat = self._seat(number)
+        if removed is not None:
+            seat.removed = self.removals[seat.player] = removed
         if self.in_hand(number):
             seat.leaving = True
             return None
         self.seats[number] = None
         return seat.stack + seat.pending_chips
+
+    def left(self, departure: Departure) -> list[Event]:
+        """The seat's player is gone with their chips: say so, and offer the seat."""
+        return [
+            SeatLeft(
+                seat=departure.seat,
+                player=departure.player,
+                cashed_out=departure.chips,
+                removed=self.removals.pop(departure.player, None),
+            ),
+            *self.offer_free_seat(),
+        ]
+
+    # ------------------------------------------------------------------ the waiting list
+
+    def join_waiting_list(self, player: str) -> tuple[int, list[Event]]:
+        """The player's place on the list (1 first), and what changed."""
+        if self.seat_of(player) is not None:
+            raise IllegalAction("you are already seated here", code=ErrorCode.ALREADY_SEATED)
+        events: list[Event] = []
+        if player not in self.waiting:
+            self.waiting.append(player)
+            events.append(WaitingList(waiting=tuple(self.waiting)))
+        events += self.offer_free_seat()
+        return self.waiting.index(player) + 1, events
+
+    def leave_waiting_list(self, player: str) -> list[Event]:
+        if player not in self.waiting:
+            return []
+        self.waiting.remove(player)
+        return [WaitingList(waiting=tuple(self.waiting))]
+
+    def offer_free_seat(self) -> list[Event]:
+        """Hold the first free seat for the first waiting player, if there are both."""
+        if self.offer is not None or not self.waiting:
+            return []
+        free = [n for n, s in enumerate(self.seats) if s is None]
+        if not free:
+            return []
+        self.offer = SeatOffer(self.waiting[0], free[0])
+        return [
+            SeatOffered(
+                player=self.offer.player, seat=self.offer.seat, seconds=self.rules.offer_seconds
+            )
+        ]
+
+    def expire_offer(self) -> list[Event]:
+        """The offered seat was not taken in time: its player is off the list, the next
+        one is offered a seat."""
+        if self.offer is None:
+            return []
+        player = self.offer.player
+        self.offer = None
+        if player in self.waiting:
+            self.waiting.remove(player)
+        return [SeatOfferExpired(player=player), *self.offer_free_seat()]
 
     # ------------------------------------------------------------------ hands
 
@@ -112,32 +356,31 @@ class Table:
         return [
             number
             for number, seat in enumerate(self.seats)
-            if seat is not None and not seat.sitting_out and not seat.leaving
-            and seat.stack >= need
+            if seat is not None and not seat.sitting_out and not seat.leaving and seat.stack >= need
         ]
 
     def start_hand(self, deck: Deck) -> Hand:
         if self.hand is not None and not self.hand.is_over():
-            raise IllegalAction("a hand is in progress", code="hand_in_progress")
+            raise IllegalAction("a hand is in progress", code=ErrorCode.HAND_IN_PROGRESS)
         if self.hand is not None:
             self.finish_hand()
         players = self.dealt_in()
         if len(players) < 2:
-            raise IllegalAction("two players must be sitting in", code="not_enough_players")
+            raise IllegalAction("two players must be sitting in", code=ErrorCode.NOT_ENOUGH_PLAYERS)
         seats = [(number, self._seat(number).stack) for number in players]
         self.hand = Hand(self.config, seats, deck)
         return self.hand
 
-    def finish_hand(self) -> list[tuple[int, str, int]]:
+    def finish_hand(self) -> list[Departure]:
         """Settle the finished hand: stacks, chips added meanwhile, leavers, sit-outs.
 
-        Returns the players who left, as (seat, player, chips taken away).
+        Returns the players who left.
         """
         hand = self.hand
         if hand is None:
             return []
         if not hand.is_over():
-            raise IllegalAction("the hand is not over", code="hand_in_progress")
+            raise IllegalAction("the hand is not over", code=ErrorCode.HAND_IN_PROGRESS)
         for number, stack in hand.result().stacks.items():
             seat = self.seats[number]
             assert seat is not None
@@ -145,7 +388,18 @@ class Table:
         self.hands_played += 1
         return self._settle()
 
-    def cancel_hand(self) -> list[tuple[int, str, int]]:
+    def sit_out_busted(self) -> list[Event]:
+        """Between hands: a player whose stack no longer covers a hand sits out until chips
+        are added."""
+        need = self.needed_to_play()
+        events: list[Event] = []
+        for number, seat in enumerate(self.seats):
+            if seat is not None and not seat.sitting_out and seat.stack < need:
+                seat.sitting_out = True
+                events.append(SatOut(seat=number, after_hand=False, busted=True))
+        return events
+
+    def cancel_hand(self) -> list[Departure]:
         """Void the hand in progress: each seat gets back the chips it began the hand with,
         then the table settles as after any hand. Returns who left, as finish_hand does."""
         hand = self.hand
@@ -157,10 +411,10 @@ class Table:
                 seat.stack = hand.starting[i]
         return self._settle()
 
-    def _settle(self) -> list[tuple[int, str, int]]:
+    def _settle(self) -> list[Departure]:
         """Between hands: chips added meanwhile join the stacks, "sit out next hand" takes
         effect, and whoever asked to leave leaves."""
-        departures: list[tuple[int, str, int]] = []
+        departures: list[Departure] = []
         for number, seat in enumerate(self.seats):
             if seat is None:
                 continue
@@ -169,7 +423,7 @@ class Table:
             if seat.sit_out_next_hand:
                 seat.sitting_out, seat.sit_out_next_hand = True, False
             if seat.leaving:
-                departures.append((number, seat.player, seat.stack))
+                departures.append(Departure(number, seat.player, seat.stack))
                 self.seats[number] = None
         self.hand = None
         return departures
@@ -177,4 +431,4 @@ class Table:
 
 def _check_chips(chips: int) -> None:
     if not isinstance(chips, int) or isinstance(chips, bool) or chips <= 0:
-        raise InvalidAction("chips must be a positive whole number", code="bad_amount")
+        raise InvalidAction("chips must be a positive whole number", code=ErrorCode.BAD_AMOUNT)

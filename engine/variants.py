@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
-from engine.errors import ConfigError
+from engine.errors import ConfigError, ErrorCode
 
 Showdown = Literal["high", "razz", "high_low"]
 Structure = Literal["fixed_limit", "pot_limit", "no_limit"]
@@ -73,44 +73,84 @@ VARIANTS: dict[str, Variant] = {
     v.name: v
     for v in (
         Variant(
-            "seven_card_stud", "Seven-card stud", _streets(*_SEVEN, open_pair_at=1),
-            showdown="high", bring_in_card="low", board_order="high", order_tie="suit",
+            "seven_card_stud",
+            "Seven-card stud",
+            _streets(*_SEVEN, open_pair_at=1),
+            showdown="high",
+            bring_in_card="low",
+            board_order="high",
+            order_tie="suit",
             phh_code="F7S",
         ),
         Variant(
-            "seven_card_stud_hi_lo", "Seven-card stud hi-lo, eight or better", _streets(*_SEVEN),
-            showdown="high_low", bring_in_card="low", board_order="high", order_tie="position",
+            "seven_card_stud_hi_lo",
+            "Seven-card stud hi-lo, eight or better",
+            _streets(*_SEVEN),
+            showdown="high_low",
+            bring_in_card="low",
+            board_order="high",
+            order_tie="position",
             phh_code="F7S/8",
         ),
         Variant(
-            "razz", "Razz", _streets(*_SEVEN),
-            showdown="razz", bring_in_card="high", board_order="low", order_tie="suit",
-            aces_low=True, phh_code="FR",
+            "razz",
+            "Razz",
+            _streets(*_SEVEN),
+            showdown="razz",
+            bring_in_card="high",
+            board_order="low",
+            order_tie="suit",
+            aces_low=True,
+            phh_code="FR",
         ),
         Variant(
-            "five_card_stud", "Five-card stud",
-            _streets(("second", "du"), ("third", "u"), ("fourth", "u"), ("fifth", "u"),
-                     open_pair_at=1),
-            showdown="high", bring_in_card="low", board_order="high", order_tie="suit",
+            "five_card_stud",
+            "Five-card stud",
+            _streets(
+                ("second", "du"), ("third", "u"), ("fourth", "u"), ("fifth", "u"), open_pair_at=1
+            ),
+            showdown="high",
+            bring_in_card="low",
+            board_order="high",
+            order_tie="suit",
             max_players=10,
         ),
         Variant(
-            "five_card_stud_hi_lo", "Five-card stud hi-lo",
+            "five_card_stud_hi_lo",
+            "Five-card stud hi-lo",
             _streets(("second", "du"), ("third", "u"), ("fourth", "u"), ("fifth", "u")),
-            showdown="high_low", bring_in_card="low", board_order="high", order_tie="position",
+            showdown="high_low",
+            bring_in_card="low",
+            board_order="high",
+            order_tie="position",
             max_players=10,
         ),
         Variant(
-            "six_card_stud", "Six-card stud",
-            _streets(("second", "du"), ("third", "u"), ("fourth", "u"), ("fifth", "u"),
-                     ("sixth", "d")),
-            showdown="high", bring_in_card="low", board_order="high", order_tie="suit",
+            "six_card_stud",
+            "Six-card stud",
+            _streets(
+                ("second", "du"), ("third", "u"), ("fourth", "u"), ("fifth", "u"), ("sixth", "d")
+            ),
+            showdown="high",
+            bring_in_card="low",
+            board_order="high",
+            order_tie="suit",
         ),
         Variant(
-            "eight_card_stud", "Eight-card stud",
-            _streets(("third", "ddu"), ("fourth", "u"), ("fifth", "u"), ("sixth", "u"),
-                     ("seventh", "d"), ("eighth", "d")),
-            showdown="high", bring_in_card="low", board_order="high", order_tie="suit",
+            "eight_card_stud",
+            "Eight-card stud",
+            _streets(
+                ("third", "ddu"),
+                ("fourth", "u"),
+                ("fifth", "u"),
+                ("sixth", "u"),
+                ("seventh", "d"),
+                ("eighth", "d"),
+            ),
+            showdown="high",
+            bring_in_card="low",
+            board_order="high",
+            order_tie="suit",
             # Eight players can use up every card, common cards included, before eighth street.
             max_players=7,
         ),
@@ -122,7 +162,7 @@ def find_variant(name: str) -> Variant:
     try:
         return VARIANTS[name]
     except KeyError:
-        raise ConfigError(f"unknown variant {name!r}", code="unknown_variant") from None
+        raise ConfigError(f"unknown variant {name!r}", code=ErrorCode.UNKNOWN_VARIANT) from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,7 +204,7 @@ class TableConfig:
     # Fixed limit: an all-in raise of at least this fraction of a bet counts as a full raise.
     all_in_full_fraction: float = 0.5
     # The settings below exist so that PHH hands replay as PokerKit plays them
-    # (engine.phh.phh_config, docs/phh.md); their defaults are the rule books'.
+    # (engine.phh_rules.phh_config, docs/phh.md); their defaults are the rule books'.
     # Ante of each position when they differ (PHH lists one per player); None = ``ante`` for all.
     ante_by_position: tuple[int, ...] | None = None
     # Antes as dead money: all in the main pot, which every live seat may win, even one
@@ -211,6 +251,11 @@ class TableConfig:
             raise ConfigError("bring_in may not exceed small_bet")
         if self.max_raises is not None and self.max_raises < 0:
             raise ConfigError("max_raises must be >= 0 or None")
+        fraction = self.all_in_full_fraction
+        if not isinstance(fraction, int | float) or isinstance(fraction, bool):
+            raise ConfigError("all_in_full_fraction must be a number")
+        if not 0 < fraction <= 1:
+            raise ConfigError("all_in_full_fraction must be above 0 and at most 1 (a bet)")
         if self.low_qualifier is not None and not 5 <= self.low_qualifier <= 13:
             raise ConfigError("low_qualifier must be between 5 and 13, or None")
         if self.last_card_down and len(self.variant.streets[-1].cards) != 1:

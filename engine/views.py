@@ -10,7 +10,21 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from engine.events import Event
+from engine.events import (
+    ActionTaken,
+    Announcement,
+    Ante,
+    CommonCard,
+    DownCards,
+    Event,
+    HandEnded,
+    HandStarted,
+    PotAwarded,
+    Showdown,
+    StreetDealt,
+    Turn,
+    UncalledReturned,
+)
 from engine.pots import build_pots
 
 
@@ -43,90 +57,107 @@ def _fold_public(events: Iterable[Event], own: dict[int, list[str]]) -> dict[str
     """Fold the public events; collect each seat's own down cards into ``own``.
 
     The picture's scalars live in local variables until the end: a hand folds some thirty
-    events per view, most of them turns and actions, so each step is kept to a few lookups.
+    events per view, most of them turns and actions, so each step is kept to a few lookups
+    (the record's type, then its fields by unpacking).
     """
     seats: dict[int, dict[str, Any]] = {}
     variant: str | None = None
     street: str | None = None
-    to_act: int | None = None
-    legal: dict[str, Any] | None = None
+    turn: Turn | None = None
     pot = 0
     common: list[str] = []
-    announcements: list[dict[str, Any]] = []
-    awards: list[dict[str, Any]] = []
+    announcements: list[Announcement] = []
+    awards: list[PotAwarded] = []
     over = False
-    for kind, data, to in events:
-        if to is not None:
-            if kind == "down_cards":
-                own[to] = own.get(to, []) + data["cards"]
-            continue
-        if kind == "turn":
-            to_act = data["seat"]
-            legal = data
-        elif kind == "action":
-            s = seats[data["seat"]]
-            if "amount" in data:
-                paid = data["amount"]
+    event: Any  # a record, read by unpacking once its type is known
+    for event in events:
+        cls = type(event)
+        if cls is Turn:
+            turn = event
+        elif cls is ActionTaken:
+            seat, action, paid, total, _, all_in, _, _ = event
+            s = seats[seat]
+            if paid is not None:
                 s["stack"] -= paid
                 s["in_pot"] += paid
                 pot += paid
-            if data["action"] == "fold":
+            if action == "fold":
                 s["folded"] = True
-            if "all_in" in data and data["all_in"]:
+            if all_in:
                 s["all_in"] = True
-            s["bet"] = data["to"]
-            to_act = legal = None
-        elif kind == "announcement":
-            announcements.append(data)
-        elif kind == "street_dealt":
-            street = data["street"]
+            s["bet"] = total
+            turn = None
+        elif cls is DownCards:
+            seat, _, cards = event
+            own[seat] = own.get(seat, []) + list(cards)
+        elif cls is Announcement:
+            announcements.append(event)
+        elif cls is StreetDealt:
+            street, deals = event
             for s in seats.values():
                 s["bet"] = 0
-            for deal in data["deals"]:
-                s = seats[deal["seat"]]
-                s["up"] += deal["up"]  # the seat's own list (from hand_started), not an event's
-                s["down_count"] += deal["down"]
-        elif kind == "ante":
-            s = seats[data["seat"]]
-            amount = data["amount"]
+            for seat, up, down, _ in deals:
+                s = seats[seat]
+                s["up"] += up  # the seat's own list (from hand_started), not an event's
+                s["down_count"] += down
+        elif cls is Ante:
+            seat, amount, all_in = event
+            s = seats[seat]
             s["stack"] -= amount
             s["in_pot"] += amount
-            s["all_in"] = data["all_in"]
+            s["all_in"] = all_in
             pot += amount
-        elif kind == "hand_started":
-            variant = data["variant"]
-            for entry in data["seats"]:
-                seats[entry["seat"]] = {
-                    "stack": entry["stack"], "bet": 0, "in_pot": 0, "up": [], "down": [],
-                    "down_count": 0, "folded": False, "all_in": False, "shown": False,
+        elif cls is HandStarted:
+            variant = event[0]
+            for seat, stack in event[6]:
+                seats[seat] = {
+                    "stack": stack,
+                    "bet": 0,
+                    "in_pot": 0,
+                    "up": [],
+                    "down": [],
+                    "down_count": 0,
+                    "folded": False,
+                    "all_in": False,
+                    "shown": False,
                 }
-        elif kind == "common_card":
-            street = data["street"]
-            common = common + [data["card"]]
+        elif cls is CommonCard:
+            street, card = event
+            common = common + [card]
             for s in seats.values():
                 s["bet"] = 0
-        elif kind == "uncalled_returned":
-            s = seats[data["seat"]]
-            amount = data["amount"]
+        elif cls is UncalledReturned:
+            seat, amount = event
+            s = seats[seat]
             s["stack"] += amount
             s["in_pot"] -= amount
             s["bet"] -= amount
             pot -= amount
-        elif kind == "showdown":
-            s = seats[data["seat"]]
-            s["down"] = [c for c in data["cards"] if c not in s["up"]]
+        elif cls is Showdown:
+            seat, cards, high, low, judged = event
+            s = seats[seat]
+            s["down"] = [c for c in cards if c not in s["up"]]
             s["shown"] = True
-            s["hand"] = {k: data[k] for k in ("high", "low") if k in data}
-        elif kind == "pot_awarded":
-            seats[data["seat"]]["stack"] += data["amount"]
-            awards.append(data)
-        elif kind == "hand_ended":
+            s["hand"] = {half: high if half == "high" else low for half in judged}
+        elif cls is PotAwarded:
+            seats[event[0]]["stack"] += event[2]
+            awards.append(event)
+        elif cls is HandEnded:
             over = True
-            to_act = legal = None
+            turn = None
     return {
-        "viewer": None, "variant": variant, "street": street, "pot": pot, "common": common,
-        "seats": seats, "to_act": to_act, "legal": legal, "announcements": announcements,
-        "awards": awards, "over": over, "pots": pots_of(seats),
+        "viewer": None,
+        "variant": variant,
+        "street": street,
+        "pot": pot,
+        "common": common,
+        "seats": seats,
+        "to_act": None if turn is None else turn.seat,
+        "legal": None if turn is None else turn.encode(),
+        "announcements": [a.encode() for a in announcements],
+        "awards": [a.encode() for a in awards],
+        "over": over,
+        "pots": pots_of(seats),
     }
 
 

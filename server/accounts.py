@@ -11,21 +11,23 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from server import ledger
-from server.db.models import Account, Role, WalletKind
-from server.errors import Refusal
+from server.db.models import Account, Role, Suspension, WalletKind
+from server.errors import ErrorCode, Refusal
 from server.passwords import Passwords
 
 USERNAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{2,31}$"
 
 
 class UsernameTaken(Refusal):
-    status_code = 409
-    code = "username_taken"
+    code = ErrorCode.USERNAME_TAKEN
 
 
 class BadCredentials(Refusal):
-    status_code = 401
-    code = "bad_credentials"
+    code = ErrorCode.BAD_CREDENTIALS
+
+
+class AccountSuspended(Refusal):
+    code = ErrorCode.ACCOUNT_SUSPENDED
 
 
 async def find_by_username(session: AsyncSession, *, username: str) -> Account | None:
@@ -84,13 +86,17 @@ async def authenticate(
     session: AsyncSession, *, passwords: Passwords, username: str, password: str
 ) -> Account:
     """The account these credentials open, or :class:`BadCredentials` (never saying which
-    part was wrong). A hash made at an older cost is upgraded; the caller commits."""
+    part was wrong), or :class:`AccountSuspended`. A hash made at an older cost is
+    upgraded; the caller commits."""
     account = await find_by_username(session, username=username)
     if account is None:
         await passwords.waste(password)
         raise BadCredentials("wrong username or password")
     if not await passwords.verify(account.password_hash, password):
         raise BadCredentials("wrong username or password")
+    if await session.get(Suspension, account.id) is not None:
+        # Said only to whoever knows the password.
+        raise AccountSuspended("this account is suspended")
     if passwords.needs_rehash(account.password_hash):
         account.password_hash = await passwords.hash(password)
     return account

@@ -15,16 +15,36 @@ from server.cluster import leases_for
 from server.db.migrate import head_revision
 from server.db.session import make_engine, make_sessionmaker
 from server.errors import install_error_handlers
+from server.gateway import Gateway
 from server.lobby import Cardroom
+from server.metrics import Metrics
 from server.passwords import Passwords
-from server.routers import admin, auth, hands, health, lobby, wallet, web
+from server.redis_bus import RedisBus
+from server.routers import (
+    admin,
+    admin_accounts,
+    admin_hands,
+    admin_players,
+    admin_tables,
+    auth,
+    hands,
+    health,
+    lobby,
+    metrics,
+    wallet,
+    web,
+)
+from server.security_headers import SecurityHeaders, docs_paths, docs_policy
+from server.sessions import SessionRegistry
 from server.settings import Settings
+from server.spectators import Spectators
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
     """The app: HTTP and the websocket, with a table actor for every open table. It expects
     a migrated database (``stud-server`` migrates on start)."""
     settings = settings or Settings()
+    app_metrics = Metrics()  # this app's registry, never the library's global one
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -33,14 +53,28 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.sessionmaker = make_sessionmaker(engine)
         # In memory for one process; REDIS_URL puts every node on one Redis bus.
         bus = bus_from_url(settings.redis_url)
+        if isinstance(bus, RedisBus):
+            bus.on_published = app_metrics.bus_published
         # Which node runs which table: Redis leases among nodes, all of them alone.
         leases = leases_for(settings.redis_url, settings.node_id, settings.lease_seconds)
         cardroom = Cardroom(
-            bus=bus, sessionmaker=app.state.sessionmaker, settings=settings, leases=leases
+            bus=bus,
+            sessionmaker=app.state.sessionmaker,
+            settings=settings,
+            leases=leases,
+            metrics=app_metrics,
         )
+        app_metrics.watch_tables(cardroom.actors)
         app.state.cardroom = cardroom
+        # Signed-in websockets, ended on every node when their token or account is.
+        sessions = SessionRegistry(
+            bus, app.state.sessionmaker, check_seconds=settings.session_check_seconds
+        )
+        app.state.sessions = sessions
+        app.state.spectators = Spectators(bus)
         house_bots: asyncio.Task[None] | None = None
         try:
+            sessions.start()
             await cardroom.start()
             if settings.demo:
                 bots = await demo.open_demo_tables(
@@ -55,7 +89,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 house_bots.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await house_bots
+            app.state.spectators.close()
             await cardroom.stop()
+            await sessions.close()
             await leases.close()
             await bus.close()
             await engine.dispose()
@@ -67,13 +103,23 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         lifespan=lifespan,
     )
     app.state.settings = settings
+    app.state.metrics = app_metrics
     app.state.passwords = Passwords(
         time_cost=settings.password_time_cost,
         memory_kib=settings.password_memory_kib,
         parallelism=settings.password_parallelism,
+        threads=settings.password_hash_threads,
+        queue=settings.password_hash_queue,
     )
+    app.state.gateway = Gateway(settings)
     app.state.head_revision = head_revision()
     install_error_handlers(app)
-    for module in (health, auth, wallet, lobby, hands, admin, ws, web):
+    app.add_middleware(SecurityHeaders, docs_paths=docs_paths(app), docs_csp=docs_policy(app))
+    # admin_hands before admin: its fixed paths (/admin/tables/live) come first.
+    routers = (
+        *(health, metrics, auth, wallet, lobby, hands),
+        *(admin_hands, admin, admin_players, admin_tables, admin_accounts),
+    )
+    for module in (*routers, ws, web):
         app.include_router(module.router)
     return app

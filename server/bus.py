@@ -40,6 +40,11 @@ class Subscription:
         """Queue a frame made on this node behind every message published before it."""
         self._bus._offer(self, message)
 
+    def put_now(self, message: dict[str, Any]) -> None:
+        """Queue a frame at once, right behind the messages delivered to this subscription
+        so far (a snapshot made of exactly those: ``server.spectators``)."""
+        self._put(message)
+
     def _put(self, message: dict[str, Any]) -> None:
         if self.closed:
             return
@@ -85,13 +90,21 @@ class Subscription:
 
 
 class Bus(Protocol):
-    async def publish(self, channel: str, message: dict[str, Any]) -> None: ...
+    """What the cardroom asks of a bus, whichever backend: :class:`MemoryBus` and
+    :class:`~server.redis_bus.RedisBus` (:func:`bus_from_url` returns either). Code outside
+    the backends is typed against this, never against a backend."""
 
-    def publish_now(self, channel: str, message: dict[str, Any]) -> None: ...
+    async def publish(self, channel: str, message: dict[str, Any]) -> None:
+        """Deliver ``message`` to every subscription of ``channel``."""
 
-    def subscribe(self, *channels: str, size: int = DEFAULT_QUEUE_SIZE) -> Subscription: ...
+    def publish_now(self, channel: str, message: dict[str, Any]) -> None:
+        """The same, without awaiting (the actors' hot path); order is kept."""
 
-    async def close(self) -> None: ...
+    def subscribe(self, *channels: str, size: int = DEFAULT_QUEUE_SIZE) -> Subscription:
+        """A bounded subscription to ``channels`` (more may be added to it)."""
+
+    async def close(self) -> None:
+        """End every subscription and let go of the backend."""
 
 
 class MemoryBus:
@@ -141,7 +154,7 @@ class MemoryBus:
 REDIS_SCHEMES = ("redis://", "rediss://", "unix://")
 
 
-def bus_from_url(url: str | None) -> MemoryBus:
+def bus_from_url(url: str | None) -> Bus:
     """Pick the backend by URL: ``None`` or ``memory://`` is the in-process bus, a Redis URL
     (``redis://``, ``rediss://``, ``unix://``) the bus shared by every node on that Redis."""
     if url is None or url.startswith("memory://"):

@@ -3,10 +3,14 @@
 ::
 
     stud-server [--host H] [--port P] [--database-url URL] [--redis-url URL] [--demo]
-                [--node-id ID] [--lease-seconds S]
+                [--node-id ID] [--lease-seconds S] [--log-format text|json]
     stud-server migrate                      # upgrade the database to head and exit
-    stud-server create-operator NAME         # new operator (password prompted, or
-                                             #   --password-stdin), or promote NAME
+    stud-server create-operator NAME [--role support]
+                                             # new operator (password prompted, or
+                                             #   --password-stdin), or promote NAME;
+                                             #   --role support: read-only staff
+    stud-server audit                        # check the books end to end: exit 0 when they
+                                             #   balance, 1 with each difference printed
 
 Flags override the environment (``STUD_*``, ``DATABASE_URL``, ``REDIS_URL``).
 """
@@ -16,22 +20,25 @@ from __future__ import annotations
 import argparse
 import asyncio
 import functools
+import gc
 import getpass
 import logging
 import sys
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from pydantic import ValidationError
 
-from server import accounts
+from server import accounts, logs, table_store
 from server.db import migrate
-from server.db.models import Role
-from server.db.session import make_engine, make_sessionmaker
+from server.db.models import STAFF_ROLES, Role
+from server.db.session import is_outage, make_engine, make_sessionmaker
 from server.passwords import Passwords
 from server.schemas import AccountCreate
 from server.settings import Settings
 
 log = logging.getLogger("stud_server")
+_TITLES = {Role.OPERATOR: "an operator", Role.SUPPORT: "a support account"}
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -73,18 +80,38 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"]
     )
+    parser.add_argument(
+        "--log-format",
+        choices=["text", "json"],
+        help="log lines as text (the default) or as JSON objects, one a line, with the table "
+        "id and hand number in every line a table writes (STUD_LOG_FORMAT)",
+    )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     commands.add_parser("serve", help="migrate, then serve (the default)")
     commands.add_parser("migrate", help="upgrade the database to the latest revision and exit")
     operator = commands.add_parser(
         "create-operator",
-        help="create an operator account, or make an existing account an operator",
+        help="create an operator (or --role support) account, or give an existing account "
+        "that role",
     )
     operator.add_argument("name", help="username")
+    operator.add_argument(
+        "--role",
+        choices=[role.value for role in STAFF_ROLES],
+        default=Role.OPERATOR.value,
+        help="operator (the default): runs the cardroom through /admin; support: reads every "
+        "GET of /admin and changes nothing",
+    )
     operator.add_argument(
         "--password-stdin",
         action="store_true",
         help="read the new account's password from the first line of standard input",
+    )
+    commands.add_parser(
+        "audit",
+        help="check the books end to end (every wallet against its ledger movements, the chips "
+        "held against the chips issued, every table's pool against its seats, every recorded "
+        "hand netting to zero): exit 0 when they balance, 1 printing each difference",
     )
     return parser
 
@@ -99,6 +126,7 @@ def settings_from(args: argparse.Namespace) -> Settings:
         "demo": args.demo,
         "node_id": args.node_id,
         "lease_seconds": args.lease_seconds,
+        "log_format": args.log_format,
     }
     return Settings(**{name: value for name, value in flags.items() if value is not None})
 
@@ -112,22 +140,29 @@ async def apply_migrations(settings: Settings) -> None:
 
 
 async def create_operator(
-    settings: Settings, name: str, ask_password: Callable[[], str | None]
+    settings: Settings,
+    name: str,
+    ask_password: Callable[[], str | None],
+    role: Role = Role.OPERATOR,
 ) -> str:
-    """Make ``name`` an operator, creating the account if needed; returns what was done.
+    """Give ``name`` the staff ``role`` (an operator, or support), creating the account if
+    needed; returns what was done.
 
     ``ask_password`` is called only for a new account.
     """
+    if role not in STAFF_ROLES:
+        raise ValueError(f"{role} is not a staff role")
     engine = make_engine(settings.database_url)
     try:
         await migrate.upgrade(engine)
         async with make_sessionmaker(engine)() as session:
             account = await accounts.find_by_username(session, username=name)
-            if account is not None and account.role == Role.OPERATOR:
-                done = f"{account.username} is already an operator"
+            if account is not None and account.role == role:
+                done = f"{account.username} is already {_TITLES[role]}"
             elif account is not None:
-                await accounts.set_role(session, account=account, role=Role.OPERATOR)
-                done = f"{account.username} is now an operator"
+                was = account.role
+                await accounts.set_role(session, account=account, role=role)
+                done = f"{account.username} is now {_TITLES[role]} (was {was})"
             else:
                 password = ask_password()
                 if not password:
@@ -146,13 +181,38 @@ async def create_operator(
                     passwords=passwords,
                     username=name,
                     password=password,
-                    role=Role.OPERATOR,
+                    role=role,
                 )
-                done = f"operator {name} created"
+                done = f"{role} {name} created"
             await session.commit()
             return done
     finally:
         await engine.dispose()
+
+
+async def audit(settings: Settings) -> tuple[int, list[str]]:
+    """The books checked on one snapshot of the database (the tables may play on): the exit
+    status (0 balanced, 1 a difference, 2 no audit) and the lines to print."""
+    engine = make_engine(settings.database_url)
+    try:
+        revision, head = await migrate.current_revision(engine), migrate.head_revision()
+        if revision != head:
+            return 2, [
+                f"cannot audit: the database is at revision {revision or 'none'}, this "
+                f"code's is {head} (stud-server migrate)"
+            ]
+        check = await table_store.audit_books(make_sessionmaker(engine))
+    except Exception as error:
+        if not is_outage(error):
+            raise
+        return 2, [f"cannot audit: the database does not answer ({error})"]
+    finally:
+        await engine.dispose()
+    differences = check.differences()
+    if not differences:
+        return 0, [f"the books balance: {check.summary()}"]
+    count = len(differences)
+    return 1, [*differences, f"the books do not balance: {count} difference{'s' * (count > 1)}"]
 
 
 def _read_password(from_stdin: bool) -> str | None:
@@ -160,7 +220,7 @@ def _read_password(from_stdin: bool) -> str | None:
         return sys.stdin.readline().rstrip("\r\n") or None
     if not sys.stdin.isatty():
         return None
-    first = getpass.getpass("password for the new operator: ")
+    first = getpass.getpass("password for the new account: ")
     if first != getpass.getpass("again: "):
         raise SystemExit("the passwords differ")
     return first
@@ -170,21 +230,40 @@ def serve(settings: Settings, log_level: str) -> None:
     import uvicorn
 
     from server.app import create_app
+    from server.gateway import paced_http_protocol
 
     asyncio.run(apply_migrations(settings))
-    uvicorn.run(create_app(settings), host=settings.host, port=settings.port, log_level=log_level)
+    # JSON lines: uvicorn's own lines go through the root logger's handler too.
+    extra: dict[str, Any] = {"log_config": None} if settings.log_format == "json" else {}
+    app = create_app(settings)
+    # What was built to start is kept for the node's life: frozen, the collector's full
+    # passes skip it, and a burst of new connections costs tens of milliseconds, not hundreds.
+    gc.freeze()
+    uvicorn.run(
+        app,
+        host=settings.host,
+        port=settings.port,
+        log_level=log_level,
+        http=paced_http_protocol(settings.http_requests_per_turn),
+        ws_per_message_deflate=settings.ws_compression,
+        **extra,
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
     settings = settings_from(args)
+    logs.configure(args.log_level, settings.log_format)
     if args.command == "migrate":
         asyncio.run(apply_migrations(settings))
         print(f"database at {migrate.head_revision()}")
     elif args.command == "create-operator":
         ask = functools.partial(_read_password, args.password_stdin)
-        print(asyncio.run(create_operator(settings, args.name, ask)))
+        print(asyncio.run(create_operator(settings, args.name, ask, Role(args.role))))
+    elif args.command == "audit":
+        status, lines = asyncio.run(audit(settings))
+        print("\n".join(lines), file=sys.stderr if status == 2 else sys.stdout)
+        return status
     else:
         serve(settings, args.log_level)
     return 0

@@ -6,7 +6,7 @@ dies its leases run out and the other nodes take its tables over. A lease alone 
 guard the database (a node stalled past its lease may wake up still believing it runs the
 table), so taking a table over also raises the table's fencing token in the database
 (:func:`server.table_store.claim_table`); every write of the table checks it, and the stale
-node's first write is refused (:class:`~server.actor.TableTakenOver`), before it changes
+node's first write is refused (:class:`~server.table_types.TableTakenOver`), before it changes
 anything. Redis is only ever asked who may try; the database says who succeeded.
 
 One process without Redis holds every lease itself (:class:`LocalLeases`): the same code
@@ -28,9 +28,11 @@ from typing import Any, Protocol
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
-from server.actor import CommandRefused, TableActor
-from server.bus import MemoryBus, Subscription
+from engine.errors import ErrorCode, Refusal
+from server import commands as cmd
+from server.bus import Bus, Subscription
 from server.redis_bus import split_url
+from server.table_types import CommandRefused
 
 log = logging.getLogger(__name__)
 
@@ -148,7 +150,13 @@ class RedisLeases:
 class TableHandle(Protocol):
     """What a websocket needs of a table, wherever it runs."""
 
-    async def submit(self, command: str, player: str, /, **data: Any) -> dict[str, Any]: ...
+    async def submit(self, command: cmd.TableCommand) -> dict[str, Any]: ...
+
+
+class ServedTable(TableHandle, Protocol):
+    """A table this node runs (its actor): the router hands it other nodes' commands."""
+
+    table_id: int
 
 
 class RemoteTable:
@@ -158,14 +166,14 @@ class RemoteTable:
         self.router = router
         self.table_id = table_id
 
-    async def submit(self, command: str, player: str, /, **data: Any) -> dict[str, Any]:
-        return await self.router.send(self.table_id, command, player, data)
+    async def submit(self, command: cmd.TableCommand) -> dict[str, Any]:
+        return await self.router.send(self.table_id, command)
 
 
 class CommandRouter:
     """Sends this node's commands for tables run elsewhere; serves those for its own."""
 
-    def __init__(self, bus: MemoryBus, node_id: str, *, timeout: float) -> None:
+    def __init__(self, bus: Bus, node_id: str, *, timeout: float) -> None:
         self.bus = bus
         self.node_id = node_id
         self.timeout = timeout
@@ -179,30 +187,34 @@ class CommandRouter:
         replies = self.bus.subscribe(self._replies_channel, size=COMMAND_QUEUE_SIZE)
         self._listener = asyncio.create_task(self._listen(replies), name="command-replies")
 
-    async def send(
-        self, table_id: int, command: str, player: str, data: dict[str, Any]
-    ) -> dict[str, Any]:
+    async def send(self, table_id: int, command: cmd.TableCommand) -> dict[str, Any]:
         """The command's answer from the node running the table; ``table_unavailable`` when
         none comes in time (the table is changing hands: the client tries again)."""
         request_id = secrets.token_hex(8)
         answer: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self._waiting[request_id] = answer
-        self.bus.publish_now(command_channel(table_id), {
-            "type": "command", "id": request_id, "table": table_id, "command": command,
-            "player": player, "data": data, "reply_to": self._replies_channel,
-        })
+        self.bus.publish_now(
+            command_channel(table_id),
+            {
+                "type": "command",
+                "id": request_id,
+                "table": table_id,
+                "command": cmd.encode(command),
+                "reply_to": self._replies_channel,
+            },
+        )
         try:
             reply = await asyncio.wait_for(answer, self.timeout)
         except TimeoutError:
             raise CommandRefused(
-                "table_unavailable", "the table did not answer (it may be changing hands); "
-                "try again"
+                "the table did not answer (it may be changing hands); try again",
+                code=ErrorCode.TABLE_UNAVAILABLE,
             ) from None
         finally:
             self._waiting.pop(request_id, None)
         error = reply.get("error")
         if isinstance(error, dict):
-            raise CommandRefused(str(error.get("code")), str(error.get("message")))
+            raise CommandRefused(str(error.get("message")), code=_error_code(error.get("code")))
         result = reply.get("result")
         return result if isinstance(result, dict) else {}
 
@@ -215,7 +227,7 @@ class CommandRouter:
             # Dropped for falling behind: listen again (the senders time out and retry).
             replies = self.bus.subscribe(self._replies_channel, size=COMMAND_QUEUE_SIZE)
 
-    def serve(self, actor: TableActor) -> None:
+    def serve(self, actor: ServedTable) -> None:
         """Hand the commands other nodes send to the table over to its actor, in order."""
         self.unserve(actor.table_id)
         self._serving[actor.table_id] = asyncio.create_task(
@@ -227,7 +239,7 @@ class CommandRouter:
         if task is not None:
             task.cancel()
 
-    async def _serve(self, actor: TableActor) -> None:
+    async def _serve(self, actor: ServedTable) -> None:
         channel = command_channel(actor.table_id)
         while True:
             commands = self.bus.subscribe(channel, size=COMMAND_QUEUE_SIZE)
@@ -241,20 +253,15 @@ class CommandRouter:
             finally:
                 commands.close()
 
-    async def _answer(self, actor: TableActor, message: dict[str, Any]) -> None:
+    async def _answer(self, actor: ServedTable, message: dict[str, Any]) -> None:
         reply_to = message.get("reply_to")
-        command, player, data = message.get("command"), message.get("player"), message.get("data")
         if not isinstance(reply_to, str):
             return
         reply: dict[str, Any] = {"type": "command_reply", "id": message.get("id")}
-        if not isinstance(command, str) or not isinstance(player, str) \
-                or not isinstance(data, dict):
-            reply["error"] = {"code": "bad_command", "message": "a malformed command"}
-        else:
-            try:
-                reply["result"] = await actor.submit(command, player, **data)
-            except CommandRefused as refusal:
-                reply["error"] = {"code": refusal.code, "message": refusal.message}
+        try:
+            reply["result"] = await actor.submit(cmd.decode(message.get("command")))
+        except Refusal as refusal:
+            reply["error"] = {"code": refusal.code, "message": refusal.message}
         self.bus.publish_now(reply_to, reply)
 
     async def close(self) -> None:
@@ -274,7 +281,20 @@ def leases_for(redis_url: str | None, node_id: str, lease_seconds: float) -> Lea
     return RedisLeases(redis_url, node_id, lease_seconds)
 
 
+# What a lease call raises when Redis does not answer (not a bug of ours).
+LEASE_FAILURES = (RedisError, OSError, TimeoutError)
+
+
 def renewal_failed(error: BaseException) -> bool:
     """Whether a lease call failed because Redis did not answer (not a bug of ours)."""
-    return isinstance(error, (RedisError, OSError, TimeoutError))
+    return isinstance(error, LEASE_FAILURES)
 
+
+def _error_code(value: Any) -> ErrorCode:
+    """The code in another node's answer. One this node does not know (a newer node's) is
+    logged and passed on as ``internal_error``."""
+    try:
+        return ErrorCode(value)
+    except ValueError:
+        log.warning("cluster: an answer with an unknown error code %r", value)
+        return ErrorCode.INTERNAL_ERROR

@@ -76,8 +76,12 @@ async def _ready_account(session: AsyncSession, passwords: Passwords, bot: House
     account = await accounts.find_by_username(session, username=bot.name)
     if account is None:
         await accounts.register(
-            session, passwords=passwords, username=bot.name, password=bot.password,
-            role=Role.BOT, bankroll=100_000,
+            session,
+            passwords=passwords,
+            username=bot.name,
+            password=bot.password,
+            role=Role.BOT,
+            bankroll=100_000,
         )
     else:
         await accounts.set_password(
@@ -92,8 +96,9 @@ async def run_house_bots(base_url: str, bots: list[HouseBot], think_seconds: flo
     await _wait_until_serving(base_url)
     rng = random.Random()
     think = (think_seconds / 2, think_seconds * 1.5)
-    await asyncio.gather(*(_keep_playing(base_url, bot, think, random.Random(rng.random()))
-                           for bot in bots))
+    await asyncio.gather(
+        *(_keep_playing(base_url, bot, think, random.Random(rng.random())) for bot in bots)
+    )
 
 
 async def _wait_until_serving(base_url: str) -> None:
@@ -141,8 +146,14 @@ async def _play(
             await _follow(table, stream, strategy, buy_in, think, rng)
 
 
-async def _follow(table: Table, stream: EventStream, strategy: Bot, buy_in: int,
-                  think: tuple[float, float], rng: random.Random) -> None:
+async def _follow(
+    table: Table,
+    stream: EventStream,
+    strategy: Bot,
+    buy_in: int,
+    think: tuple[float, float],
+    rng: random.Random,
+) -> None:
     acted: int | None = None
     async for event in stream:
         view = table.view

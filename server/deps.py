@@ -1,4 +1,8 @@
-"""Dependencies of the routes, as ``Annotated`` aliases: ``SessionDep``, ``CurrentUser``..."""
+"""Dependencies of the routes, as ``Annotated`` aliases: ``SessionDep``, ``CurrentUser``...
+
+Who may use the back office: ``StaffUser`` (operator or support: may read) and
+``OperatorUser`` (operator: may change); ``staff_only`` guards the whole ``/admin`` router.
+"""
 
 from __future__ import annotations
 
@@ -10,16 +14,17 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from server import tokens
-from server.db.models import Account, Role, Token
-from server.errors import Refusal
+from server.db.models import STAFF_ROLES, Account, Role, Token
+from server.errors import ErrorCode, Refusal
+from server.gateway import Gateway
 from server.lobby import Cardroom
 from server.passwords import Passwords
+from server.sessions import SessionRegistry
 from server.settings import Settings
 
 
 class NotOperator(Refusal):
-    status_code = 403
-    code = "not_operator"
+    code = ErrorCode.NOT_OPERATOR
 
 
 def get_settings(request: Request) -> Settings:
@@ -30,6 +35,17 @@ def get_settings(request: Request) -> Settings:
 def get_passwords(request: Request) -> Passwords:
     passwords: Passwords = request.app.state.passwords
     return passwords
+
+
+def get_gateway(request: Request) -> Gateway:
+    gateway: Gateway = request.app.state.gateway
+    return gateway
+
+
+def client_address(request: Request) -> str:
+    """The client's address (behind a proxy: as uvicorn's ``--forwarded-allow-ips`` reads
+    it from ``X-Forwarded-For``)."""
+    return request.client.host if request.client is not None else "unknown"
 
 
 async def get_session(request: Request) -> AsyncIterator[AsyncSession]:
@@ -43,9 +59,17 @@ def get_cardroom(request: Request) -> Cardroom:
     return cardroom
 
 
+def get_session_registry(request: Request) -> SessionRegistry:
+    registry: SessionRegistry = request.app.state.sessions
+    return registry
+
+
 SettingsDep = Annotated[Settings, Depends(get_settings)]
+SessionRegistryDep = Annotated[SessionRegistry, Depends(get_session_registry)]
 CardroomDep = Annotated[Cardroom, Depends(get_cardroom)]
 PasswordsDep = Annotated[Passwords, Depends(get_passwords)]
+GatewayDep = Annotated[Gateway, Depends(get_gateway)]
+ClientAddress = Annotated[str, Depends(client_address)]
 SessionDep = Annotated[AsyncSession, Depends(get_session)]
 
 # auto_error=False: a missing token gets our error shape, not FastAPI's.
@@ -58,7 +82,7 @@ async def get_current_token(
 ) -> tuple[Token, Account]:
     if credentials is None:
         raise tokens.TokenRefused(
-            "log in and send 'Authorization: Bearer <token>'", code="not_authenticated"
+            "log in and send 'Authorization: Bearer <token>'", code=ErrorCode.NOT_AUTHENTICATED
         )
     return await tokens.resolve(session, token=credentials.credentials)
 
@@ -73,10 +97,34 @@ def get_current_user(current: CurrentToken) -> Account:
 CurrentUser = Annotated[Account, Depends(get_current_user)]
 
 
+READING_METHODS = frozenset({"GET", "HEAD"})
+
+
+def get_staff(user: CurrentUser) -> Account:
+    """Staff that may read: an operator or a support account."""
+    if user.role not in STAFF_ROLES:
+        raise NotOperator("this needs an operator or support account")
+    return user
+
+
+StaffUser = Annotated[Account, Depends(get_staff)]
+
+
 def get_operator(user: CurrentUser) -> Account:
+    """Staff that may change things: an operator."""
+    if user.role == Role.SUPPORT:
+        raise NotOperator("a support account may read, not change: this needs an operator account")
     if user.role != Role.OPERATOR:
         raise NotOperator("this needs an operator account")
     return user
 
 
 OperatorUser = Annotated[Account, Depends(get_operator)]
+
+
+def staff_only(request: Request, user: StaffUser) -> None:
+    """The gate of every ``/admin`` route, whatever its own dependency says: no one but
+    staff passes, and support passes to read only (``GET``); anything else needs an
+    operator."""
+    if request.method not in READING_METHODS:
+        get_operator(user)

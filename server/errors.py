@@ -1,28 +1,17 @@
 """Every refusal of the HTTP API: a status and a stable code, in one JSON shape.
 
 ``{"error": {"code": "username_taken", "message": "..."}}``: clients branch on ``code``
-(stable), people read ``message`` (may change). The codes::
-
-    400 bad_request         the body or query does not parse or validate
-    400 bad_config          a table setting the engine refuses (admin)
-    401 not_authenticated   no bearer token
-    401 bad_token           a token the server never issued
-    401 token_expired       a token past its time to live
-    401 token_revoked       a token logged out
-    401 bad_credentials     wrong username or password (never says which)
-    403 not_operator        an operator-only endpoint
-    404 not_found           no such route or resource
-    404 unknown_hand        no such hand among yours (GET /hands/{id})
-    405 method_not_allowed
-    409 username_taken      (whatever the case of its letters)
-    409 table_name_taken
-    409 insufficient_funds  a movement of chips that would overdraw a wallet
-    500 internal_error
-    503 not_ready           readiness: the database is unreachable or not migrated
+(stable), people read ``message`` (may change). The codes are :class:`engine.errors.ErrorCode`,
+the one list of every code a client can receive (HTTP and websocket alike), each with the HTTP
+status it travels with (:attr:`~engine.errors.ErrorCode.http_status`); docs/protocol.md lists
+them. A refusal is any :class:`~engine.errors.Refusal`: domain modules subclass it
+(``InsufficientFunds`` in the ledger) so that the code is decided where the refusal is, and the
+table actors and the websocket raise the same class with the same codes.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -31,64 +20,59 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from engine.errors import ErrorCode, Refusal
+
+__all__ = ["ErrorCode", "Refusal", "error_body", "error_response", "install_error_handlers"]
+
+# The framework's own refusals (no such route, a bad method) by status.
 _STATUS_CODES = {
-    400: "bad_request",
-    401: "not_authenticated",
-    403: "forbidden",
-    404: "not_found",
-    405: "method_not_allowed",
-    409: "conflict",
-    422: "bad_request",
-    500: "internal_error",
-    503: "not_ready",
+    400: ErrorCode.BAD_REQUEST,
+    401: ErrorCode.NOT_AUTHENTICATED,
+    403: ErrorCode.FORBIDDEN,
+    404: ErrorCode.NOT_FOUND,
+    405: ErrorCode.METHOD_NOT_ALLOWED,
+    409: ErrorCode.CONFLICT,
+    422: ErrorCode.BAD_REQUEST,
+    500: ErrorCode.INTERNAL_ERROR,
+    503: ErrorCode.NOT_READY,
 }
 
-
-class Refusal(Exception):
-    """A request the server refuses: a stable ``code`` and the HTTP status it travels with.
-
-    Domain modules subclass it (``InsufficientFunds`` in the ledger) so that the code is
-    decided where the refusal is; the table actors and the websocket reuse the same codes.
-    """
-
-    status_code: int = 400
-    code: str = "bad_request"
-
-    def __init__(
-        self,
-        message: str,
-        *,
-        code: str | None = None,
-        status_code: int | None = None,
-        headers: dict[str, str] | None = None,
-    ) -> None:
-        super().__init__(message)
-        self.message = message
-        if code is not None:
-            self.code = code
-        if status_code is not None:
-            self.status_code = status_code
-        self.headers = headers
+# A refused token tells the client how to authenticate (RFC 6750).
+_BEARER_CHALLENGE = {"WWW-Authenticate": "Bearer"}
+_CHALLENGED = frozenset(
+    {
+        ErrorCode.NOT_AUTHENTICATED,
+        ErrorCode.BAD_TOKEN,
+        ErrorCode.TOKEN_EXPIRED,
+        ErrorCode.TOKEN_REVOKED,
+        ErrorCode.ACCOUNT_SUSPENDED,
+    }
+)
 
 
-def error_body(code: str, message: str) -> dict[str, Any]:
+def error_body(code: ErrorCode, message: str) -> dict[str, Any]:
     return {"error": {"code": code, "message": message}}
 
 
 def error_response(
-    status_code: int, code: str, message: str, headers: Mapping[str, str] | None = None
+    status_code: int, code: ErrorCode, message: str, headers: Mapping[str, str] | None = None
 ) -> JSONResponse:
     return JSONResponse(error_body(code, message), status_code=status_code, headers=headers)
 
 
 async def _refusal(_request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, Refusal)
-    return error_response(exc.status_code, exc.code, exc.message, exc.headers)
+    headers = _BEARER_CHALLENGE if exc.code in _CHALLENGED else None
+    retry_after = getattr(exc, "retry_after", None)
+    if isinstance(retry_after, int | float):  # a limit: when to try again (RFC 9110)
+        headers = {"Retry-After": str(max(1, math.ceil(retry_after)))}
+    return error_response(exc.code.http_status, exc.code, exc.message, headers)
 
 
 async def _http_error(_request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, StarletteHTTPException)
-    code = _STATUS_CODES.get(exc.status_code, f"http_{exc.status_code}")
+    default = ErrorCode.BAD_REQUEST if exc.status_code < 500 else ErrorCode.INTERNAL_ERROR
+    code = _STATUS_CODES.get(exc.status_code, default)
     return error_response(exc.status_code, code, str(exc.detail), exc.headers)
 
 
@@ -98,12 +82,12 @@ async def _validation_error(_request: Request, exc: Exception) -> JSONResponse:
     for error in exc.errors():
         where = ".".join(str(part) for part in error.get("loc", ()) if part != "body")
         parts.append(f"{where}: {error.get('msg', 'invalid')}" if where else error.get("msg", ""))
-    return error_response(400, "bad_request", "; ".join(parts) or "bad request")
+    return error_response(400, ErrorCode.BAD_REQUEST, "; ".join(parts) or "bad request")
 
 
 async def _unexpected(_request: Request, _exc: Exception) -> JSONResponse:
     # The server still logs the traceback; the client learns nothing of the inside.
-    return error_response(500, "internal_error", "internal server error")
+    return error_response(500, ErrorCode.INTERNAL_ERROR, "internal server error")
 
 
 def install_error_handlers(app: FastAPI) -> None:

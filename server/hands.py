@@ -16,16 +16,15 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from engine import phh
-from engine.events import Event
+from engine import phh, phh_export
+from engine.events import Event, decode_all
 from engine.views import visible_events
 from server.db.models import Account, HandPlayer, HandRecord, TableRecord
-from server.errors import Refusal
+from server.errors import ErrorCode, Refusal
 
 
 class UnknownHand(Refusal):
-    status_code = 404
-    code = "unknown_hand"
+    code = ErrorCode.UNKNOWN_HAND
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,9 +64,16 @@ async def player_hands(
     rows = (await session.execute(query)).all()
     return [
         HandLine(
-            id=hand.id, table_id=hand.table_id, table_name=name, variant=variant,
-            number=hand.number, seat=part.seat, starting=part.starting, ending=part.ending,
-            cancelled=bool(hand.result.get("cancelled")), created_at=hand.created_at,
+            id=hand.id,
+            table_id=hand.table_id,
+            table_name=name,
+            variant=variant,
+            number=hand.number,
+            seat=part.seat,
+            starting=part.starting,
+            ending=part.ending,
+            cancelled=bool(hand.result.get("cancelled")),
+            created_at=hand.created_at,
         )
         for hand, part, name, variant in rows
     ]
@@ -88,8 +94,8 @@ class HandSeen:
 async def player_hand(session: AsyncSession, *, hand_id: int, account_id: int) -> HandSeen:
     """The hand as the player saw it, or :class:`UnknownHand` (also for others' hands)."""
     lines = [
-        line for line in await player_hands(session, account_id=account_id, before=hand_id + 1,
-                                            limit=1)
+        line
+        for line in await player_hands(session, account_id=account_id, before=hand_id + 1, limit=1)
         if line.id == hand_id
     ]
     if not lines:
@@ -106,18 +112,17 @@ async def player_hand(session: AsyncSession, *, hand_id: int, account_id: int) -
         )
     ).all()
     players = [
-        {"seat": part.seat, "player": username, "starting": part.starting,
-         "ending": part.ending}
+        {"seat": part.seat, "player": username, "starting": part.starting, "ending": part.ending}
         for part, username in parts
     ]
-    events = [Event(e["kind"], e["data"], e["to"]) for e in hand.events]
+    events = decode_all(hand.events)
     seen = visible_events(events, line.seat)
     phh_text, withheld = _phh_for(hand.phh, line.seat, seen)
     return HandSeen(
         line=line,
         players=players,
         result=hand.result,
-        events=[{"kind": e.kind, "data": e.data, "to": e.to} for e in seen],
+        events=[e.record() for e in seen],
         phh=phh_text,
         phh_withheld=withheld,
     )
@@ -132,4 +137,4 @@ def _phh_for(text: str, seat: int, seen: list[Event]) -> tuple[str | None, str |
     if seat + 1 not in seats:
         return None, "no_phh"
     tabled = [seats.index(e.data["seat"] + 1) for e in seen if e.kind == "showdown"]
-    return phh.dumps(phh.as_seen_by(history, seats.index(seat + 1), tabled)), None
+    return phh.dumps(phh_export.as_seen_by(history, seats.index(seat + 1), tabled)), None

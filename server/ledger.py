@@ -28,7 +28,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import aliased
 
 from server.db.models import LedgerEntry, Wallet, WalletKind
-from server.errors import Refusal
+from server.errors import ErrorCode, Refusal
 
 HOUSE = "house:bankroll"
 
@@ -43,17 +43,15 @@ class EntryKind(enum.StrEnum):
 
 
 class InsufficientFunds(Refusal):
-    status_code = 409
-    code = "insufficient_funds"
+    code = ErrorCode.INSUFFICIENT_FUNDS
 
 
 class UnknownWallet(Refusal):
-    status_code = 404
-    code = "unknown_wallet"
+    code = ErrorCode.UNKNOWN_WALLET
 
 
 class BadAmount(Refusal):
-    code = "bad_amount"
+    code = ErrorCode.BAD_AMOUNT
 
 
 def player_wallet(account_id: int) -> str:
@@ -170,6 +168,25 @@ async def cash_out(
     )
 
 
+async def adjust(
+    session: AsyncSession, *, account_id: int, amount: int, reference: str | None = None
+) -> LedgerEntry:
+    """An operator's correction of a player's wallet, against the house bankroll: ``amount``
+    > 0 credits the player (house -> wallet), < 0 debits it (wallet -> house), never below
+    zero (:class:`InsufficientFunds`, nothing changed)."""
+    if not isinstance(amount, int) or isinstance(amount, bool) or amount == 0:
+        raise BadAmount(f"an adjustment is a whole number of chips other than 0, not {amount!r}")
+    player = player_wallet(account_id)
+    return await transfer(
+        session,
+        debit=HOUSE if amount > 0 else player,
+        credit=player if amount > 0 else HOUSE,
+        amount=abs(amount),
+        kind=EntryKind.ADJUSTMENT,
+        reference=reference,
+    )
+
+
 async def balance(session: AsyncSession, *, wallet: str) -> int:
     value = await session.scalar(select(Wallet.balance).where(Wallet.name == wallet))
     if value is None:
@@ -189,22 +206,26 @@ class StatementLine:
     created_at: datetime
 
 
-async def statement(session: AsyncSession, *, wallet: str, limit: int = 20) -> list[StatementLine]:
-    """The wallet's latest movements, newest first."""
+async def statement(
+    session: AsyncSession, *, wallet: str, limit: int = 20, before: int | None = None
+) -> list[StatementLine]:
+    """The wallet's latest movements, newest first; ``before``: only entries with a smaller
+    id (paging)."""
     own = await session.scalar(select(Wallet.id).where(Wallet.name == wallet))
     if own is None:
         raise UnknownWallet(f"no wallet {wallet!r}")
     debit, credit = aliased(Wallet), aliased(Wallet)
-    rows = (
-        await session.execute(
-            select(LedgerEntry, debit.name.label("debit"), credit.name.label("credit"))
-            .join(debit, LedgerEntry.debit_wallet_id == debit.id)
-            .join(credit, LedgerEntry.credit_wallet_id == credit.id)
-            .where((LedgerEntry.debit_wallet_id == own) | (LedgerEntry.credit_wallet_id == own))
-            .order_by(LedgerEntry.id.desc())
-            .limit(limit)
-        )
-    ).all()
+    query = (
+        select(LedgerEntry, debit.name.label("debit"), credit.name.label("credit"))
+        .join(debit, LedgerEntry.debit_wallet_id == debit.id)
+        .join(credit, LedgerEntry.credit_wallet_id == credit.id)
+        .where((LedgerEntry.debit_wallet_id == own) | (LedgerEntry.credit_wallet_id == own))
+        .order_by(LedgerEntry.id.desc())
+        .limit(limit)
+    )
+    if before is not None:
+        query = query.where(LedgerEntry.id < before)
+    rows = (await session.execute(query)).all()
     lines = []
     for entry, debit_name, credit_name in rows:
         incoming = entry.credit_wallet_id == own
@@ -221,27 +242,92 @@ async def statement(session: AsyncSession, *, wallet: str, limit: int = 20) -> l
     return lines
 
 
+# What the chips held in each kind of wallet are called in the audit's words.
+_HOLDERS = {WalletKind.PLAYER.value: "player wallets", WalletKind.TABLE.value: "table pools"}
+
+
+def _holder(kind: str) -> str:
+    return _HOLDERS.get(kind, f"{kind} wallets")
+
+
+@dataclass(frozen=True, slots=True)
+class WalletMismatch:
+    """A wallet whose balance is not the sum of its movements (changed behind the ledger, or
+    a movement gone)."""
+
+    name: str
+    balance: int
+    movements: int  # what the ledger rows add up to: chips in minus chips out
+
+    def __str__(self) -> str:
+        gap = self.balance - self.movements
+        return (
+            f"wallet {self.name} holds {self.balance} chips, but its ledger movements add up "
+            f"to {self.movements} ({_chips(abs(gap))} {'more' if gap > 0 else 'fewer'})"
+        )
+
+
 @dataclass(frozen=True, slots=True)
 class Books:
-    """What :func:`verify_books` found. ``balanced`` is the one answer that matters."""
+    """What :func:`verify_books` found. ``balanced`` is the one answer that matters;
+    :meth:`differences` says in words what does not balance."""
 
     granted: int  # chips the house ever gave out (grants, adjustments)
     reclaimed: int  # chips that went back to the house
     held: int  # chips in every wallet and table pool (the house excluded)
     house: int  # the house balance: minus the chips out
-    mismatched: tuple[str, ...]  # wallets whose balance is not the sum of their movements
+    mismatches: tuple[WalletMismatch, ...]  # wallets whose balance is not their movements' sum
+    held_by_kind: tuple[tuple[str, int], ...] = ()  # (wallet kind, chips), every kind but house
+
+    @property
+    def mismatched(self) -> tuple[str, ...]:
+        """The names of the wallets whose balance is not the sum of their movements."""
+        return tuple(mismatch.name for mismatch in self.mismatches)
+
+    @property
+    def issued(self) -> int:
+        """The chips out of the house: given out, less what came back."""
+        return self.granted - self.reclaimed
 
     @property
     def balanced(self) -> bool:
-        return (
-            not self.mismatched
-            and self.held == self.granted - self.reclaimed
-            and self.house == -self.held
-        )
+        return not self.differences()
+
+    def differences(self) -> list[str]:
+        """Each difference in the books, in plain words (none when they balance)."""
+        lines = [str(mismatch) for mismatch in self.mismatches]
+        if self.held != self.issued:
+            gap = self.held - self.issued
+            lines.append(
+                f"the {self._holders()} hold {self.held} chips, but the house issued "
+                f"{self.issued} ({self.granted} given out, {self.reclaimed} taken back): "
+                f"{_chips(abs(gap))} {'too many' if gap > 0 else 'missing'}"
+            )
+        if self.house != -self.held:
+            lines.append(
+                f"the house bankroll stands at {self.house}, but the chips out of it are "
+                f"{self.held} (it should stand at {-self.held})"
+            )
+        return lines
+
+    def summary(self) -> str:
+        """Where the chips the house issued are, e.g. ``1500 chips issued: 1150 in player
+        wallets, 350 in table pools``."""
+        parts = ", ".join(f"{chips} in {_holder(kind)}" for kind, chips in self.held_by_kind)
+        return f"{self.issued} chips issued by the house" + (f": {parts}" if parts else "")
+
+    def _holders(self) -> str:
+        return " and ".join(_holder(kind) for kind, _ in self.held_by_kind) or "wallets"
+
+
+def _chips(count: int) -> str:
+    return f"{count} chip" if count == 1 else f"{count} chips"
 
 
 async def verify_books(session: AsyncSession) -> Books:
-    """Check the books: each balance is its movements' sum, and all chips held == granted."""
+    """Check the books: each balance is its movements' sum, and the chips held in every
+    wallet but the house's (player wallets, table pools, and any other kind the ledger has)
+    == the chips the house issued. Hands in progress hold their chips in the table pools."""
     credits = (
         select(
             LedgerEntry.credit_wallet_id.label("wallet_id"),
@@ -267,8 +353,16 @@ async def verify_books(session: AsyncSession) -> Books:
             .order_by(Wallet.id)
         )
     ).all()
-    mismatched = tuple(row.name for row in rows if row.balance != row.journal)
-    held = sum(row.balance for row in rows if row.kind != WalletKind.HOUSE)
+    mismatches = tuple(
+        WalletMismatch(name=row.name, balance=int(row.balance), movements=int(row.journal))
+        for row in rows
+        if row.balance != row.journal
+    )
+    by_kind = {kind.value: 0 for kind in WalletKind if kind != WalletKind.HOUSE}
+    for row in rows:
+        if row.kind != WalletKind.HOUSE:
+            by_kind[row.kind] = by_kind.get(row.kind, 0) + int(row.balance)
+    held = sum(by_kind.values())
     house = sum(row.balance for row in rows if row.kind == WalletKind.HOUSE)
     house_id = select(Wallet.id).where(Wallet.name == HOUSE).scalar_subquery()
     granted, reclaimed = (
@@ -289,5 +383,6 @@ async def verify_books(session: AsyncSession) -> Books:
         reclaimed=int(reclaimed),
         held=int(held),
         house=int(house),
-        mismatched=mismatched,
+        mismatches=mismatches,
+        held_by_kind=tuple(by_kind.items()),
     )

@@ -22,26 +22,21 @@ import contextlib
 import logging
 import time
 from collections import deque
-from collections.abc import Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from engine.cards import Deck
+from engine.errors import ErrorCode
+from engine.table_events import TableRestarted, TableResumed
 from server import table_store, tables
-from server.actor import (
-    SEQ_PER_RUN,
-    FinishedHand,
-    LiveHandState,
-    TableActor,
-    TableSettings,
-    TableStore,
-)
-from server.bus import MemoryBus, Subscription
+from server.actor import TableActor
+from server.bus import Bus, Subscription
 from server.cluster import (
     COMMAND_QUEUE_SIZE,
+    LEASE_FAILURES,
     LOBBY_CHANNEL,
     CommandRouter,
     Leases,
@@ -50,68 +45,22 @@ from server.cluster import (
     TableHandle,
     renewal_failed,
 )
-from server.db.models import HandRecord, TableRecord, TableStatus
+from server.db.models import TableRecord, TableStatus
+from server.live_tables import live_rows, live_state
+from server.metrics import Metrics
 from server.settings import Settings
+from server.table_ops import ShutTable
+from server.table_stats import (
+    CountingStore,
+    TableStats,
+    lobby_line,
+    seed_stats,
+)
+from server.table_types import TableSettings
 
 log = logging.getLogger(__name__)
 
-STATS_WINDOW = 3600.0  # hands per hour counts the last hour
-AVERAGE_OF = 50  # the average pot is over the last hands, this many at most
 RESTART_BACKOFF_MAX = 30.0
-
-
-class TableStats:
-    """A table's recent hands (wall-clock time, pot) for the lobby."""
-
-    def __init__(self, clock: Callable[[], float] = time.time) -> None:
-        self.clock = clock
-        self.opened = clock()
-        self.hands: deque[tuple[float, int]] = deque(maxlen=1000)
-
-    def record(self, pot: int, at: float | None = None) -> None:
-        self.hands.append((self.clock() if at is None else at, pot))
-
-    def average_pot(self) -> int:
-        pots = [pot for _, pot in list(self.hands)[-AVERAGE_OF:]]
-        return round(sum(pots) / len(pots)) if pots else 0
-
-    def hands_per_hour(self) -> int:
-        """Hands in the last hour; a table younger than that is extrapolated from its age."""
-        now = self.clock()
-        recent = sum(1 for at, _ in self.hands if at > now - STATS_WINDOW)
-        span = min(STATS_WINDOW, max(60.0, now - self.opened))
-        return round(recent * STATS_WINDOW / span)
-
-
-def pot_of(result: dict[str, Any]) -> int:
-    return sum(int(pot["amount"]) for pot in result.get("pots", ()))
-
-
-class _CountingStore:
-    """The real store, telling the table's stats about every hand saved."""
-
-    def __init__(self, inner: TableStore, stats: TableStats) -> None:
-        self.inner = inner
-        self.stats = stats
-
-    async def buy_in(self, table_id: int, player: str, amount: int, *, seat: int) -> None:
-        await self.inner.buy_in(table_id, player, amount, seat=seat)
-
-    async def cash_out(self, table_id: int, player: str, amount: int) -> None:
-        await self.inner.cash_out(table_id, player, amount)
-
-    async def save_hand(self, hand: FinishedHand) -> None:
-        await self.inner.save_hand(hand)
-        if not hand.cancelled:
-            self.stats.record(pot_of(hand.result))
-
-    async def start_hand(self, live: LiveHandState) -> None:
-        await self.inner.start_hand(live)
-
-    async def record_action(
-        self, table_id: int, number: int, position: int, action: dict[str, Any]
-    ) -> None:
-        await self.inner.record_action(table_id, number, position, action)
 
 
 # How long, in leases, what another node last told of a table is kept once it stops telling.
@@ -129,6 +78,7 @@ class _HeardTable:
     after_hand: dict[str, dict[str, bool]]  # player -> {"leaving", "sit_out"}
     at: float  # when it was heard (monotonic)
     released: bool = False  # its node stopped and gave the table back: free to take at once
+    live: dict[str, Any] | None = None  # its hand as the node told (server.live_tables)
 
 
 @dataclass(slots=True)
@@ -149,22 +99,26 @@ class Cardroom:
     def __init__(
         self,
         *,
-        bus: MemoryBus,
+        bus: Bus,
         sessionmaker: async_sessionmaker[AsyncSession],
         settings: Settings,
         leases: Leases | None = None,
         deck_factory: Callable[[], Deck] | None = None,
+        metrics: Metrics | None = None,
     ) -> None:
         self.bus = bus
+        self.metrics = metrics if metrics is not None else Metrics()
         self.settings = settings
         self.node_id = settings.node_id
         self.sessionmaker = sessionmaker
         self.leases: Leases = leases or LocalLeases(settings.node_id)
         self.deck_factory = deck_factory  # tests stack the deck; None: a fresh shuffle
-        self.router = CommandRouter(bus, settings.node_id,
-                                    timeout=max(10.0, 2 * settings.lease_seconds))
+        self.router = CommandRouter(
+            bus, settings.node_id, timeout=max(10.0, 2 * settings.lease_seconds)
+        )
         self._records: dict[int, TableRecord] = {}  # every open table of the cardroom
         self._tables: dict[int, _Table] = {}  # the tables this node runs
+        self._taking: dict[int, asyncio.Lock] = {}  # one take of a table at a time
         self._elsewhere: dict[int, _HeardTable] = {}  # tables other nodes run, as told
         self._background: set[asyncio.Task[None]] = set()
         self._stopping = False
@@ -178,16 +132,22 @@ class Cardroom:
         table = self._tables.get(table_id)
         return table.actor if table is not None else None
 
+    def actors(self) -> list[TableActor]:
+        """The actors of the tables this node runs."""
+        return [table.actor for table in self._tables.values()]
+
     async def table(self, table_id: int) -> TableHandle | None:
-        """The table wherever it runs (None: no such open table)."""
+        """The table wherever it runs (None: no such table; a closed one refuses everything)."""
         actor = self.actor(table_id)
         if actor is not None:
             return actor
         if table_id not in self._records:
             async with self.sessionmaker() as session:
                 record = await session.get(TableRecord, table_id)
-            if record is None or record.status != TableStatus.OPEN:
+            if record is None:
                 return None
+            if record.status != TableStatus.OPEN:
+                return ShutTable(table_id)
             self._records[table_id] = record
         return RemoteTable(self.router, table_id)
 
@@ -200,6 +160,9 @@ class Cardroom:
         self.router.start()
         lobby = self.bus.subscribe(LOBBY_CHANNEL, size=COMMAND_QUEUE_SIZE)
         self._spawn(self._hear_lobby(lobby))
+        # A node (re)started knows of no other node's tables until they next tell: ask now,
+        # so its lobby names who runs each table at once, not a third of a lease later.
+        self.bus.publish_now(LOBBY_CHANNEL, {"type": "hello", "node": self.node_id})
         try:
             await self._open_all()
         except Exception as exc:  # noqa: BLE001 - retried below
@@ -225,18 +188,28 @@ class Cardroom:
                 await asyncio.wait_for(self._stop_asked.wait(), every)
             if self._stopping:
                 return
-            try:
-                await self._renew_all()
-                await self._open_all()
-            except Exception as exc:  # noqa: BLE001 - Redis or the database away: next time
-                log.warning("cardroom: lease round failed (%s)", exc)
+            renewed = await self._attempt(self._renew_all)
+            # Told before the database is asked for new tables: a slow database must not
+            # make the other nodes' lobbies forget who runs these.
             self._tell_lobby()
+            if renewed:
+                await self._attempt(self._open_all)
             # What a node said of a table it no longer tells of is kept a while: the node
             # taking the table over keeps its players as they were.
             forgotten = time.monotonic() - KEEP_HEARD_LEASES * self.settings.lease_seconds
             for table_id, heard in list(self._elsewhere.items()):
                 if heard.at < forgotten:
                     del self._elsewhere[table_id]
+
+    @staticmethod
+    async def _attempt(step: Callable[[], Awaitable[None]]) -> bool:
+        """One step of a lease round; a failure is logged and tried again next round."""
+        try:
+            await step()
+        except Exception as exc:  # noqa: BLE001 - Redis or the database away: next time
+            log.warning("cardroom: lease round failed at %s (%s)", step.__name__, exc)
+            return False
+        return True
 
     def _run_elsewhere(self, table_id: int) -> _HeardTable | None:
         """What another node said of the table, if it said lately that it runs it (within a
@@ -267,7 +240,15 @@ class Cardroom:
 
     async def _take(self, record: TableRecord) -> bool:
         """Run the table if its lease is free: claim it in the database, build its actor
-        from what is stored, resume the hand in progress, start."""
+        from what is stored, resume the hand in progress, start. One take of a table at a
+        time: an operator's new table and a lease round may both reach for it, and a second
+        claim would start a second actor (and fence out the first)."""
+        async with self._taking.setdefault(record.id, asyncio.Lock()):
+            if record.id in self._tables:
+                return True
+            return await self._claim(record)
+
+    async def _claim(self, record: TableRecord) -> bool:
         try:
             if not await self.leases.acquire(record.id):
                 return False
@@ -278,17 +259,31 @@ class Cardroom:
         try:
             async with self.sessionmaker() as session, session.begin():
                 fence = await table_store.claim_table(session, table_id=record.id)
+                # As it is now: an operator's change made since the list was read holds.
+                record = await session.get(TableRecord, record.id, populate_existing=True) or record
+            if record.status != TableStatus.OPEN:
+                self._records.pop(record.id, None)
+                await self._release(record.id, "the table is closed")
+                return False
+            self._records[record.id] = record
             stats = TableStats()
-            await self._seed_stats(record.id, stats)
+            await seed_stats(self.sessionmaker, record.id, stats)
             actor = await self._build(record, stats, fence)
         except BaseException:
-            with contextlib.suppress(Exception):
-                await self.leases.release(record.id)
+            await self._release(record.id, "the table could not be taken")
             raise
-        self._elsewhere.pop(record.id, None)
+        heard = self._elsewhere.pop(record.id, None)
         self._tables[record.id] = _Table(record, stats, actor, fence, time.monotonic())
         self._run(record.id, actor)
-        log.info("table %s: run by node %s (token %s)", record.id, self.node_id, fence)
+        if heard is not None:  # another node ran it lately: a takeover
+            self.metrics.takeover("released" if heard.released else "lease_expired")
+        log.info(
+            "table %s: run by node %s (token %s)",
+            record.id,
+            self.node_id,
+            fence,
+            extra={"table": record.id},
+        )
         return True
 
     async def _drop(self, table_id: int, why: str) -> None:
@@ -296,12 +291,29 @@ class Cardroom:
         table = self._tables.pop(table_id, None)
         if table is None:
             return
-        log.warning("table %s: no longer run by node %s: %s", table_id, self.node_id, why)
+        log.warning(
+            "table %s: no longer run by node %s: %s",
+            table_id,
+            self.node_id,
+            why,
+            extra={"table": table_id},
+        )
         self.router.unserve(table_id)
-        table.actor.taken_over = True
-        await table.actor.stop()
-        with contextlib.suppress(Exception):
+        await table.actor.stop(taken_over=True)
+        await self._release(table_id, why)
+
+    async def _release(self, table_id: int, why: str) -> None:
+        """Give the lease back; if Redis does not answer, it runs out by itself."""
+        try:
             await self.leases.release(table_id)
+        except LEASE_FAILURES as exc:
+            log.warning(
+                "table %s: lease not given back (%s: %r); it runs out by itself",
+                table_id,
+                why,
+                exc,
+                extra={"table": table_id},
+            )
 
     async def open_table(self, record: TableRecord) -> TableActor | None:
         """A new table: run it here at once (idempotent). None if another node runs it."""
@@ -335,8 +347,7 @@ class Cardroom:
             await table.actor.stop()
         self._tell_lobby(released=True)  # the players as they are now, for whoever takes over
         for table_id in self._tables:
-            with contextlib.suppress(Exception):
-                await self.leases.release(table_id)
+            await self._release(table_id, "the node stops")
 
     async def _build(
         self,
@@ -354,9 +365,14 @@ class Cardroom:
             record.id,
             tables.table_config(record),
             bus=self.bus,
-            store=_CountingStore(store, stats),
+            store=CountingStore(store, stats),
             settings=self.table_settings(record),
             deck_factory=self.deck_factory,
+            metrics=self.metrics,
+            # A new run numbers its events from a block past anything the previous node may
+            # have sent: clients see the gap and resync. The same run started again after a
+            # crash carries on its numbers.
+            run=previous.run_number if previous is not None else fence,
         )
         if previous is not None:
             sitting_out = {
@@ -370,16 +386,15 @@ class Cardroom:
                 waiting=previous.waiting,
                 connections={p: s.connections for p, s in previous.players.items()},
             )
+            actor.ops = previous.ops
             return actor
+        actor.ops.restore(paused=record.paused_reason, closing=record.closing_reason)
         # A table another node was running a moment ago keeps its players as they were;
         # after a restart of the cardroom nobody is connected yet, so everyone sits out.
         seen = self._elsewhere.get(record.id)
         actor.restore(
             seats,
             hand_number=last,
-            # The sequence jumps past anything the previous node may have sent: clients
-            # see the gap and resync.
-            seq=(fence - 1) * SEQ_PER_RUN,
             sitting_out=set(seen.sitting_out) if seen is not None else None,
             waiting=list(seen.waiting) if seen is not None else None,
         )
@@ -389,16 +404,19 @@ class Cardroom:
         if resumed and seen is not None:
             # What players asked for the end of the resumed hand (leave, sit out) still holds.
             for player, wishes in seen.after_hand.items():
-                number = actor.table.seat_of(player)
-                occupant = actor.table.seats[number] if number is not None else None
-                if occupant is not None and actor.table.in_hand(number):  # type: ignore[arg-type]
-                    occupant.leaving = bool(wishes.get("leaving"))
-                    occupant.sit_out_next_hand = bool(wishes.get("sit_out"))
+                actor.table.keep_wishes(
+                    player,
+                    leaving=bool(wishes.get("leaving")),
+                    sit_out_next_hand=bool(wishes.get("sit_out")),
+                )
         if resumed is not None or seen is not None:
-            actor.announce("table_resumed", {
-                "hand": live.number if live is not None and resumed else None,
-                "node": self.node_id, "resumed": bool(resumed),
-            })
+            actor.announce(
+                TableResumed(
+                    hand=live.number if live is not None and resumed else None,
+                    node=self.node_id,
+                    resumed=bool(resumed),
+                )
+            )
         return actor
 
     def table_settings(self, record: TableRecord) -> TableSettings:
@@ -407,27 +425,15 @@ class Cardroom:
             seat_count=record.seats,
             min_buy_in=record.min_buy_in,
             max_buy_in=record.max_buy_in,
-            action_clock=s.action_clock_seconds,
-            time_bank=s.time_bank_seconds,
+            action_clock=s.action_clock_seconds
+            if record.action_clock is None
+            else record.action_clock,
+            time_bank=s.time_bank_seconds if record.time_bank is None else record.time_bank,
             pause_between_hands=s.pause_between_hands_seconds,
             waiting_offer=s.waiting_offer_seconds,
             sit_out_limit=s.sit_out_limit_seconds,
+            spectator_chat=record.spectator_chat,
         )
-
-    async def _seed_stats(self, table_id: int, stats: TableStats) -> None:
-        since = stats.clock() - STATS_WINDOW
-        async with self.sessionmaker() as session:
-            rows = await session.execute(
-                select(HandRecord.created_at, HandRecord.result)
-                .where(HandRecord.table_id == table_id)
-                .order_by(HandRecord.id.desc())
-                .limit(AVERAGE_OF)
-            )
-        for created_at, result in reversed(rows.all()):
-            if not result.get("cancelled"):
-                at = created_at.timestamp()
-                if at > since:
-                    stats.record(pot_of(result), at=at)
 
     # ------------------------------------------------------------------ supervision
 
@@ -439,25 +445,48 @@ class Cardroom:
     def _on_done(self, table_id: int, actor: TableActor, task: asyncio.Task[None]) -> None:
         if self._stopping or task.cancelled():
             return
+        if actor.shut:
+            self._spawn(self._retire(table_id))
+            return
         if actor.taken_over:
             self._spawn(self._drop(table_id, "another node took the table over"))
             return
         error = task.exception()
-        log.error("table %s: the actor died (%r); restarting it", table_id, error)
+        log.error(
+            "table %s: the actor died (%r); restarting it",
+            table_id,
+            error,
+            extra={"table": table_id, "hand": actor.hand_number},
+        )
         self._spawn(self._restart(table_id, actor))
+
+    async def _retire(self, table_id: int) -> None:
+        """An operator closed the table: nobody runs it again; the other nodes forget it."""
+        self._tables.pop(table_id, None)
+        self._records.pop(table_id, None)
+        self.router.unserve(table_id)
+        self.bus.publish_now(
+            LOBBY_CHANNEL, {"type": "closed", "node": self.node_id, "table": table_id}
+        )
+        await self._release(table_id, "the table is closed")
+        log.info("table %s: closed", table_id, extra={"table": table_id})
 
     async def _restart(self, table_id: int, dead: TableActor) -> None:
         """Void the dead actor's hand (every chip back) and build the table again."""
         table = self._tables.get(table_id)
         if table is None or table.actor is not dead:
             return
-        dead.fail_pending("table_restarting", "the table is restarting; try again")
+        dead.fail_pending(ErrorCode.TABLE_RESTARTING, "the table is restarting; try again")
         record = dead.cancelled_record("table_restarted")
         if record is not None:
             try:
                 await dead.store.save_hand(record)
             except Exception:  # noqa: BLE001 - the stored stacks are still the hand's start
-                log.exception("table %s: could not record the voided hand", table_id)
+                log.exception(
+                    "table %s: could not record the voided hand",
+                    table_id,
+                    extra={"table": table_id, "hand": record.number},
+                )
         now = time.monotonic()
         table.crashes.append(now)
         recent = sum(1 for at in table.crashes if at > now - 60.0)
@@ -467,12 +496,17 @@ class Cardroom:
                 actor = await self._build(table.record, table.stats, table.fence, previous=dead)
                 break
             except Exception:  # noqa: BLE001 - the database may be back in a moment
-                log.exception("table %s: could not rebuild the actor", table_id)
+                log.exception(
+                    "table %s: could not rebuild the actor", table_id, extra={"table": table_id}
+                )
                 await asyncio.sleep(RESTART_BACKOFF_MAX)
-        actor.announce("table_restarted", {
-            "cancelled_hand": record.number if record is not None else None,
-            "stacks": {str(n): s.stack for n, s in enumerate(actor.table.seats) if s is not None},
-        })
+        seats = actor.table.seats
+        actor.announce(
+            TableRestarted(
+                cancelled_hand=record.number if record is not None else None,
+                stacks=tuple((n, s.stack) for n, s in enumerate(seats) if s is not None),
+            )
+        )
         if self._tables.get(table_id) is not table:
             return  # dropped meanwhile: another node runs it
         table.actor = actor
@@ -496,39 +530,29 @@ class Cardroom:
                 listed[table_id] = self._record_summary(record)
         return [listed[table_id] for table_id in sorted(listed)]
 
+    def live_tables(self, *, stuck_after: float) -> list[dict[str, Any]]:
+        """Every open table as it is now, for the back office (``server.live_tables``)."""
+        return live_rows(self, stuck_after=stuck_after)
+
     def summary(self, table_id: int) -> dict[str, Any]:
         table = self._tables[table_id]
-        record, actor = table.record, table.actor
-        config = actor.table.config
-        return {
-            "id": record.id,
-            "name": record.name,
-            "variant": record.variant,
-            "structure": config.structure,
-            "stakes": {"ante": config.ante, "bring_in": config.bring_in,
-                       "small_bet": config.small_bet, "big_bet": config.big_bet},
-            "seats": len(actor.table.seats),
-            "seats_taken": sum(1 for s in actor.table.seats if s is not None),
-            "waiting": len(actor.waiting),
-            "min_buy_in": record.min_buy_in,
-            "max_buy_in": record.max_buy_in,
-            "average_pot": table.stats.average_pot(),
-            "hands_per_hour": table.stats.hands_per_hour(),
-            "restarts": table.restarts,
-            "node": self.node_id,
-        }
+        actor = table.actor
+        return lobby_line(
+            table.record,
+            actor.table.config,
+            seats=len(actor.table.seats),
+            buy_in=(actor.settings.min_buy_in, actor.settings.max_buy_in),
+            paused=actor.ops.paused is not None,
+            seats_taken=sum(1 for s in actor.table.seats if s is not None),
+            waiting=len(actor.waiting),
+            average_pot=table.stats.average_pot(),
+            hands_per_hour=table.stats.hands_per_hour(),
+            restarts=table.restarts,
+            node=self.node_id,
+        )
 
     def _record_summary(self, record: TableRecord) -> dict[str, Any]:
-        config = tables.table_config(record)
-        return {
-            "id": record.id, "name": record.name, "variant": record.variant,
-            "structure": config.structure,
-            "stakes": {"ante": config.ante, "bring_in": config.bring_in,
-                       "small_bet": config.small_bet, "big_bet": config.big_bet},
-            "seats": record.seats, "seats_taken": 0, "waiting": 0,
-            "min_buy_in": record.min_buy_in, "max_buy_in": record.max_buy_in,
-            "average_pot": 0, "hands_per_hour": 0, "restarts": 0, "node": None,
-        }
+        return lobby_line(record, tables.table_config(record))
 
     def _tell_lobby(self, released: bool = False) -> None:
         """This node's tables for the other nodes' lobbies, with what a node taking one
@@ -536,22 +560,39 @@ class Cardroom:
         them back, another may take them at once."""
         for table_id, table in self._tables.items():
             seats = table.actor.table.seats
-            self.bus.publish_now(LOBBY_CHANNEL, {
-                "type": "lobby", "node": self.node_id, "table": table_id,
-                "summary": self.summary(table_id),
-                "sitting_out": [s.player for s in seats if s is not None and s.sitting_out],
-                "after_hand": {s.player: {"leaving": s.leaving, "sit_out": s.sit_out_next_hand}
-                               for s in seats if s is not None
-                               and (s.leaving or s.sit_out_next_hand)},
-                "waiting_list": list(table.actor.waiting),
-                "released": released,
-            })
+            self.bus.publish_now(
+                LOBBY_CHANNEL,
+                {
+                    "type": "lobby",
+                    "node": self.node_id,
+                    "table": table_id,
+                    "summary": self.summary(table_id),
+                    "sitting_out": [s.player for s in seats if s is not None and s.sitting_out],
+                    "after_hand": {
+                        s.player: {"leaving": s.leaving, "sit_out": s.sit_out_next_hand}
+                        for s in seats
+                        if s is not None and (s.leaving or s.sit_out_next_hand)
+                    },
+                    "waiting_list": list(table.actor.waiting),
+                    "released": released,
+                    "live": live_state(table.actor),
+                },
+            )
 
     async def _hear_lobby(self, lobby: Subscription) -> None:
         while True:
             async for message in lobby:
                 table_id = message.get("table")
-                if message.get("node") == self.node_id or not isinstance(table_id, int):
+                if message.get("node") == self.node_id:
+                    continue
+                if message.get("type") == "hello":
+                    self._tell_lobby()
+                    continue
+                if message.get("type") == "closed":  # no node runs it again
+                    self._records.pop(table_id, None)  # type: ignore[arg-type]
+                    self._elsewhere.pop(table_id, None)  # type: ignore[arg-type]
+                    continue
+                if not isinstance(table_id, int):
                     continue
                 if table_id in self._tables:
                     continue  # ours now: what the old node said is out of date
@@ -562,5 +603,6 @@ class Cardroom:
                     after_hand=dict(message.get("after_hand") or {}),
                     at=time.monotonic(),
                     released=bool(message.get("released")),
+                    live=message.get("live") if isinstance(message.get("live"), dict) else None,
                 )
             lobby = self.bus.subscribe(LOBBY_CHANNEL, size=COMMAND_QUEUE_SIZE)

@@ -1,32 +1,71 @@
-"""Argon2id password hashing, run off the event loop.
+"""Argon2id password hashing, off the event loop and bounded.
 
-A hash costs tens of milliseconds of CPU by design; done inline it would freeze every table
-of the process for that long, so it runs in a worker thread (argon2 releases the GIL).
+A hash costs tens of milliseconds of CPU and tens of MiB of memory by design. Done inline it
+would freeze every table of the process for that long; done in threads without a bound, a
+burst of logins takes every core and gigabytes from the tables. So hashing runs on a pool of
+its own, a few threads (argon2 releases the GIL) behind a short queue, and a hash asked for
+while the queue is full is refused at once (``server_busy``) rather than waited for.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import TypeVar
 
 from argon2 import PasswordHasher, Type
 from argon2.exceptions import InvalidHashError, VerificationError
 
+from engine.errors import ErrorCode, Refusal
+
+T = TypeVar("T")
+
+
+class HashingBusy(Refusal):
+    """Every hashing thread is busy and the queue behind them is full."""
+
+    code = ErrorCode.SERVER_BUSY
+    retry_after = 1
+
 
 class Passwords:
-    """Hash and check passwords at one cost, set from the settings."""
+    """Hash and check passwords at one cost, set from the settings, on ``threads`` threads
+    with at most ``queue`` hashes waiting for one."""
 
-    def __init__(self, *, time_cost: int = 3, memory_kib: int = 64 * 1024, parallelism: int = 4):
+    def __init__(
+        self,
+        *,
+        time_cost: int = 3,
+        memory_kib: int = 64 * 1024,
+        parallelism: int = 4,
+        threads: int = 2,
+        queue: int = 16,
+    ):
         self._hasher = PasswordHasher(
             time_cost=time_cost, memory_cost=memory_kib, parallelism=parallelism, type=Type.ID
         )
         self._dummy: str | None = None
+        self._pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="argon2")
+        self.capacity = threads + queue
+        self.pending = 0  # hashes running or waiting
+
+    async def _run(self, work: Callable[..., T], *args: str) -> T:
+        if self.pending >= self.capacity:
+            raise HashingBusy("the server is busy checking passwords; try again in a moment")
+        self.pending += 1
+        try:
+            loop = asyncio.get_running_loop()
+            return await loop.run_in_executor(self._pool, work, *args)
+        finally:
+            self.pending -= 1
 
     async def hash(self, password: str) -> str:
-        return await asyncio.to_thread(self._hasher.hash, password)
+        return await self._run(self._hasher.hash, password)
 
     async def verify(self, hashed: str, password: str) -> bool:
         try:
-            return await asyncio.to_thread(self._hasher.verify, hashed, password)
+            return await self._run(self._hasher.verify, hashed, password)
         except (VerificationError, InvalidHashError):
             return False
 

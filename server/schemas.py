@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator
 
 from server.accounts import USERNAME_PATTERN
 
@@ -23,7 +23,7 @@ class AccountPublic(BaseModel):
 
     id: int
     username: str
-    role: Literal["player", "operator", "bot"]
+    role: Literal["player", "operator", "bot", "support"]
     created_at: datetime
 
 
@@ -38,6 +38,10 @@ class TokenPublic(BaseModel):
     access_token: str
     token_type: Literal["bearer"] = "bearer"
     expires_at: datetime
+
+
+class LoggedOutPublic(BaseModel):
+    revoked: int = Field(description="how many live tokens of the account were revoked")
 
 
 class LedgerLinePublic(BaseModel):
@@ -68,6 +72,9 @@ class TableCreate(BaseModel):
     seats: int | None = Field(default=None, description="default: the variant's most")
     min_buy_in: int | None = Field(default=None, description="default: 20 big bets")
     max_buy_in: int | None = Field(default=None, description="default: 100 big bets")
+    spectator_chat: bool = Field(
+        default=False, description="spectators may chat too (seated players always may)"
+    )
 
 
 class TablePublic(BaseModel):
@@ -80,8 +87,61 @@ class TablePublic(BaseModel):
     seats: int
     min_buy_in: int
     max_buy_in: int
+    spectator_chat: bool = False
     status: Literal["open", "closed"]
     created_at: datetime
+    action_clock: float | None = Field(description="seconds (null: the node's default)")
+    time_bank: float | None = Field(description="seconds (null: the node's default)")
+    paused_reason: str | None = Field(description="an operator paused it, why (null: not)")
+    closing_reason: str | None = Field(description="an operator closed it (or is), why")
+    closed_at: datetime | None
+
+
+class TableUpdate(BaseModel):
+    """New settings of a table (``server.table_edit``: one field per setting); what is
+    left out stays as it is, ``config`` key by key."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    config: dict[str, Any] | None = Field(
+        default=None, description="rules to change (GET /admin/table-config), the rest kept"
+    )
+    seats: int | None = Field(default=None, ge=2)
+    min_buy_in: int | None = Field(default=None, gt=0)
+    max_buy_in: int | None = Field(default=None, gt=0)
+    action_clock: float | None = Field(default=None, gt=0, le=600, description="seconds")
+    time_bank: float | None = Field(default=None, ge=0, le=3600, description="seconds")
+    spectator_chat: bool | None = Field(default=None, description="spectators may chat too")
+    reason: str | None = Field(default=None, max_length=500)
+
+
+class OperatorReason(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    reason: str = Field(min_length=1, max_length=500, description="why (kept in the audit log)")
+
+    @field_validator("reason")
+    @classmethod
+    def _reason_says_something(cls, reason: str) -> str:
+        reason = reason.strip()
+        if not reason:
+            raise ValueError("a reason is required")
+        return reason
+
+
+class TableOperationPublic(BaseModel):
+    table: TablePublic
+    after_hand: bool = Field(description="it takes effect when the hand in progress ends")
+    cashed_out: dict[str, int] = Field(
+        default_factory=dict, description="closing: each player's chips back to the wallet"
+    )
+
+
+class HandVoidPublic(BaseModel):
+    table_id: int
+    hand: int = Field(description="the hand's number at the table")
+    stacks: dict[str, int] = Field(description="each player's chips, back as at its start")
+    reason: str
 
 
 class HealthPublic(BaseModel):
@@ -112,6 +172,7 @@ class TableSummaryPublic(BaseModel):
     average_pot: int = Field(description="over the table's last 50 hands")
     hands_per_hour: int
     restarts: int = Field(description="times the table's actor was restarted after a crash")
+    paused: bool = Field(default=False, description="an operator paused it: no new hand")
     node: str | None = Field(
         default=None, description="the node running the table (None: changing hands)"
     )
@@ -139,6 +200,8 @@ class HandPagePublic(BaseModel):
 
 
 class HandPlayerPublic(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
     seat: int
     player: str
     starting: int
@@ -166,3 +229,223 @@ class BooksPublic(BaseModel):
     house: int
     mismatched: list[str]
     tables: dict[int, dict[str, int]] = Field(description="table id -> its pool and seats")
+
+
+class HandRowPublic(BaseModel):
+    """A hand in the back office's list."""
+
+    model_config = ConfigDict(from_attributes=True)
+
+    id: int
+    table_id: int
+    table_name: str
+    number: int
+    ended_at: datetime = Field(description="when the hand ended (its record was written)")
+    players: list[HandPlayerPublic] = Field(description="each player's chips before and after")
+    pot: int = Field(description="every chip of every pot (0 for a cancelled hand)")
+    cancelled: bool
+
+
+class HandRowPagePublic(BaseModel):
+    total: int = Field(description="how many hands meet the filters, on every page")
+    hands: list[HandRowPublic]
+    next_offset: int | None = Field(description="pass as ?offset= for the next page")
+
+
+class HandEventPublic(BaseModel):
+    kind: str
+    data: dict[str, Any]
+    to: int | None = Field(description="None: sent to everyone; else the one seat it was sent to")
+    audience: str = Field(description="'everyone', or the player in the seat it was sent to")
+
+
+class HandEventsPublic(BaseModel):
+    id: int
+    table_id: int
+    number: int
+    events: list[HandEventPublic]
+
+
+class LivePlayerPublic(BaseModel):
+    seat: int
+    player: str
+    stack: int = Field(description="chips in front of the player now (in a hand: left to bet)")
+    in_hand: bool
+    sitting_out: bool
+
+
+class LiveTablePublic(BaseModel):
+    """A table as it is now."""
+
+    id: int
+    name: str
+    variant: str
+    state: Literal["running", "elsewhere", "between_nodes"] = Field(
+        description="run by this node, by another node (as it told lately), or by none just now"
+    )
+    node: str | None = Field(description="the node running it (None: between nodes)")
+    hand_number: int | None = Field(description="the last hand dealt (None: not known)")
+    in_hand: bool = Field(description="a hand is being played")
+    street: str | None = Field(description="the street of the hand in play")
+    pot: int = Field(description="the chips bet in the hand in play")
+    players: list[LivePlayerPublic]
+    seconds_since_action: float | None = Field(
+        description="since the table last moved: a deal, an action or a time-out"
+    )
+    stuck: bool = Field(description="a hand in play has not moved for longer than stuck_after")
+    paused_by: Literal["operator", "database"] | None = Field(
+        default=None,
+        description="paused by an operator (no new hand) or while the database is away",
+    )
+    pause_reason: str | None = Field(default=None, description="the operator's reason")
+
+
+# ---------------------------------------------------------------------- the back office
+
+
+class AuditEntryPublic(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
+    id: int
+    actor: str = Field(description="the staff account that acted")
+    action: str = Field(description="table.create, player.credit, player.debit")
+    target_kind: str
+    target_id: str
+    before: dict[str, Any] | None
+    after: dict[str, Any] | None
+    reason: str | None
+    created_at: datetime
+
+
+class AuditPagePublic(BaseModel):
+    entries: list[AuditEntryPublic]
+    next_before: int | None = Field(description="pass as ?before= for the next page")
+
+
+class PlayerLinePublic(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
+    id: int
+    username: str
+    role: Literal["player", "operator", "bot", "support"]
+    created_at: datetime
+
+
+class PlayerPagePublic(BaseModel):
+    players: list[PlayerLinePublic]
+    total: int = Field(description="how many accounts match the prefix in all")
+    limit: int
+    offset: int
+
+
+class SeatPublic(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
+    table_id: int
+    table_name: str
+    seat: int
+    chips: int = Field(description="every chip the player has at the table")
+    updated_at: datetime
+
+
+class PlayerPublic(BaseModel):
+    account: PlayerLinePublic
+    balance: int = Field(description="the chips in the player's wallet")
+    entries: list[LedgerLinePublic] = Field(description="latest ledger movements, newest first")
+    next_entries_before: int | None = Field(
+        description="pass as ?entries_before= for older movements"
+    )
+    seats: list[SeatPublic]
+    hands: list[HandLinePublic] = Field(description="latest hands, newest first")
+    next_hands_before: int | None = Field(description="pass as ?hands_before= for older hands")
+    suspension: SuspensionPublic | None = Field(
+        default=None, description="when, by whom and why the account is suspended (null: it is not)"
+    )
+
+
+class AdjustmentCreate(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    amount: StrictInt = Field(gt=0, description="chips, a whole number > 0")
+    reason: str = Field(min_length=1, max_length=500, description="why (kept in the audit log)")
+
+    @field_validator("reason")
+    @classmethod
+    def _reason_says_something(cls, reason: str) -> str:
+        reason = reason.strip()
+        if not reason:
+            raise ValueError("a reason is required")
+        return reason
+
+
+class AdjustmentPublic(BaseModel):
+    player: str
+    amount: int = Field(description="chips in (> 0) or out (< 0) of the wallet")
+    balance_before: int
+    balance_after: int
+    ledger_entry: int
+    audit_id: int
+
+
+def _a_reason(reason: str) -> str:
+    reason = reason.strip()
+    if not reason:
+        raise ValueError("a reason is required")
+    return reason
+
+
+class SuspendCreate(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    reason: str = Field(min_length=1, max_length=500, description="why (kept in the audit log)")
+    _reason = field_validator("reason")(_a_reason)
+
+
+class KickCreate(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    player: str = Field(min_length=1, max_length=32, description="the seated player's name")
+    reason: str = Field(min_length=1, max_length=500, description="why (kept in the audit log)")
+    _reason = field_validator("reason")(_a_reason)
+
+
+class SuspensionPublic(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
+    suspended_at: datetime
+    suspended_by: str = Field(description="the operator who suspended the account")
+    reason: str
+
+
+class RemovalPublic(BaseModel):
+    """A player removed from one table: at once (``cashed_out``) or after its hand."""
+
+    table_id: int
+    seat: int | None = Field(description="the seat they held (null: the table refused)")
+    after_hand: bool = Field(description="they leave when the hand in play ends")
+    cashed_out: int | None = Field(description="chips back to the wallet now (null: later)")
+    error: str | None = Field(
+        default=None, description="the table's refusal code, if it could not be reached"
+    )
+
+
+class SuspendPublic(BaseModel):
+    player: str
+    suspension: SuspensionPublic
+    tokens_revoked: int
+    tables: list[RemovalPublic] = Field(description="the tables the player sat at")
+    audit_id: int
+
+
+class UnsuspendPublic(BaseModel):
+    player: str
+    audit_id: int
+
+
+class KickPublic(BaseModel):
+    player: str
+    removal: RemovalPublic
+    audit_id: int
+
+
+PlayerPublic.model_rebuild()  # its suspension is defined after it

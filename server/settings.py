@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import socket
+from typing import Literal
 
 from pydantic import AliasChoices, Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -50,6 +51,9 @@ class Settings(BaseSettings):
     # Play money granted to every new player or bot account.
     starting_bankroll: int = Field(default=10_000, ge=0)
     token_ttl_seconds: int = Field(default=24 * 3600, ge=1)
+    # Each node checks its signed-in websockets' tokens against the database this often:
+    # the backstop for a logout or suspension whose message the bus lost.
+    session_check_seconds: float = Field(default=5.0, gt=0)
     # Table clocks (every table of this server): the time to act, the time bank on top of
     # it, the pause between hands, how long a freed seat is held for the first player on
     # the waiting list, and how long a player may sit out before being cashed out.
@@ -58,6 +62,9 @@ class Settings(BaseSettings):
     pause_between_hands_seconds: float = Field(default=2, ge=0)
     waiting_offer_seconds: float = Field(default=30, gt=0)
     sit_out_limit_seconds: float = Field(default=600, gt=0)
+    # The back office's live list flags a table whose hand has not moved for this long
+    # (above the action clock and the time bank together, which end any turn).
+    stuck_after_seconds: float = Field(default=60, gt=0)
     # A websocket that sends nothing (not even a ping) for this long is closed.
     ws_idle_seconds: float = Field(default=60, gt=0)
     # This node's name among the nodes sharing one database and one Redis (one cardroom).
@@ -72,10 +79,69 @@ class Settings(BaseSettings):
     demo: bool = False
     # The house bots' pause before each action, on average (uniform from half to 1.5 times).
     demo_think_seconds: float = Field(default=1.2, ge=0)
+    # GET /metrics (Prometheus) answers anyone, like /healthz: operators keep it on their
+    # own network. False: only staff (operator or support) tokens.
+    metrics_public: bool = True
+    # Log lines as plain text, or as JSON objects one a line (with the table and its hand).
+    log_format: Literal["text", "json"] = "text"
     # Argon2id cost (RFC 9106 low-memory profile by default); tune to the hardware.
     password_time_cost: int = Field(default=3, ge=1)
     password_memory_kib: int = Field(default=64 * 1024, ge=8)
     password_parallelism: int = Field(default=4, ge=1)
+    # Hashing runs on this many threads of its own, with at most this many hashes waiting;
+    # a login or registration beyond that is answered 503 server_busy at once.
+    password_hash_threads: int = Field(default=2, ge=1, le=64)
+    password_hash_queue: int = Field(default=16, ge=0)
+
+    # The gateway's limits (server/gateway.py), each kept per node. "per minute" limits are
+    # token buckets: that many at once, refilled at that many a minute.
+    login_per_address_per_minute: int = Field(default=20, ge=1)
+    login_per_account_per_minute: int = Field(default=10, ge=1)
+    register_per_address_per_minute: int = Field(default=5, ge=1)
+    # After this many failed logins in a row, an account waits before its next try: the
+    # base delay, doubled with every further failure up to the cap (a success forgets).
+    login_free_failures: int = Field(default=3, ge=0)
+    login_failure_delay_seconds: float = Field(default=1.0, gt=0)
+    login_failure_delay_max_seconds: float = Field(default=300.0, gt=0)
+    # New accounts from one address granted the starting bankroll in a window; more are
+    # created with an empty wallet.
+    starting_grants_per_address: int = Field(default=3, ge=0)
+    starting_grant_window_seconds: float = Field(default=24 * 3600, gt=0)
+    # Websocket messages a connection may send: a token bucket each for actions, chat and
+    # everything else (a second's rate, and the burst on top of it). Actions over their
+    # rate are paced (they wait), others refused; a bot on a quick table acts tens of
+    # times a second, a person once in a few seconds.
+    ws_actions_per_second: float = Field(default=50, gt=0)
+    ws_actions_burst: int = Field(default=100, ge=1)
+    ws_chat_per_second: float = Field(default=1, gt=0)
+    ws_chat_burst: int = Field(default=5, ge=1)
+    ws_other_per_second: float = Field(default=5, gt=0)
+    ws_other_burst: int = Field(default=20, ge=1)
+    # A connection refused this many messages for their rate is closed (code 4029); after
+    # each such refusal it is not read until its bucket has a token again.
+    ws_rate_strikes: int = Field(default=10, ge=1)
+    # Snapshots this node serves to spectators (from its mirrors of the tables), a second,
+    # all connections together, with the burst on top: a flood of watchers costs the node
+    # a bounded share of its time, and never the tables' (a refusal is rate_limited).
+    spectator_snapshots_per_second: float = Field(default=200, gt=0)
+    spectator_snapshots_burst: int = Field(default=400, ge=1)
+    # HTTP requests (websocket handshakes among them) read in one turn of the event loop;
+    # more wait for the next turns, so that a storm of new sockets cannot hold up the
+    # frames of players already seated.
+    http_requests_per_turn: int = Field(default=1, ge=1)
+    # Frames from websockets not signed in handled in one turn of the event loop, all such
+    # connections together; more wait for the next turns (a flood of anonymous watchers
+    # slows itself, never the seated players).
+    ws_anonymous_frames_per_turn: int = Field(default=2, ge=1)
+    # permessage-deflate on websockets. Off by default: the frames are small JSON, and
+    # compressing each costs more of the node's time than the bytes it saves.
+    ws_compression: bool = False
+    # Open websockets per client address and per signed-in account, on this node.
+    ws_sockets_per_address: int = Field(default=50, ge=1)
+    ws_sockets_per_account: int = Field(default=8, ge=1)
+    # Browser origins allowed to open a websocket (exact, as "https://play.example.com");
+    # empty: the page's own host only. A client that sends no Origin (not a browser) may.
+    ws_allowed_origins: list[str] = Field(default_factory=list)
 
     @property
     def base_url(self) -> str:

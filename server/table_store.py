@@ -16,8 +16,8 @@ the table over resumes from (:func:`live_hand`).
 Fencing: a store made with ``fence`` (the token :func:`claim_table` gave the node running the
 table) checks it first thing in every write of the table, under the table row's lock; a node
 that has lost the table to another (a newer token) is refused with
-:class:`~server.actor.TableTakenOver` and writes nothing. A database that does not answer
-raises :class:`~server.actor.StoreUnavailable`: the write did not happen, or happened
+:class:`~server.table_types.TableTakenOver` and writes nothing. A database that does not answer
+raises :class:`~server.table_types.StoreUnavailable`: the write did not happen, or happened
 exactly once (every write here may be retried).
 """
 
@@ -33,14 +33,7 @@ from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from server import accounts, ledger, tables
-from server.actor import (
-    CommandRefused,
-    FinishedHand,
-    LiveHandState,
-    StoreUnavailable,
-    TableTakenOver,
-)
+from server import accounts, audit_log, ledger, tables
 from server.db.models import (
     Account,
     HandPlayer,
@@ -53,7 +46,15 @@ from server.db.models import (
 )
 from server.db.session import is_outage
 from server.db.types import utcnow
-from server.errors import Refusal
+from server.errors import ErrorCode
+from server.table_types import (
+    AuditNote,
+    CommandRefused,
+    FinishedHand,
+    LiveHandState,
+    StoreUnavailable,
+    TableTakenOver,
+)
 
 
 class BooksError(Exception):
@@ -61,7 +62,7 @@ class BooksError(Exception):
 
 
 class DatabaseTableStore:
-    """The :class:`~server.actor.TableStore` of production: SQL through SQLAlchemy.
+    """The :class:`~server.table_types.TableStore` of production: SQL through SQLAlchemy.
 
     ``fence``: the fencing token of the node running the tables written through this store
     (None: no check, for tools and tests that own the database alone)."""
@@ -91,29 +92,25 @@ class DatabaseTableStore:
         if account_id is None:
             account = await accounts.find_by_username(session, username=player)
             if account is None:
-                raise CommandRefused("unknown_player", f"no account {player!r}")
+                raise CommandRefused(f"no account {player!r}", code=ErrorCode.UNKNOWN_PLAYER)
             account_id = self._account_ids[player] = account.id
         return account_id
 
     async def buy_in(self, table_id: int, player: str, amount: int, *, seat: int) -> None:
-        try:
-            async with self._write(table_id) as session:
-                account_id = await self._account_id(session, player)
-                await ledger.buy_in(
-                    session, account_id=account_id, table_id=table_id, amount=amount
+        """A refusal of the ledger's (``insufficient_funds``) reaches the player as it is."""
+        async with self._write(table_id) as session:
+            account_id = await self._account_id(session, player)
+            await ledger.buy_in(session, account_id=account_id, table_id=table_id, amount=amount)
+            row = await session.get(SeatRecord, (table_id, seat))
+            if row is None:
+                session.add(
+                    SeatRecord(table_id=table_id, seat=seat, account_id=account_id, chips=amount)
                 )
-                row = await session.get(SeatRecord, (table_id, seat))
-                if row is None:
-                    session.add(SeatRecord(
-                        table_id=table_id, seat=seat, account_id=account_id, chips=amount
-                    ))
-                elif row.account_id != account_id:
-                    raise BooksError(f"table {table_id} seat {seat} is someone else's")
-                else:
-                    row.chips += amount
-                    row.updated_at = utcnow()
-        except Refusal as refusal:
-            raise CommandRefused(refusal.code, refusal.message) from None
+            elif row.account_id != account_id:
+                raise BooksError(f"table {table_id} seat {seat} is someone else's")
+            else:
+                row.chips += amount
+                row.updated_at = utcnow()
 
     async def cash_out(self, table_id: int, player: str, amount: int) -> None:
         async with self._write(table_id) as session:
@@ -148,10 +145,15 @@ class DatabaseTableStore:
             if row is not None:
                 await session.delete(row)
                 await session.flush()
-            session.add(LiveHand(
-                table_id=live.table_id, number=live.number, deck=live.deck,
-                players=[list(player) for player in live.players],
-            ))
+            session.add(
+                LiveHand(
+                    table_id=live.table_id,
+                    number=live.number,
+                    deck=live.deck,
+                    players=[list(player) for player in live.players],
+                    config=live.config,
+                )
+            )
 
     async def record_action(
         self, table_id: int, number: int, position: int, action: dict[str, Any]
@@ -162,10 +164,37 @@ class DatabaseTableStore:
         async with self._write(table_id) as session:
             await _quick_commit(session)
             insert = _insert_for(session)(LiveAction).values(
-                table_id=table_id, number=number, position=position, action=action,
+                table_id=table_id,
+                number=number,
+                position=position,
+                action=action,
                 created_at=utcnow(),
             )
             await session.execute(insert.on_conflict_do_nothing())
+
+    async def save_table(
+        self, table_id: int, values: dict[str, Any], note: AuditNote | None
+    ) -> None:
+        async with self._write(table_id) as session:
+            record = await session.get(TableRecord, table_id)
+            if record is None:
+                raise LookupError(f"no table {table_id}")
+            before = {name: getattr(record, name) for name in values}
+            for name, value in values.items():
+                setattr(record, name, value)
+            if note is None:
+                return
+            changed = note.changes
+            await audit_log.record(
+                session,
+                actor=_Operator(note.operator_id, note.operator),
+                action=audit_log.AuditAction(note.action),
+                target_kind="table",
+                target_id=table_id,
+                before=_json(before) if changed else note.before,
+                after=_json(values) if changed else note.after,
+                reason=note.reason,
+            )
 
     async def save_hand(self, hand: FinishedHand) -> None:
         if sum(hand.stacks.values()) != sum(hand.starting.values()):
@@ -195,17 +224,27 @@ class DatabaseTableStore:
             )
             for seat, player in hand.players.items():
                 start, end = hand.starting[player], hand.stacks[player]
-                session.add(HandPlayer(
-                    hand_id=record.id, account_id=ids[player], seat=seat,
-                    starting=start, ending=end,
-                ))
+                session.add(
+                    HandPlayer(
+                        hand_id=record.id,
+                        account_id=ids[player],
+                        seat=seat,
+                        starting=start,
+                        ending=end,
+                    )
+                )
                 if end != start:
-                    moved = cast(CursorResult[Any], await session.execute(
-                        update(SeatRecord)
-                        .where(SeatRecord.table_id == hand.table_id,
-                               SeatRecord.account_id == ids[player])
-                        .values(chips=SeatRecord.chips + (end - start), updated_at=utcnow())
-                    ))
+                    moved = cast(
+                        CursorResult[Any],
+                        await session.execute(
+                            update(SeatRecord)
+                            .where(
+                                SeatRecord.table_id == hand.table_id,
+                                SeatRecord.account_id == ids[player],
+                            )
+                            .values(chips=SeatRecord.chips + (end - start), updated_at=utcnow())
+                        ),
+                    )
                     if moved.rowcount != 1:
                         raise BooksError(f"{player} has no seat at table {hand.table_id}")
             await session.flush()
@@ -214,6 +253,19 @@ class DatabaseTableStore:
                 raise BooksError(
                     f"table {hand.table_id}: the seats would hold {seated}, the pool {pool}"
                 )
+
+
+@dataclass(frozen=True, slots=True)
+class _Operator:
+    """The operator an ``AuditNote`` names, as the audit log takes its actor."""
+
+    id: int
+    username: str
+
+
+def _json(values: Mapping[str, Any]) -> dict[str, Any]:
+    """Column values as the audit log's JSON keeps them (times in ISO 8601)."""
+    return {k: v.isoformat() if hasattr(v, "isoformat") else v for k, v in values.items()}
 
 
 async def _quick_commit(session: AsyncSession) -> None:
@@ -247,11 +299,14 @@ async def claim_table(session: AsyncSession, *, table_id: int) -> int:
 
 async def check_fence(session: AsyncSession, *, table_id: int, fence: int) -> None:
     """Lock the table's row and make sure ``fence`` is still its token."""
-    held = cast(CursorResult[Any], await session.execute(
-        update(TableRecord)
-        .where(TableRecord.id == table_id, TableRecord.fence == fence)
-        .values(fence=TableRecord.fence)
-    ))
+    held = cast(
+        CursorResult[Any],
+        await session.execute(
+            update(TableRecord)
+            .where(TableRecord.id == table_id, TableRecord.fence == fence)
+            .values(fence=TableRecord.fence)
+        ),
+    )
     if held.rowcount != 1:
         raise TableTakenOver(f"table {table_id} is run by another node now (token {fence} is old)")
 
@@ -264,17 +319,20 @@ async def live_hand(session: AsyncSession, *, table_id: int) -> LiveHandState | 
     row = await session.get(LiveHand, table_id)
     if row is None:
         return None
-    actions = (await session.scalars(
-        select(LiveAction.action)
-        .where(LiveAction.table_id == table_id, LiveAction.number == row.number)
-        .order_by(LiveAction.position)
-    )).all()
+    actions = (
+        await session.scalars(
+            select(LiveAction.action)
+            .where(LiveAction.table_id == table_id, LiveAction.number == row.number)
+            .order_by(LiveAction.position)
+        )
+    ).all()
     return LiveHandState(
         table_id=table_id,
         number=row.number,
         deck=dict(row.deck),
         players=[(int(seat), str(player), int(stack)) for seat, player, stack in row.players],
         actions=[dict(action) for action in actions],
+        config=dict(row.config) if row.config is not None else None,
     )
 
 
@@ -284,9 +342,7 @@ async def table_chips(session: AsyncSession, *, table_id: int) -> tuple[int, int
         select(Wallet.balance).where(Wallet.name == ledger.table_pool(table_id))
     )
     seated = await session.scalar(
-        select(func.coalesce(func.sum(SeatRecord.chips), 0)).where(
-            SeatRecord.table_id == table_id
-        )
+        select(func.coalesce(func.sum(SeatRecord.chips), 0)).where(SeatRecord.table_id == table_id)
     )
     return int(pool or 0), int(seated or 0)
 
@@ -310,22 +366,97 @@ async def last_hand_number(session: AsyncSession, *, table_id: int) -> int:
 
 
 @dataclass(frozen=True, slots=True)
+class UnevenHand:
+    """A recorded hand whose ``hand_players`` rows do not net to zero: chips made or lost."""
+
+    hand_id: int
+    table_id: int
+    number: int
+    net: int  # the players' chips after the hand less before it
+
+    def __str__(self) -> str:
+        chips = f"{abs(self.net)} chip{'' if abs(self.net) == 1 else 's'}"
+        return (
+            f"hand {self.number} of table {self.table_id} (hand id {self.hand_id}): its players "
+            f"end with {chips} {'more' if self.net > 0 else 'fewer'} than they started with"
+        )
+
+
+@dataclass(frozen=True, slots=True)
 class BooksCheck:
-    """The ledger's books, and each table's pool against the chips in its seats."""
+    """The ledger's books, each table's pool against the chips in its seats, and each
+    recorded hand's players netting to zero. :meth:`differences` says what does not."""
 
     books: ledger.Books
     tables: Mapping[int, tuple[int, int]] = field(default_factory=dict)  # id -> (pool, seats)
+    uneven_hands: tuple[UnevenHand, ...] = ()
+    hands: int = 0  # how many recorded hands were checked
 
     @property
     def balanced(self) -> bool:
-        return self.books.balanced and all(p == s for p, s in self.tables.values())
+        return not self.differences()
+
+    def differences(self) -> list[str]:
+        """Each difference, in plain words (none when everything balances)."""
+        lines = self.books.differences()
+        for table_id, (pool, seats) in self.tables.items():
+            if pool != seats:
+                lines.append(
+                    f"table {table_id}: its pool {ledger.table_pool(table_id)} holds {pool} "
+                    f"chips, but its seats hold {seats}"
+                )
+        lines.extend(str(hand) for hand in self.uneven_hands)
+        return lines
+
+    def summary(self) -> str:
+        """The books in one line, for when they balance."""
+        tables = f"{len(self.tables)} table{'s' * (len(self.tables) != 1)}"
+        hands = f"{self.hands} hand{'s' * (self.hands != 1)}"
+        return (
+            f"{self.books.summary()}; every wallet matches its ledger movements, every "
+            f"table's pool its seats ({tables}), every recorded hand nets to zero ({hands})"
+        )
 
 
 async def check_books(session: AsyncSession) -> BooksCheck:
-    """:func:`server.ledger.verify_books`, plus every table's seats == its pool."""
+    """:func:`server.ledger.verify_books`, plus every table's seats == its pool (a hand in
+    progress holds its players' chips in their seats until its record is written), plus
+    every recorded hand's ``hand_players`` rows netting to zero."""
     books = await ledger.verify_books(session)
     ids = (await session.scalars(select(TableRecord.id).order_by(TableRecord.id))).all()
+    net = func.sum(HandPlayer.ending - HandPlayer.starting)
+    uneven = (
+        await session.execute(
+            select(HandRecord.id, HandRecord.table_id, HandRecord.number, net.label("net"))
+            .join(HandPlayer, HandPlayer.hand_id == HandRecord.id)
+            .group_by(HandRecord.id, HandRecord.table_id, HandRecord.number)
+            .having(net != 0)
+            .order_by(HandRecord.id)
+        )
+    ).all()
     return BooksCheck(
         books=books,
         tables={table_id: await table_chips(session, table_id=table_id) for table_id in ids},
+        uneven_hands=tuple(
+            UnevenHand(hand_id=row.id, table_id=row.table_id, number=row.number, net=int(row.net))
+            for row in uneven
+        ),
+        hands=int(await session.scalar(select(func.count()).select_from(HandRecord)) or 0),
     )
+
+
+async def audit_books(sessionmaker: async_sessionmaker[AsyncSession]) -> BooksCheck:
+    """:func:`check_books` on one snapshot of the database, read-only, so that the tables
+    may play on meanwhile: a hand recorded halfway through the reads cannot show as a
+    difference (PostgreSQL: a repeatable-read transaction; SQLite: one read transaction)."""
+    async with sessionmaker() as session:
+        if session.get_bind().dialect.name == "postgresql":
+            await session.connection(execution_options={"isolation_level": "REPEATABLE READ"})
+            await session.execute(text("SET TRANSACTION READ ONLY"))
+        else:
+            # The sqlite3 module begins a transaction before writes only; begin one for reads.
+            await session.execute(text("BEGIN"))
+        try:
+            return await check_books(session)
+        finally:
+            await session.rollback()

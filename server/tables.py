@@ -20,17 +20,16 @@ from engine.table import Table
 from engine.variants import TableConfig
 from server import ledger
 from server.db.models import HandRecord, TableRecord, TableStatus, WalletKind
-from server.errors import Refusal
+from server.errors import ErrorCode, Refusal
 from server.table_config import config_from_json, config_to_json
 
 
 class BadConfig(Refusal):
-    code = "bad_config"
+    code = ErrorCode.BAD_CONFIG
 
 
 class TableNameTaken(Refusal):
-    status_code = 409
-    code = "table_name_taken"
+    code = ErrorCode.TABLE_NAME_TAKEN
 
 
 def check_table(
@@ -65,6 +64,7 @@ async def create(
     seats: int | None = None,
     min_buy_in: int | None = None,
     max_buy_in: int | None = None,
+    spectator_chat: bool = False,
 ) -> TableRecord:
     """A new open table and its empty chip pool."""
     table_config, seat_count, low, high = check_table(
@@ -80,6 +80,7 @@ async def create(
         min_buy_in=low,
         max_buy_in=high,
         status=TableStatus.OPEN.value,
+        spectator_chat=spectator_chat,
     )
     session.add(record)
     try:

@@ -13,6 +13,18 @@ with is published by the table actor on the connection's own channel, in line wi
 the table's events, and the next event after a snapshot of ``seq`` S has ``seq``
 S + 1. A connection that cannot keep up is closed (code 4008); its client
 reconnects and resyncs; it never slows a table down.
+
+A signed-in connection is bound to its token (``server.sessions``): when the token is
+logged out, revoked, expires, or its account is suspended, the connection is sent a
+``signed_out`` frame with the code and closed (code 4401), on whichever node it is.
+
+The gateway's limits (``server.gateway``) hold here: sockets per address and per
+account, and three token buckets per connection (actions, chat, everything else): an
+action over its rate waits its turn, unread behind it; any other frame over its rate is
+refused, and a connection refused for its rate too often is closed (4029). Frames of
+connections not signed in share a budget of each turn of the event loop. A snapshot for
+a connection that sits at no table comes from this node's mirror of the table
+(``server.spectators``), never from the table's inbox.
 """
 
 from __future__ import annotations
@@ -27,38 +39,44 @@ from typing import Any, Protocol
 import orjson
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 
+from engine.errors import ErrorCode, Refusal
+from server import commands as cmd
 from server import tokens
-from server.actor import SEQ_PER_RUN, CommandRefused
-from server.bus import DEFAULT_QUEUE_SIZE, MemoryBus, Subscription, player_channel, table_channel
+from server.bus import DEFAULT_QUEUE_SIZE, Bus, Subscription, player_channel, table_channel
 from server.cluster import TableHandle
+from server.gateway import TOO_MANY, Gateway, MessageLimits
+from server.metrics import Metrics
+from server.sessions import SessionRegistry, SignIn
+from server.settings import Settings
+from server.spectators import Spectators
 
 PROTOCOL_VERSION = 1
 MAX_FRAME_BYTES = 16_384
 IDLE_SECONDS = 60.0  # a connection silent this long (no message, no ping) is closed
 TOO_SLOW = 4008
+SIGNED_OUT = 4401  # the token ended: logged out, revoked, expired, the account suspended
+# What writing to or closing a socket raises once the other end is gone (uvicorn's
+# ClientDisconnected is an OSError; Starlette raises RuntimeError after a close).
+SOCKET_GONE = (WebSocketDisconnect, RuntimeError, OSError)
 router = APIRouter()
 log = logging.getLogger(__name__)
 
 
 class Cardroom(Protocol):
-    bus: MemoryBus
+    @property
+    def bus(self) -> Bus: ...
 
     async def table(self, table_id: int) -> TableHandle | None:
         """The table, run on this node or another (None: no such open table)."""
 
 
-class ProtocolError(Exception):
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
+class ProtocolError(Refusal):
+    """A frame refused at the edge, before any table sees it."""
 
 
 def dumps(frame: dict[str, Any]) -> str:
     # Seat numbers key some maps (a snapshot's seats): JSON writes them as strings.
-    return orjson.dumps(
-        {"v": PROTOCOL_VERSION, **frame}, option=orjson.OPT_NON_STR_KEYS
-    ).decode()
+    return orjson.dumps({"v": PROTOCOL_VERSION, **frame}, option=orjson.OPT_NON_STR_KEYS).decode()
 
 
 def connection_channel() -> str:
@@ -69,18 +87,37 @@ def connection_channel() -> str:
 class Connection:
     """One websocket: who it is, which tables it watches, and its outgoing frames."""
 
-    def __init__(self, websocket: WebSocket, cardroom: Cardroom,
-                 authenticate: Callable[[str], Awaitable[str]],
-                 idle_seconds: float = IDLE_SECONDS) -> None:
+    def __init__(
+        self,
+        websocket: WebSocket,
+        cardroom: Cardroom,
+        authenticate: Callable[[str], Awaitable[SignIn]],
+        idle_seconds: float = IDLE_SECONDS,
+        metrics: Metrics | None = None,
+        sessions: SessionRegistry | None = None,
+        gateway: Gateway | None = None,
+        address: str = "unknown",
+        spectators: Spectators | None = None,
+    ) -> None:
         self.websocket = websocket
+        self.gateway = gateway if gateway is not None else Gateway(Settings())
+        self.address = address
+        self.spectators = spectators
+        self.limits: MessageLimits = self.gateway.message_limits()
+        self._counted_account: str | None = None
+        self._closing: tuple[int, str] | None = None  # close the socket so, once flushed
+        self.metrics = metrics if metrics is not None else Metrics()
         self.cardroom = cardroom
         self.authenticate = authenticate
         self.idle_seconds = idle_seconds
         self.player: str | None = None
+        self.sessions = sessions
+        self.sign_in: SignIn | None = None
+        self.signed_out: tuple[ErrorCode, str] | None = None
         self.watching: set[int] = set()
         self.present: set[int] = set()  # tables told that this player's connection is here
-        # The run of each table (seq // SEQ_PER_RUN) that counted this connection (None: not
-        # known), and the run being told now.
+        # The run of each table (its envelopes' ``run``) that counted this connection (None:
+        # not known), and the run being told now.
         self._told: dict[int, int | None] = {}
         self._telling_run: dict[int, int] = {}
         self._telling: set[asyncio.Task[None]] = set()
@@ -93,8 +130,22 @@ class Connection:
         """Queue a frame behind every frame queued before it (one writer: the pump)."""
         self.subscription.offer(frame)
 
+    def sign_out(self, code: ErrorCode, message: str) -> None:
+        """The token ended: take nothing more from the client; the pump writes what is
+        queued, then a ``signed_out`` frame, and closes (4401)."""
+        if self.signed_out is not None:
+            return
+        self.signed_out = (code, message)
+        self.subscription.close()
+
+    def _close_after_flush(self, code: int, reason: str) -> None:
+        """Once the message in hand is answered: send what is queued, then close the
+        socket with ``code`` (the serve loop ends the subscription, the pump closes)."""
+        self._closing = (code, reason)
+
     async def serve(self) -> None:
         await self.websocket.accept()
+        self.metrics.connections.inc()
         self.send({"type": "hello", "protocol": PROTOCOL_VERSION})
         pump = asyncio.create_task(self._pump())
         try:
@@ -106,13 +157,35 @@ class Connection:
                     return
                 if self.subscription.closed:
                     return  # dropped as too slow: the pump closes the socket
+                if self.player is None:
+                    await self.gateway.anonymous_frames.turn()
                 await self._receive(text)
+                if self.limits.exhausted and self._closing is None:
+                    self._close_after_flush(TOO_MANY, "too many messages")
+                elif self.limits.pause:  # over its rate: its next frames wait, unread
+                    pause, self.limits.pause = self.limits.pause, 0.0
+                    await asyncio.sleep(pause)
+                if self._closing is not None:
+                    self.subscription.close()
+                    return
         except WebSocketDisconnect:
             pass
         finally:
+            if self.sessions is not None:
+                self.sessions.unbind(self)
+            self.metrics.connections.dec()
+            if self._counted_account is not None:
+                self.gateway.account_disconnected(self._counted_account)
             self.subscription.close()
-            with contextlib.suppress(BaseException):
-                await asyncio.wait_for(pump, 1.0)
+            try:
+                await asyncio.wait_for(pump, 1.0)  # it ends with the subscription
+            except TimeoutError:  # wait_for cancelled it
+                log.warning("websocket: the writer was still writing a second after the end")
+            except Exception:  # noqa: BLE001 - the tables are told the player left all the same
+                log.exception("websocket: the writer failed")
+            for task in list(self._telling):
+                task.cancel()
+            await asyncio.gather(*self._telling, return_exceptions=True)
             await self._tell_tables(connected=False, tables=set(self.present))
 
     async def _receive_text(self) -> str:
@@ -134,61 +207,110 @@ class Connection:
             async for message in self.subscription:
                 self._note_run(message)
                 await self.websocket.send_text(dumps(message))
-            if self.subscription.dropped:
+            if self.signed_out is not None:
+                code, why = self.signed_out
+                await self.websocket.send_text(
+                    dumps({"type": "signed_out", "code": code, "message": why})
+                )
+                await self.websocket.close(code=SIGNED_OUT, reason=code)
+            elif self.subscription.dropped:
                 await self.websocket.close(code=TOO_SLOW, reason="too slow: reconnect and resync")
-        except (WebSocketDisconnect, RuntimeError, OSError):
+            elif self._closing is not None:
+                await self.websocket.close(code=self._closing[0], reason=self._closing[1])
+        except SOCKET_GONE:
             self.subscription.close()  # the socket is gone
         except Exception:  # noqa: BLE001 - a frame that cannot be written ends the connection
             log.exception("websocket: could not write a frame")
             self.subscription.close()
-            with contextlib.suppress(Exception):
+            with contextlib.suppress(*SOCKET_GONE):  # closing a socket already gone
                 await self.websocket.close(code=1011, reason="internal error")
 
     async def _receive(self, text: str) -> None:
         message_id: Any = None
         try:
             if len(text) > MAX_FRAME_BYTES:
-                raise ProtocolError("frame_too_large", f"at most {MAX_FRAME_BYTES} bytes a frame")
+                self.limits.take(None)
+                raise ProtocolError(
+                    f"at most {MAX_FRAME_BYTES} bytes a frame", code=ErrorCode.FRAME_TOO_LARGE
+                )
             try:
                 message = orjson.loads(text)
             except orjson.JSONDecodeError:
-                raise ProtocolError("bad_json", "a frame must be a JSON object") from None
+                self.limits.take(None)
+                raise ProtocolError(
+                    "a frame must be a JSON object", code=ErrorCode.BAD_JSON
+                ) from None
             if not isinstance(message, dict):
-                raise ProtocolError("bad_json", "a frame must be a JSON object")
+                self.limits.take(None)
+                raise ProtocolError("a frame must be a JSON object", code=ErrorCode.BAD_JSON)
+            if paced := self.limits.take(message.get("type")):
+                await asyncio.sleep(paced)  # an action over its rate: this connection waits
             message_id = message.get("id")
+            if not isinstance(message_id, str | int | float | None):
+                # Echoed in the answer: a nested value could be any depth (and too deep to
+                # write back), so an id is a string, a number or null.
+                message_id = None
+                raise ProtocolError(
+                    "id must be a string, a number or null", code=ErrorCode.BAD_JSON
+                )
             if message.get("v", PROTOCOL_VERSION) != PROTOCOL_VERSION:
-                raise ProtocolError("bad_version", f"this server speaks v{PROTOCOL_VERSION}")
+                raise ProtocolError(
+                    f"this server speaks v{PROTOCOL_VERSION}", code=ErrorCode.BAD_VERSION
+                )
             kind = message.get("type")
             handler = _DISPATCH.get(kind) if isinstance(kind, str) else None
             if handler is None:
-                raise ProtocolError("unknown_type", f"no message type {kind!r}")
+                raise ProtocolError(f"no message type {kind!r}", code=ErrorCode.UNKNOWN_TYPE)
             result = await handler(self, message)
-        except (ProtocolError, CommandRefused) as refusal:
-            self.send({"type": "error", "id": message_id, "code": refusal.code,
-                       "message": refusal.message})
+        except Refusal as refusal:  # the frame's, the table's, the engine's, the token's
+            self._refuse(message_id, refusal)
             return
         except Exception:  # noqa: BLE001 - a bug here must not end the connection silently
             log.exception("websocket: a message failed")
-            self.send({"type": "error", "id": message_id, "code": "internal_error",
-                       "message": "the server hit an error"})
+            self.metrics.refused(ErrorCode.INTERNAL_ERROR, "websocket")
+            self.send(
+                {
+                    "type": "error",
+                    "id": message_id,
+                    "code": ErrorCode.INTERNAL_ERROR,
+                    "message": "the server hit an error",
+                }
+            )
             return
         if result is not None:
             self.send({"type": "reply", "id": message_id, "result": result})
 
     # ------------------------------------------------------------------ helpers
 
+    def _refuse(self, message_id: Any, refusal: Refusal) -> None:
+        self.metrics.refused(refusal.code, "websocket")
+        frame = {
+            "type": "error",
+            "id": message_id,
+            "code": refusal.code,
+            "message": refusal.message,
+        }
+        if refusal.code in _AT_ONCE:
+            self.subscription.put_now(frame)  # follows no event; may precede a close
+        else:
+            self.send(frame)
+
     def _require_player(self) -> str:
         if self.player is None:
-            raise ProtocolError("not_authenticated", "send auth with your token first")
+            raise ProtocolError("send auth with your token first", code=ErrorCode.NOT_AUTHENTICATED)
+        if self.sign_in is not None and self.sign_in.expired():
+            # Its timer is due this instant: refuse the command rather than race it.
+            self.sign_out(ErrorCode.TOKEN_EXPIRED, "this token has expired: log in again")
+            raise ProtocolError("this token has expired", code=ErrorCode.TOKEN_EXPIRED)
         return self.player
 
     async def _actor(self, message: dict[str, Any]) -> tuple[int, TableHandle]:
         table_id = message.get("table")
         if not isinstance(table_id, int) or isinstance(table_id, bool):
-            raise ProtocolError("bad_table", "table must be a table id")
+            raise ProtocolError("table must be a table id", code=ErrorCode.BAD_TABLE)
         actor = await self.cardroom.table(table_id)
         if actor is None:
-            raise ProtocolError("unknown_table", f"no table {table_id}")
+            raise ProtocolError(f"no table {table_id}", code=ErrorCode.UNKNOWN_TABLE)
         return table_id, actor
 
     async def _watch(self, table_id: int) -> None:
@@ -215,8 +337,8 @@ class Connection:
             actor = await self.cardroom.table(table_id)
             if actor is None:
                 continue
-            with contextlib.suppress(CommandRefused):
-                reply = await actor.submit("connection", self.player, connected=connected)
+            with contextlib.suppress(Refusal):  # a table going away: its next run is told anew
+                reply = await actor.submit(cmd.Presence(player=self.player, connected=connected))
                 if connected and table_id in self.present:
                     self._told[table_id] = reply.get("run")
 
@@ -225,10 +347,9 @@ class Connection:
         node took the table over, or the table was changing hands when the connection came)
         means that run knows nothing of it yet: tell it. Any message of the run will do, so
         one lost while the bus was away costs nothing."""
-        table_id, seq = message.get("table"), message.get("seq")
-        if type(table_id) is not int or type(seq) is not int or table_id not in self.present:
+        table_id, run = message.get("table"), message.get("run")
+        if type(table_id) is not int or type(run) is not int or table_id not in self.present:
             return
-        run = seq // SEQ_PER_RUN
         if self._told.get(table_id) != run and self._telling_run.get(table_id) != run:
             self._present_again(table_id, run)
 
@@ -249,16 +370,16 @@ class Connection:
                 if actor is None:
                     return
                 try:
-                    await actor.submit("connection", player, connected=True, run=run)
-                except CommandRefused as refusal:
-                    if refusal.code not in ("table_moved", "table_unavailable"):
+                    await actor.submit(cmd.Presence(player=player, connected=True, run=run))
+                except Refusal as refusal:
+                    if refusal.code not in (ErrorCode.TABLE_MOVED, ErrorCode.TABLE_UNAVAILABLE):
                         return
                     await asyncio.sleep(delay)
                     delay = min(delay * 2, 1.0)
                     continue
                 if table_id not in self.present:  # the connection ended meanwhile
-                    with contextlib.suppress(CommandRefused):
-                        await actor.submit("connection", player, connected=False)
+                    with contextlib.suppress(Refusal):
+                        await actor.submit(cmd.Presence(player=player, connected=False))
                     return
                 self._told[table_id] = run
                 if self._telling_run.get(table_id) == run:
@@ -274,18 +395,45 @@ class Connection:
         channel: every event after it follows it, none before it does."""
         table_id, actor = await self._actor(message)
         await self._watch(table_id)
-        await actor.submit("snapshot", self.player or "", reply_to=self.channel,
-                           reply_id=message.get("id"))
+        spectators = self.spectators
+        if spectators is not None and (
+            self.player is None or not await spectators.seated(table_id, actor, self.player)
+        ):
+            try:
+                self.gateway.take_spectator_snapshot()
+            except Refusal:  # the node's budget: this connection waits as if over its own
+                self.limits.pause = 1 / self.gateway.settings.ws_other_per_second
+                raise
+            await spectators.answer(table_id, actor, self.subscription, message.get("id"))
+            return
+        await actor.submit(
+            cmd.Snapshot(
+                player=self.player or "", reply_to=self.channel, reply_id=message.get("id")
+            )
+        )
 
     # ------------------------------------------------------------------ handlers
 
     async def on_auth(self, message: dict[str, Any]) -> dict[str, Any]:
         token = message.get("token")
         if not isinstance(token, str) or not token:
-            raise ProtocolError("bad_token", "auth needs a token")
+            raise ProtocolError("auth needs a token", code=ErrorCode.BAD_TOKEN)
         if self.player is not None:
-            raise ProtocolError("already_authenticated", "this connection is signed in")
-        self.player = await self.authenticate(token)
+            raise ProtocolError(
+                "this connection is signed in", code=ErrorCode.ALREADY_AUTHENTICATED
+            )
+        sign_in = await self.authenticate(token)
+        if self.signed_out is not None:
+            return {"player": sign_in.player}  # ended meanwhile: nothing more is sent
+        if not self.gateway.account_connected(sign_in.player):
+            self._close_after_flush(TOO_MANY, "too many connections")
+            raise ProtocolError(
+                "too many connections for this account", code=ErrorCode.TOO_MANY_CONNECTIONS
+            )
+        self._counted_account = sign_in.player
+        self.sign_in, self.player = sign_in, sign_in.player
+        if self.sessions is not None:
+            self.sessions.bind(self, sign_in)
         for table_id in self.watching:
             self.subscription.add(player_channel(table_id, self.player))
         await self._tell_tables(connected=True, tables=set(self.watching))
@@ -311,49 +459,18 @@ class Connection:
         """A client that saw a gap asks again: a fresh snapshot, then the events after it."""
         await self._snapshot(message)
 
-    async def _command(self, command: str, message: dict[str, Any],
-                       fields: dict[str, type]) -> dict[str, Any]:
+    async def on_table_command(self, message: dict[str, Any]) -> dict[str, Any]:
+        """A player's command to a table (sit, act, chat...): parsed into its record here,
+        once, and carried as it is to the table wherever it runs."""
         player = self._require_player()
         table_id, actor = await self._actor(message)
-        data: dict[str, Any] = {}
-        for name, kind in fields.items():
-            if name in message:
-                value = message[name]
-                fits = isinstance(value, bool) if kind is bool else (
-                    isinstance(value, kind) and not isinstance(value, bool)
-                )
-                if not fits:
-                    raise ProtocolError("bad_field", f"{name} must be a {kind.__name__}")
-                data[name] = value
+        command = cmd.parse(str(message["type"]), player, message)
         await self._watch(table_id)
-        return await actor.submit(command, player, **data)
+        return await actor.submit(command)
 
-    async def on_sit(self, message: dict[str, Any]) -> dict[str, Any]:
-        return await self._command("sit", message, {"seat": int, "buy_in": int})
 
-    async def on_add_chips(self, message: dict[str, Any]) -> dict[str, Any]:
-        return await self._command("add_chips", message, {"amount": int})
-
-    async def on_act(self, message: dict[str, Any]) -> dict[str, Any]:
-        return await self._command(
-            "act", message, {"action_id": str, "kind": str, "amount": int}
-        )
-
-    async def on_sit_out(self, message: dict[str, Any]) -> dict[str, Any]:
-        return await self._command("sit_out", message, {"next_hand": bool})
-
-    async def on_sit_in(self, message: dict[str, Any]) -> dict[str, Any]:
-        return await self._command("sit_in", message, {})
-
-    async def on_leave(self, message: dict[str, Any]) -> dict[str, Any]:
-        return await self._command("leave", message, {})
-
-    async def on_join_waiting_list(self, message: dict[str, Any]) -> dict[str, Any]:
-        return await self._command("join_waiting_list", message, {})
-
-    async def on_chat(self, message: dict[str, Any]) -> dict[str, Any]:
-        return await self._command("chat", message, {"text": str})
-
+# Refusals of the gateway's limits: queued at once (a close may follow them).
+_AT_ONCE = frozenset({ErrorCode.RATE_LIMITED, ErrorCode.TOO_MANY_CONNECTIONS})
 
 _Handler = Callable[[Connection, dict[str, Any]], Awaitable[dict[str, Any] | None]]
 _DISPATCH: dict[str, _Handler] = {
@@ -362,14 +479,19 @@ _DISPATCH: dict[str, _Handler] = {
     "watch": Connection.on_watch,
     "unwatch": Connection.on_unwatch,
     "resync": Connection.on_resync,
-    "sit": Connection.on_sit,
-    "add_chips": Connection.on_add_chips,
-    "act": Connection.on_act,
-    "sit_out": Connection.on_sit_out,
-    "sit_in": Connection.on_sit_in,
-    "leave": Connection.on_leave,
-    "join_waiting_list": Connection.on_join_waiting_list,
-    "chat": Connection.on_chat,
+    **{
+        command.name: Connection.on_table_command
+        for command in (
+            cmd.Sit,
+            cmd.AddChips,
+            cmd.Act,
+            cmd.SitOut,
+            cmd.SitIn,
+            cmd.Leave,
+            cmd.JoinWaitingList,
+            cmd.Chat,
+        )
+    },
 }
 
 
@@ -378,13 +500,47 @@ async def websocket_endpoint(websocket: WebSocket) -> None:
     app = websocket.app
     cardroom: Cardroom = app.state.cardroom
 
-    async def authenticate(token: str) -> str:
+    async def authenticate(token: str) -> SignIn:
         async with app.state.sessionmaker() as session:
-            try:
-                _, account = await tokens.resolve(session, token=token)
-            except tokens.TokenRefused as refused:
-                raise ProtocolError(refused.code, str(refused)) from None
-            return str(account.username)
+            row, account = await tokens.resolve(session, token=token)  # or a TokenRefused
+            return SignIn(row.id, account.id, str(account.username), row.expires_at)
 
-    idle = app.state.settings.ws_idle_seconds
-    await Connection(websocket, cardroom, authenticate, idle_seconds=idle).serve()
+    settings: Settings = app.state.settings
+    if not origin_allowed(websocket.headers.get("origin"), websocket.headers.get("host"), settings):
+        await websocket.close(code=1008)  # before the handshake completes: HTTP 403
+        return
+    address = websocket.client.host if websocket.client is not None else "unknown"
+    gateway: Gateway = app.state.gateway
+    if not gateway.socket_opened(address):
+        # Refused in the handshake (HTTP 403), before any websocket work: a flood of sockets
+        # from one address costs the node as little as can be. (uvicorn logs an ERROR for a
+        # denial response with a body, so the refusal carries no body.)
+        metrics: Metrics = app.state.metrics
+        metrics.refused(ErrorCode.TOO_MANY_CONNECTIONS, "websocket")
+        await websocket.close(code=TOO_MANY)
+        return
+    try:
+        await Connection(
+            websocket,
+            cardroom,
+            authenticate,
+            idle_seconds=settings.ws_idle_seconds,
+            metrics=app.state.metrics,
+            gateway=gateway,
+            address=address,
+            spectators=app.state.spectators,
+            sessions=app.state.sessions,
+        ).serve()
+    finally:
+        gateway.socket_closed(address)
+
+
+def origin_allowed(origin: str | None, host: str | None, settings: Settings) -> bool:
+    """A browser's page may open a websocket only from an allowed origin (by default the
+    server's own host); a client that sends no ``Origin`` is not a browser, and may."""
+    if origin is None:
+        return True
+    if settings.ws_allowed_origins:
+        return origin in settings.ws_allowed_origins
+    _, _, rest = origin.partition("://")
+    return host is not None and rest == host

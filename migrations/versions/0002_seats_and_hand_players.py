@@ -56,7 +56,9 @@ def upgrade() -> None:
         sa.Column("starting", sa.BigInteger(), nullable=False),
         sa.Column("ending", sa.BigInteger(), nullable=False),
         sa.ForeignKeyConstraint(
-            ["hand_id"], ["hands.id"], name=op.f("fk_hand_players_hand_id_hands"),
+            ["hand_id"],
+            ["hands.id"],
+            name=op.f("fk_hand_players_hand_id_hands"),
             ondelete="CASCADE",
         ),
         sa.ForeignKeyConstraint(
@@ -67,9 +69,7 @@ def upgrade() -> None:
         ),
         sa.PrimaryKeyConstraint("hand_id", "account_id", name=op.f("pk_hand_players")),
     )
-    op.create_index(
-        "ix_hand_players_account_hand", "hand_players", ["account_id", "hand_id"]
-    )
+    op.create_index("ix_hand_players_account_hand", "hand_players", ["account_id", "hand_id"])
 
 
 def downgrade() -> None:

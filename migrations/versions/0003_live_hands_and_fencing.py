@@ -42,7 +42,9 @@ def upgrade() -> None:
         sa.Column("players", Json, nullable=False),
         _created_at(),
         sa.ForeignKeyConstraint(
-            ["table_id"], ["tables.id"], name=op.f("fk_live_hands_table_id_tables"),
+            ["table_id"],
+            ["tables.id"],
+            name=op.f("fk_live_hands_table_id_tables"),
             ondelete="RESTRICT",
         ),
         sa.PrimaryKeyConstraint("table_id", name=op.f("pk_live_hands")),
@@ -55,8 +57,10 @@ def upgrade() -> None:
         sa.Column("action", Json, nullable=False),
         _created_at(),
         sa.ForeignKeyConstraint(
-            ["table_id"], ["live_hands.table_id"],
-            name=op.f("fk_live_actions_table_id_live_hands"), ondelete="CASCADE",
+            ["table_id"],
+            ["live_hands.table_id"],
+            name=op.f("fk_live_actions_table_id_live_hands"),
+            ondelete="CASCADE",
         ),
         sa.PrimaryKeyConstraint("table_id", "number", "position", name=op.f("pk_live_actions")),
     )

@@ -17,7 +17,9 @@ from typing import Any
 
 from sqlalchemy import (
     BigInteger,
+    Boolean,
     CheckConstraint,
+    Float,
     ForeignKey,
     Index,
     Integer,
@@ -25,6 +27,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    false,
     func,
     text,
 )
@@ -47,9 +50,17 @@ class Base(DeclarativeBase):
 
 
 class Role(enum.StrEnum):
+    """What an account may do: play (``player``, ``bot``: a program), run the cardroom
+    (``operator``), or read the back office and change nothing (``support``)."""
+
     PLAYER = "player"
     OPERATOR = "operator"
     BOT = "bot"
+    SUPPORT = "support"
+
+
+STAFF_ROLES = (Role.OPERATOR, Role.SUPPORT)
+"""The roles that may read the back office (``/admin``); only an operator may change it."""
 
 
 class WalletKind(enum.StrEnum):
@@ -166,6 +177,17 @@ class TableRecord(Base):
     # The fencing token of the node running the table: raised by every node that takes the
     # table over, checked by every write of the table (server.table_store).
     fence: Mapped[int] = mapped_column(BigInteger, default=0, server_default=text("0"))
+    # Seconds; null: the node's defaults (STUD_ACTION_CLOCK_SECONDS, STUD_TIME_BANK_SECONDS).
+    action_clock: Mapped[float | None] = mapped_column(Float, default=None)
+    time_bank: Mapped[float | None] = mapped_column(Float, default=None)
+    # An operator's pause (no new hand): why, and since when; null when not paused.
+    paused_reason: Mapped[str | None] = mapped_column(Text, default=None)
+    paused_at: Mapped[datetime | None] = mapped_column(UTCDateTime, default=None)
+    # An operator asked to close the table; ``status`` turns closed once all are cashed out.
+    closing_reason: Mapped[str | None] = mapped_column(Text, default=None)
+    closed_at: Mapped[datetime | None] = mapped_column(UTCDateTime, default=None)
+    # Spectators may chat at this table too (seated players always may).
+    spectator_chat: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
 
 class LiveHand(Base):
@@ -183,6 +205,8 @@ class LiveHand(Base):
     number: Mapped[int] = mapped_column(Integer)
     deck: Mapped[dict[str, Any]] = mapped_column(Json)  # {"order": [cards], "seed": int}
     players: Mapped[list[Any]] = mapped_column(Json)  # [[seat, player, stack], ...]
+    # The rules it was dealt under (a change of the table's rules waits for the next hand).
+    config: Mapped[dict[str, Any] | None] = mapped_column(Json, default=None)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 
@@ -256,3 +280,45 @@ class HandPlayer(Base):
 
 
 Index("ix_hand_players_account_hand", HandPlayer.account_id, HandPlayer.hand_id)
+
+
+class AuditEntry(Base):
+    """One operator action, written in the transaction of the change it records and never
+    changed after (``server.audit_log`` only appends): who, what, when, on what, the values
+    before and after, and why."""
+
+    __tablename__ = "audit_log"
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    actor_id: Mapped[int] = mapped_column(
+        ForeignKey("accounts.id", ondelete="RESTRICT"), index=True
+    )
+    # The staff account's name when it acted.
+    actor: Mapped[str] = mapped_column(String(32))
+    # "table.create", "player.credit"... (server.audit_log.AuditAction)
+    action: Mapped[str] = mapped_column(String(64), index=True)
+    target_kind: Mapped[str] = mapped_column(String(32))  # "table", "player"...
+    target_id: Mapped[str] = mapped_column(String(64))
+    before: Mapped[dict[str, Any] | None] = mapped_column(Json, default=None)
+    after: Mapped[dict[str, Any] | None] = mapped_column(Json, default=None)
+    reason: Mapped[str | None] = mapped_column(Text, default=None)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, index=True)
+
+
+Index("ix_audit_log_target", AuditEntry.target_kind, AuditEntry.target_id)
+
+
+class Suspension(Base):
+    """An account an operator suspended, while it is (unsuspending deletes the row; the
+    audit log keeps the history): every token of the account is refused, and its login.
+    A table of its own, so an account row and every query of it stay as they were."""
+
+    __tablename__ = "account_suspensions"
+
+    account_id: Mapped[int] = mapped_column(
+        ForeignKey("accounts.id", ondelete="CASCADE"), primary_key=True
+    )
+    suspended_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    # The operator's name when they acted (as the audit log keeps it).
+    suspended_by: Mapped[str] = mapped_column(String(32))
+    reason: Mapped[str] = mapped_column(Text)

@@ -22,8 +22,12 @@ def make_engine(url: str, *, timeout: float | None = None, **kwargs: Any) -> Asy
     restart are replaced rather than failing a transaction."""
     if timeout is not None and url.startswith("postgresql"):
         connect_args = {"timeout": timeout, "command_timeout": timeout}
-        kwargs = {"connect_args": connect_args, "pool_timeout": timeout,
-                  "pool_pre_ping": True, **kwargs}
+        kwargs = {
+            "connect_args": connect_args,
+            "pool_timeout": timeout,
+            "pool_pre_ping": True,
+            **kwargs,
+        }
     engine = create_async_engine(url, **kwargs)
     if engine.dialect.name == "sqlite":
         event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
@@ -67,5 +71,4 @@ _OUTAGES = (exc.OperationalError, exc.InterfaceError, exc.TimeoutError, OSError,
 def _asyncpg_outages() -> tuple[type[BaseException], ...]:
     import asyncpg  # type: ignore[import-untyped]  # a dependency of the server
 
-    return (asyncpg.PostgresConnectionError, asyncpg.InterfaceError,
-            asyncpg.CannotConnectNowError)
+    return (asyncpg.PostgresConnectionError, asyncpg.InterfaceError, asyncpg.CannotConnectNowError)

@@ -1,33 +1,36 @@
-"""Operator endpoints: tables and their rules, the books, full hand records."""
+"""The back office: tables and their rules, the books (hands and the live list of tables:
+``admin_hands``).
+
+Staff only (``deps.staff_only`` on the router): operators use every endpoint, support
+accounts every ``GET``; players, bots and anonymous callers none.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, status
+from fastapi import APIRouter, Depends, status
 
-from server import table_store, tables
-from server.db.models import HandRecord
-from server.deps import CardroomDep, OperatorUser, SessionDep
-from server.hands import UnknownHand
+from server import audit_log, table_store, tables
+from server.deps import CardroomDep, OperatorUser, SessionDep, StaffUser, staff_only
 from server.schemas import BooksPublic, TableCreate, TablePublic
 from server.table_config import TableConfigJson
 
-router = APIRouter(prefix="/admin", tags=["admin"])
+router = APIRouter(prefix="/admin", tags=["admin"], dependencies=[Depends(staff_only)])
 
 
 @router.get("/table-config")
-async def table_config_schema(_operator: OperatorUser) -> dict[str, Any]:
+async def table_config_schema(_staff: StaffUser) -> dict[str, Any]:
     """Every rule setting a table accepts, with its type and default (a JSON schema)."""
     return TableConfigJson.model_json_schema()
 
 
 @router.post("/tables", status_code=status.HTTP_201_CREATED)
 async def create_table(
-    body: TableCreate, _operator: OperatorUser, session: SessionDep, cardroom: CardroomDep
+    body: TableCreate, operator: OperatorUser, session: SessionDep, cardroom: CardroomDep
 ) -> TablePublic:
     """A new table from a full rule set, checked by the engine (``bad_config`` if refused);
-    its table actor starts at once, and the lobby lists it."""
+    its table actor starts at once, and the lobby lists it. Audited (``table.create``)."""
     record = await tables.create(
         session,
         name=body.name,
@@ -35,19 +38,29 @@ async def create_table(
         seats=body.seats,
         min_buy_in=body.min_buy_in,
         max_buy_in=body.max_buy_in,
+        spectator_chat=body.spectator_chat,
+    )
+    table = TablePublic.model_validate(record)
+    await audit_log.record(
+        session,
+        actor=operator,
+        action=audit_log.AuditAction.TABLE_CREATE,
+        target_kind="table",
+        target_id=record.id,
+        after=table.model_dump(mode="json"),
     )
     await session.commit()
     await cardroom.open_table(record)
-    return TablePublic.model_validate(record)
+    return table
 
 
 @router.get("/tables")
-async def list_tables(_operator: OperatorUser, session: SessionDep) -> list[TablePublic]:
+async def list_tables(_staff: StaffUser, session: SessionDep) -> list[TablePublic]:
     return [TablePublic.model_validate(r) for r in await tables.list_tables(session)]
 
 
 @router.get("/books")
-async def books(_operator: OperatorUser, session: SessionDep) -> BooksPublic:
+async def books(_staff: StaffUser, session: SessionDep) -> BooksPublic:
     """The books: every balance is the sum of its movements, the chips held everywhere are
     the chips the house issued, and each table's seats hold exactly its pool."""
     check = await table_store.check_books(session)
@@ -60,13 +73,3 @@ async def books(_operator: OperatorUser, session: SessionDep) -> BooksPublic:
         mismatched=list(check.books.mismatched),
         tables={t: {"pool": pool, "seats": seats} for t, (pool, seats) in check.tables.items()},
     )
-
-
-@router.get("/hands/{hand_id}")
-async def hand_record(hand_id: int, _operator: OperatorUser, session: SessionDep) -> dict[str, Any]:
-    """A hand's full record, every card in it: PHH text, event log, result."""
-    hand = await session.get(HandRecord, hand_id)
-    if hand is None:
-        raise UnknownHand(f"no hand {hand_id}")
-    return {"id": hand.id, "table_id": hand.table_id, "number": hand.number, "phh": hand.phh,
-            "events": hand.events, "result": hand.result, "created_at": hand.created_at}

@@ -5,25 +5,42 @@ from __future__ import annotations
 from fastapi import APIRouter, Response, status
 
 from server import accounts, tokens
+from server.accounts import BadCredentials
 from server.db.models import Role
-from server.deps import CurrentToken, CurrentUser, PasswordsDep, SessionDep, SettingsDep
-from server.schemas import AccountCreate, AccountPublic, LoginCreate, TokenPublic
+from server.deps import (
+    ClientAddress,
+    CurrentToken,
+    CurrentUser,
+    GatewayDep,
+    PasswordsDep,
+    SessionDep,
+    SessionRegistryDep,
+    SettingsDep,
+)
+from server.schemas import AccountCreate, AccountPublic, LoggedOutPublic, LoginCreate, TokenPublic
 
 router = APIRouter(tags=["auth"])
 
 
 @router.post("/auth/register", status_code=status.HTTP_201_CREATED)
 async def register(
-    body: AccountCreate, session: SessionDep, passwords: PasswordsDep, settings: SettingsDep
+    body: AccountCreate,
+    session: SessionDep,
+    passwords: PasswordsDep,
+    settings: SettingsDep,
+    gateway: GatewayDep,
+    address: ClientAddress,
 ) -> AccountPublic:
-    """A player (or bot) account, granted the starting bankroll of play money."""
+    """A player (or bot) account, granted the starting bankroll of play money (the first few
+    accounts of an address a day: ``starting_grants_per_address``)."""
+    gateway.check_register(address)
     account = await accounts.register(
         session,
         passwords=passwords,
         username=body.username,
         password=body.password,
         role=Role.BOT if body.bot else Role.PLAYER,
-        bankroll=settings.starting_bankroll,
+        bankroll=settings.starting_bankroll if gateway.grant_starting_bankroll(address) else 0,
     )
     await session.commit()
     return AccountPublic.model_validate(account)
@@ -31,12 +48,24 @@ async def register(
 
 @router.post("/auth/login")
 async def login(
-    body: LoginCreate, session: SessionDep, passwords: PasswordsDep, settings: SettingsDep
+    body: LoginCreate,
+    session: SessionDep,
+    passwords: PasswordsDep,
+    settings: SettingsDep,
+    gateway: GatewayDep,
+    address: ClientAddress,
 ) -> TokenPublic:
-    """A bearer token for ``Authorization: Bearer <token>``, valid ``token_ttl_seconds``."""
-    account = await accounts.authenticate(
-        session, passwords=passwords, username=body.username, password=body.password
-    )
+    """A bearer token for ``Authorization: Bearer <token>``, valid ``token_ttl_seconds``.
+    Limited per address and per account; failures in a row make the account wait."""
+    gateway.check_login(address, body.username)
+    try:
+        account = await accounts.authenticate(
+            session, passwords=passwords, username=body.username, password=body.password
+        )
+    except BadCredentials:
+        gateway.login_failed(body.username)
+        raise
+    gateway.login_succeeded(body.username)
     secret, row = await tokens.issue(
         session, account_id=account.id, ttl_seconds=settings.token_ttl_seconds
     )
@@ -45,11 +74,27 @@ async def login(
 
 
 @router.post("/auth/logout", status_code=status.HTTP_204_NO_CONTENT)
-async def logout(current: CurrentToken, session: SessionDep) -> Response:
-    """Revoke the token this request carries; it is refused from now on."""
+async def logout(
+    current: CurrentToken, session: SessionDep, sessions: SessionRegistryDep
+) -> Response:
+    """Revoke the token this request carries; it is refused from now on, and the websockets
+    that signed in with it (on any node) are signed out."""
     await tokens.revoke(session, token=current[0])
     await session.commit()
+    sessions.end_token(current[0].id)
     return Response(status_code=status.HTTP_204_NO_CONTENT)
+
+
+@router.post("/auth/logout-everywhere")
+async def logout_everywhere(
+    current: CurrentToken, session: SessionDep, sessions: SessionRegistryDep
+) -> LoggedOutPublic:
+    """Revoke every token of the account, this one included; every websocket of the
+    account (on any node) is signed out."""
+    revoked = await tokens.revoke_all(session, account_id=current[1].id)
+    await session.commit()
+    sessions.end_account(current[1].id)
+    return LoggedOutPublic(revoked=revoked)
 
 
 @router.get("/me")

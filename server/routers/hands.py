@@ -33,11 +33,13 @@ async def get_hand(hand_id: int, user: CurrentUser, session: SessionDep) -> Hand
     """One of your hands: its event log as your seat saw it (others' down cards only where
     shown at showdown), the result, and the PHH text when it shows nothing you did not see."""
     seen = await hands.player_hand(session, hand_id=hand_id, account_id=user.id)
-    return HandPublic.model_validate({
-        **HandLinePublic.model_validate(seen.line).model_dump(),
-        "players": seen.players,
-        "result": seen.result,
-        "events": seen.events,
-        "phh": seen.phh,
-        "phh_withheld": seen.phh_withheld,
-    })
+    return HandPublic.model_validate(
+        {
+            **HandLinePublic.model_validate(seen.line).model_dump(),
+            "players": seen.players,
+            "result": seen.result,
+            "events": seen.events,
+            "phh": seen.phh,
+            "phh_withheld": seen.phh_withheld,
+        }
+    )

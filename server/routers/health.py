@@ -6,7 +6,7 @@ from fastapi import APIRouter, Request
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from server.db import migrate
-from server.errors import Refusal
+from server.errors import ErrorCode, Refusal
 from server.redis_bus import RedisBus
 from server.schemas import HealthPublic
 
@@ -14,8 +14,7 @@ router = APIRouter(tags=["health"])
 
 
 class NotReady(Refusal):
-    status_code = 503
-    code = "not_ready"
+    code = ErrorCode.NOT_READY
 
 
 @router.get("/healthz")
@@ -39,8 +38,12 @@ async def readyz(request: Request) -> HealthPublic:
     bus = request.app.state.cardroom.bus
     if isinstance(bus, RedisBus) and not bus.connected:
         raise NotReady("the bus is not connected to Redis")
-    return HealthPublic(status="ok", checks={
-        "database": "ok", "migrations": str(current),
-        "bus": "redis" if isinstance(bus, RedisBus) else "memory",
-        "node": request.app.state.settings.node_id,
-    })
+    return HealthPublic(
+        status="ok",
+        checks={
+            "database": "ok",
+            "migrations": str(current),
+            "bus": "redis" if isinstance(bus, RedisBus) else "memory",
+            "node": request.app.state.settings.node_id,
+        },
+    )

@@ -225,11 +225,21 @@ function onTableEvent(kind, data, t, isPrivate) {
       finishHand(t, data);
       break;
     case "hand_cancelled":
-      addLog(`Hand #${data.hand} cancelled (${data.reason}): every chip back`, "dealer");
+      addLog(data.reason === "operator_void"
+        ? `Hand #${data.hand} voided by an operator (${data.detail}): every chip back`
+        : `Hand #${data.hand} cancelled (${data.reason}): every chip back`, "dealer");
       session.current = null;
       break;
     case "table_paused": addLog("The table is paused: the cardroom's database does not answer", "dealer"); break;
     case "table_unpaused": addLog(`Play resumes after ${data.seconds} s`, "dealer"); break;
+    case "operator_paused":
+      addLog(`An operator paused the table${data.after_hand ? " after this hand" : ""}: ${data.reason}`, "dealer"); break;
+    case "operator_resumed": addLog(`An operator resumed the table: ${data.reason}`, "dealer"); break;
+    case "operator_closed":
+      addLog(`An operator ${data.after_hand ? "closes the table after this hand" : "closed the table"}: ${data.reason}`, "dealer"); break;
+    case "table_settings":
+      $("table-game").textContent = `${variantName(t.variant)} · ${t.stakes.small_bet}/${t.stakes.big_bet}`;
+      addLog(`New table settings: ${variantName(data.variant)} ${data.stakes.small_bet}/${data.stakes.big_bet}, ${data.seats} seats, buy-in ${data.buy_in.min}–${data.buy_in.max}`, "dealer"); break;
     case "seat_taken": addLog(`${data.player} sits down with ${data.stack}`); break;
     case "seat_left": addLog(`${data.player} leaves`); break;
     case "sat_out": addLog(`${nameAt(t, data.seat)} sits out${data.busted ? " (out of chips)" : ""}`); break;

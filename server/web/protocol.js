@@ -1,6 +1,7 @@
 // The websocket protocol v1 (docs/protocol.md): one connection, replies by id, and one
 // watched table whose picture is folded from its snapshot and events, the way
-// engine/views.py folds a hand. Public events must come in seq order: a gap means resync.
+// engine/table_view.py (TablePicture) folds a table and engine/views.py a hand; tests/web
+// checks the two folds agree. Public events must come in seq order: a gap means resync.
 
 export class ProtocolError extends Error {
   constructor(code, message) { super(message); this.code = code; }
@@ -127,7 +128,7 @@ export class Connection {
       buyIn: snap.buy_in, you: snap.you, handNumber: snap.hand_number, waiting: snap.waiting,
       seats: snap.seats.map((s) => ({ ...s })),
       hand: snap.hand ? normalHand(snap.hand, snap.seq) : null,
-      clock: null,
+      clock: null, operatorPause: snap.operator_pause ?? null, closed: null,
     };
     if (snap.clock) {
       const bank = table.seats[snap.clock.seat]?.time_bank ?? 0;
@@ -189,6 +190,22 @@ function handSeat(stack) {
   return { stack, bet: 0, in_pot: 0, up: [], down: [], down_count: 0, folded: false, all_in: false, shown: false };
 }
 
+// A hand is over: its stacks, chips added meanwhile, sit-outs asked for (as the table
+// settles it; leavers and the broke follow as events).
+function settle(t, stacks) {
+  t.seats.forEach((s, n) => {
+    if (!s?.player) return;
+    if (n in stacks) s.stack = stacks[n];
+    s.stack += s.pending_chips || 0;
+    s.pending_chips = 0;
+    if (s.sit_out_next_hand) { s.sitting_out = true; s.sit_out_next_hand = false; }
+  });
+}
+
+function offList(t, player) {
+  if (t.waiting?.includes(player)) t.waiting = t.waiting.filter((p) => p !== player);
+}
+
 // Fold one event into the table; true when the table must be resynced.
 export function apply(t, kind, data, isPrivate) {
   const hand = t.hand;
@@ -197,7 +214,8 @@ export function apply(t, kind, data, isPrivate) {
     case "seat_taken":
       if (data.player === t.me) t.you = data.seat;
       t.seats[data.seat] = { seat: data.seat, player: data.player, stack: data.stack, pending_chips: 0,
-        sitting_out: false, leaving: false, connected: true, time_bank: undefined };
+        sitting_out: false, sit_out_next_hand: false, leaving: false, connected: true, time_bank: undefined };
+      offList(t, data.player);
       break;
     case "seat_left":
       if (t.you === data.seat) t.you = null;
@@ -207,25 +225,41 @@ export function apply(t, kind, data, isPrivate) {
       if (data.after_hand) seat(data.seat).pending_chips += data.amount;
       else seat(data.seat).stack += data.amount;
       break;
-    case "sat_out": seat(data.seat).sitting_out = true; break;
-    case "sat_in": seat(data.seat).sitting_out = false; break;
-    case "leaving": seat(data.seat).leaving = true; break;
+    case "sat_out":
+      if (data.after_hand) seat(data.seat).sit_out_next_hand = true;
+      else seat(data.seat).sitting_out = true;
+      break;
+    case "sat_in": seat(data.seat).sitting_out = false; seat(data.seat).sit_out_next_hand = false; break;
+    case "leaving":
+      seat(data.seat).leaving = true;
+      if (data.removed) seat(data.seat).removed = data.removed; // an operator removes them: why
+      break;
     case "waiting_list": t.waiting = data.waiting; break;
-    case "hand_number": t.handNumber = data.hand; break;
+    case "seat_offer_expired": offList(t, data.player); break;
+    case "hand_number": t.handNumber = data.hand; t.hand = null; break;
     case "clock":
       t.clock = { seat: data.seat, end: Date.now() + (data.action_clock + data.time_bank) * 1000, bank: data.time_bank };
       if (seat(data.seat)) seat(data.seat).time_bank = data.time_bank;
       break;
     case "hand_cancelled":
-      for (const [s, stack] of Object.entries(data.stacks || {})) if (seat(s)?.player) seat(s).stack = stack;
+      settle(t, data.stacks || {});
       t.hand = null; t.clock = null;
       break;
     case "table_restarted":
       return true;
+    case "operator_paused": t.operatorPause = data.reason; break;
+    case "operator_resumed": t.operatorPause = null; break;
+    case "operator_closed": if (!data.after_hand) t.closed = data.reason; break;
+    case "table_settings":
+      // Only empty seats go (the table refuses otherwise); new ones come empty.
+      t.seats = t.seats.slice(0, data.seats);
+      for (let n = t.seats.length; n < data.seats; n++) t.seats.push({ seat: n, player: null });
+      t.variant = data.variant; t.stakes = data.stakes; t.buyIn = data.buy_in;
+      break;
     case "hand_started": {
       const seats = {};
       for (const e of data.seats) seats[e.seat] = handSeat(e.stack);
-      t.hand = { viewer: t.you, variant: data.variant, street: null, pot: 0, common: [], seats,
+      t.hand = { viewer: t.you !== null && t.you in seats ? t.you : null, variant: data.variant, street: null, pot: 0, common: [], seats,
         to_act: null, legal: null, announcements: [], awards: [], over: false };
       t.clock = null;
       break;
@@ -291,7 +325,7 @@ function applyHand(t, hand, kind, data, isPrivate) {
       break;
     case "hand_ended":
       hand.over = true; hand.to_act = null; hand.legal = null; t.clock = null;
-      for (const e of data.stacks) if (t.seats[e.seat]?.player) t.seats[e.seat].stack = e.stack;
+      settle(t, Object.fromEntries(data.stacks.map((e) => [e.seat, e.stack])));
       break;
     default:
       break;

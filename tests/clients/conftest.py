@@ -15,6 +15,7 @@ from live_server import OPERATOR, PASSWORD, LiveServer, MakePlayer, OpenTable
 from stud_client import StudClient
 
 _names = itertools.count(1)
+_tables = itertools.count(1)
 
 
 @pytest.fixture(scope="module")
@@ -31,13 +32,12 @@ def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
 
 @pytest.fixture(scope="module")
 def operator_token(live: LiveServer) -> str:
-    response = httpx.post(f"{live.url}/auth/login",
-                          json={"username": OPERATOR, "password": PASSWORD})
+    response = httpx.post(
+        f"{live.url}/auth/login", json={"username": OPERATOR, "password": PASSWORD}
+    )
     response.raise_for_status()
     token: str = response.json()["access_token"]
     return token
-
-
 
 
 @pytest.fixture
@@ -63,11 +63,12 @@ async def make_player(live: LiveServer) -> AsyncIterator[MakePlayer]:
 async def open_table(live: LiveServer, operator_token: str) -> AsyncIterator[OpenTable]:
     """``await open_table(variant=..., seats=2)``: a new table's id."""
     admin = StudClient(live.url, token=operator_token)
-    names = itertools.count(1)
 
     async def make(variant: str = "seven_card_stud", seats: int = 2, **config: Any) -> int:
-        return await admin.create_table(f"t{id(make)}-{next(names)}",
-                                        {"variant": variant, **config}, seats=seats)
+        # Unique on the module's server: an object's id may come back in a later test.
+        return await admin.create_table(
+            f"t{next(_tables)}", {"variant": variant, **config}, seats=seats
+        )
 
     yield make
     await admin.close()

@@ -53,6 +53,12 @@ class LiveServer:
             "STUD_PASSWORD_TIME_COST": "1",
             "STUD_PASSWORD_MEMORY_KIB": "8",
             "STUD_PASSWORD_PARALLELISM": "1",
+            # Out of reach: these tests register and log in many accounts from one address.
+            "STUD_LOGIN_PER_ADDRESS_PER_MINUTE": "100000",
+            "STUD_LOGIN_PER_ACCOUNT_PER_MINUTE": "100000",
+            "STUD_REGISTER_PER_ADDRESS_PER_MINUTE": "100000",
+            "STUD_STARTING_GRANTS_PER_ADDRESS": "100000",
+            "STUD_WS_SOCKETS_PER_ADDRESS": "100000",
             **FAST_CLOCKS,
             **settings,
         }
@@ -62,7 +68,11 @@ class LiveServer:
     def create_operator(self) -> None:
         subprocess.run(
             [sys.executable, "-m", "server", "create-operator", OPERATOR, "--password-stdin"],
-            input=PASSWORD + "\n", text=True, env=self.env, cwd=ROOT, check=True,
+            input=PASSWORD + "\n",
+            text=True,
+            env=self.env,
+            cwd=ROOT,
+            check=True,
             capture_output=True,
         )
 
@@ -70,7 +80,10 @@ class LiveServer:
         self._log = self.log_path.open("a")
         self.process = subprocess.Popen(
             [sys.executable, "-m", "server", "--log-level", "warning"],
-            env=self.env, cwd=ROOT, stdout=self._log, stderr=self._log,
+            env=self.env,
+            cwd=ROOT,
+            stdout=self._log,
+            stderr=self._log,
         )
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
@@ -104,5 +117,8 @@ class LiveServer:
         return self.log_path.read_text() if self.log_path.exists() else ""
 
     def errors(self) -> list[str]:
-        return [line for line in self.log().splitlines()
-                if "Traceback" in line or line.startswith("ERROR")]
+        return [
+            line
+            for line in self.log().splitlines()
+            if "Traceback" in line or line.startswith("ERROR")
+        ]

@@ -19,7 +19,8 @@ def dead_url() -> str:
 
 
 async def test_a_dead_first_url_is_passed_over(
-        make_player: MakePlayer, open_table: OpenTable, live: LiveServer) -> None:
+    make_player: MakePlayer, open_table: OpenTable, live: LiveServer
+) -> None:
     table_id = await open_table()
     ann = await make_player()
     client = StudClient(dead_url(), fallback_urls=[live.url, dead_url()], token=ann.token)
@@ -63,8 +64,9 @@ async def test_reconnects_to_the_next_url_when_its_server_dies(tmp_path: Path) -
         table_id = await admin.create_table("fallback", {"variant": "razz"}, seats=2)
         tables = []
         for n in range(2):
-            client = StudClient(first.url, fallback_urls=[second.url], heartbeat=0.5,
-                                backoff=(0.05, 0.3))
+            client = StudClient(
+                first.url, fallback_urls=[second.url], heartbeat=0.5, backoff=(0.05, 0.3)
+            )
             clients.append(client)
             await client.register(f"fallback{n}", PASSWORD)
             await client.login(f"fallback{n}", PASSWORD)
@@ -78,10 +80,15 @@ async def test_reconnects_to_the_next_url_when_its_server_dies(tmp_path: Path) -
         first.stop(kill=True)
         second.start()
         for client, table, before in zip(players, tables, resyncs, strict=True):
+
             def moved(view: TableView, client: StudClient = client, before: int = before) -> bool:
                 # moved, and the view is the new server's snapshot (or later)
-                return (client.stats.failovers == 1 and client.stats.resyncs > before
-                        and view.me is not None)
+                return (
+                    client.stats.failovers == 1
+                    and client.stats.resyncs > before
+                    and view.me is not None
+                )
+
             view = await table.wait_for(moved, TIMEOUT)
             assert client.base_url == second.url
             assert table_id in [t.id for t in await client.tables()]  # REST follows

@@ -17,8 +17,9 @@ from stud_client import EventStream, ServerError, StudClient, Table, TableEvent,
 TIMEOUT = 30.0
 
 
-async def seat_two(make_player: MakePlayer, table_id: int,
-                   **ann_options: object) -> tuple[StudClient, StudClient, Table, Table]:
+async def seat_two(
+    make_player: MakePlayer, table_id: int, **ann_options: object
+) -> tuple[StudClient, StudClient, Table, Table]:
     ann = await make_player(**ann_options)
     bob = await make_player()
     ann_table = await ann.watch(table_id)
@@ -28,12 +29,14 @@ async def seat_two(make_player: MakePlayer, table_id: int,
     return ann, bob, ann_table, bob_table
 
 
-async def play_passively(tables: list[Table], done: Callable[[], bool],
-                         timeout: float = TIMEOUT) -> None:
+async def play_passively(
+    tables: list[Table], done: Callable[[], bool], timeout: float = TIMEOUT
+) -> None:
     """Each seat checks, calls or posts the bring-in on its turns until ``done()``."""
 
     async def seat(table: Table) -> None:
         acted: int | None = None
+
         def ready(view: TableView) -> bool:
             return done() or (view.my_turn and view.turn_seq != acted)
 
@@ -77,18 +80,27 @@ async def drain(stream: EventStream) -> list[TableEvent]:
 
 def public(view: TableView) -> tuple[object, ...]:
     """What every seat sees alike."""
-    return (view.seq, view.hand_number, view.street, view.pot, view.to_act, view.legal,
-            tuple((s.player, s.stack, s.bet, s.up, s.down_count, s.folded) for s in view.seats))
+    return (
+        view.seq,
+        view.hand_number,
+        view.street,
+        view.pot,
+        view.to_act,
+        view.legal,
+        tuple((s.player, s.stack, s.bet, s.up, s.down_count, s.folded) for s in view.seats),
+    )
 
 
 async def test_a_seat_sees_its_cards_and_only_its_cards(
-        make_player: MakePlayer, open_table: OpenTable) -> None:
+    make_player: MakePlayer, open_table: OpenTable
+) -> None:
     table_id = await open_table()
     lobby = await (await make_player()).tables()
     assert table_id in [t.id for t in lobby]
     ann, bob, ann_table, bob_table = await seat_two(make_player, table_id)
     view = await ann_table.wait_for(
-        lambda v: v.street == "third" and v.legal is not None and v.clock is not None, TIMEOUT)
+        lambda v: v.street == "third" and v.legal is not None and v.clock is not None, TIMEOUT
+    )
     me, other = view.me, view.seats[1 - (view.you or 0)]
     assert me is not None and me.player == ann.player
     assert len(me.down) == 2 and len(me.up) == 1 and me.in_hand
@@ -109,7 +121,8 @@ async def test_a_seat_sees_its_cards_and_only_its_cards(
 
 
 async def test_reconnects_after_the_socket_is_cut(
-        make_player: MakePlayer, open_table: OpenTable) -> None:
+    make_player: MakePlayer, open_table: OpenTable
+) -> None:
     table_id = await open_table(variant="razz")
     ann, bob, ann_table, bob_table = await seat_two(make_player, table_id)
     await play_passively([ann_table, bob_table], hands_over(ann_table, 1))
@@ -124,8 +137,7 @@ async def test_reconnects_after_the_socket_is_cut(
     assert ann.stats.errors == {} and bob.stats.errors == {}
 
 
-async def test_resyncs_after_a_lost_frame(
-        make_player: MakePlayer, open_table: OpenTable) -> None:
+async def test_resyncs_after_a_lost_frame(make_player: MakePlayer, open_table: OpenTable) -> None:
     table_id = await open_table(variant="seven_card_stud_hi_lo")
     armed: list[bool] = []
     lost: list[int] = []
@@ -148,7 +160,8 @@ async def test_resyncs_after_a_lost_frame(
 
 
 async def test_an_action_sent_twice_acts_once(
-        make_player: MakePlayer, open_table: OpenTable) -> None:
+    make_player: MakePlayer, open_table: OpenTable
+) -> None:
     table_id = await open_table(variant="five_card_stud")
     ann, bob, ann_table, bob_table = await seat_two(make_player, table_id)
     seen = bob_table.events()
@@ -162,8 +175,7 @@ async def test_an_action_sent_twice_acts_once(
     watcher = asyncio.create_task(watch_actions())
     try:
         # Twice on purpose: the same reply, one action.
-        view = await asyncio.wait_for(
-            _first_turn([ann_table, bob_table]), TIMEOUT)
+        view = await asyncio.wait_for(_first_turn([ann_table, bob_table]), TIMEOUT)
         table = ann_table if view.you == ann_table.seat else bob_table
         assert view.legal is not None
         first = await table.act(passive(view.legal), action_id="twice-1")
@@ -177,7 +189,8 @@ async def test_an_action_sent_twice_acts_once(
 
 
 async def test_an_action_whose_reply_is_lost_is_retried_once(
-        make_player: MakePlayer, open_table: OpenTable) -> None:
+    make_player: MakePlayer, open_table: OpenTable
+) -> None:
     """The line drops after the server acted but before the reply came: the client sends
     the action again under its id after reconnecting, and the server does not act twice."""
     table_id = await open_table(variant="six_card_stud")
@@ -186,15 +199,18 @@ async def test_an_action_whose_reply_is_lost_is_retried_once(
     def lose_reply(frame: object) -> bool:
         assert isinstance(frame, dict)
         result = frame.get("result")
-        if armed and frame.get("type") == "reply" and isinstance(result, dict) \
-                and result.get("accepted"):
+        if (
+            armed
+            and frame.get("type") == "reply"
+            and isinstance(result, dict)
+            and result.get("accepted")
+        ):
             client = armed.pop()
             asyncio.get_running_loop().create_task(client.drop_connection())
             return True
         return False
 
-    ann, bob, ann_table, bob_table = await seat_two(make_player, table_id,
-                                                    drop_frame=lose_reply)
+    ann, bob, ann_table, bob_table = await seat_two(make_player, table_id, drop_frame=lose_reply)
     actions: list[TableEvent] = []
     seen = bob_table.events()
 
@@ -267,10 +283,18 @@ async def test_reconnects_after_an_idle_close_and_a_server_restart(tmp_path: Pat
         live.start()
         # A hand in progress when the server died goes on, its players in it; with none,
         # nobody is connected to the new process yet, so everyone sits out until back.
-        await tables[1].wait_for(lambda v: bob.stats.reconnects == 1 and v.me is not None
-                                 and bob.stats.resyncs > synced[1], TIMEOUT)
-        await tables[0].wait_for(lambda v: ann.stats.reconnects > before and v.me is not None
-                                 and ann.stats.resyncs > synced[0], TIMEOUT)
+        await tables[1].wait_for(
+            lambda v: (
+                bob.stats.reconnects == 1 and v.me is not None and bob.stats.resyncs > synced[1]
+            ),
+            TIMEOUT,
+        )
+        await tables[0].wait_for(
+            lambda v: (
+                ann.stats.reconnects > before and v.me is not None and ann.stats.resyncs > synced[0]
+            ),
+            TIMEOUT,
+        )
         for table in tables:
             if table.view.me is not None and table.view.me.sitting_out:
                 await table.sit_in()
@@ -289,7 +313,8 @@ async def test_reconnects_after_an_idle_close_and_a_server_restart(tmp_path: Pat
 
 @pytest.mark.parametrize("code", ["bad_buy_in"])
 async def test_refusals_are_server_errors_with_codes(
-        make_player: MakePlayer, open_table: OpenTable, code: str) -> None:
+    make_player: MakePlayer, open_table: OpenTable, code: str
+) -> None:
     table_id = await open_table()
     ann = await make_player()
     table = await ann.watch(table_id)
@@ -300,3 +325,35 @@ async def test_refusals_are_server_errors_with_codes(
         await ann.watch(999_999)
     assert unknown.value.code == "unknown_table"
     assert ann.stats.errors == {code: 1, "unknown_table": 1}
+
+
+async def test_a_signed_out_client_says_why_and_does_not_reconnect(
+    make_player: MakePlayer, open_table: OpenTable, live: LiveServer
+) -> None:
+    """Logged out everywhere (from another client of the same account), the websocket is
+    signed out: the client keeps the reason, raises it on every request, and does not
+    reconnect with a token that will never do; a new login connects again."""
+    table_id = await open_table()
+    ann = await make_player()
+    await ann.watch(table_id)
+    name = ann.player
+    assert name is not None
+    other = StudClient(live.url)
+    try:
+        await other.login(name, PASSWORD)
+        await other.logout(everywhere=True)
+    finally:
+        await other.close()
+    async with asyncio.timeout(TIMEOUT):
+        while ann.signed_out is None:
+            await asyncio.sleep(0.01)
+    assert ann.signed_out.code == "token_revoked"
+    with pytest.raises(ServerError) as refused:
+        await ann.watch(table_id)
+    assert refused.value.code == "token_revoked"
+    await asyncio.sleep(0.3)
+    assert ann.stats.reconnects == 0
+    await ann.login(name, PASSWORD)
+    await ann.connect()
+    assert ann.signed_out is None
+    assert (await ann.watch(table_id)).id == table_id

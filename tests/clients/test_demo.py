@@ -41,7 +41,9 @@ async def test_demo_tables_fill_with_house_bots_that_play(tmp_path: Path) -> Non
         lobby = httpx.get(f"{server.url}/tables").json()
         demo = [t for t in lobby if t["name"].startswith("Demo: ")]
         assert sorted(t["variant"] for t in demo) == [
-            "razz", "seven_card_stud", "seven_card_stud_hi_lo"
+            "razz",
+            "seven_card_stud",
+            "seven_card_stud_hi_lo",
         ]
         for table in demo:
             assert await _hands_seen(server.url, table["id"], 2, 60) == 2
@@ -51,8 +53,9 @@ async def test_demo_tables_fill_with_house_bots_that_play(tmp_path: Path) -> Non
         # A restart keeps the same tables, and the bots come back to them.
         server.stop()
         server.start()
-        again = [t for t in httpx.get(f"{server.url}/tables").json()
-                 if t["name"].startswith("Demo: ")]
+        again = [
+            t for t in httpx.get(f"{server.url}/tables").json() if t["name"].startswith("Demo: ")
+        ]
         assert sorted(t["id"] for t in again) == sorted(t["id"] for t in demo)
         assert await _hands_seen(server.url, demo[0]["id"], 1, 60) == 1
     finally:

@@ -27,8 +27,9 @@ BUDGET_SECONDS = 120.0
 
 @pytest.fixture
 def live(tmp_path: Path) -> Iterator[LiveServer]:
-    server = LiveServer(tmp_path, STUD_ACTION_CLOCK_SECONDS="2",
-                        STUD_PAUSE_BETWEEN_HANDS_SECONDS="0.01")
+    server = LiveServer(
+        tmp_path, STUD_ACTION_CLOCK_SECONDS="2", STUD_PAUSE_BETWEEN_HANDS_SECONDS="0.01"
+    )
     server.create_operator()
     server.start()
     try:
@@ -43,16 +44,39 @@ def stud_bots() -> list[str]:
     return [str(script)] if script.exists() else [sys.executable, "-m", "stud_bots.runner"]
 
 
-def test_two_hundred_hands_on_four_tables_without_an_error(live: LiveServer,
-                                                           tmp_path: Path) -> None:
+def test_two_hundred_hands_on_four_tables_without_an_error(
+    live: LiveServer, tmp_path: Path
+) -> None:
     started = time.monotonic()
     done = subprocess.run(
-        [*stud_bots(), "--server", live.url, "--tables", str(TABLES), "--seats", str(SEATS),
-         "--hands", str(HANDS), "--strategy", "mixed", "--variant", "mixed",
-         "--think-ms", "1-5", "--operator", OPERATOR, "--timeout", str(BUDGET_SECONDS),
-         "--seed", "1"],
-        env={**os.environ, "STUD_OPERATOR_PASSWORD": PASSWORD}, cwd=ROOT,
-        capture_output=True, text=True, timeout=BUDGET_SECONDS + 60,
+        [
+            *stud_bots(),
+            "--server",
+            live.url,
+            "--tables",
+            str(TABLES),
+            "--seats",
+            str(SEATS),
+            "--hands",
+            str(HANDS),
+            "--strategy",
+            "mixed",
+            "--variant",
+            "mixed",
+            "--think-ms",
+            "1-5",
+            "--operator",
+            OPERATOR,
+            "--timeout",
+            str(BUDGET_SECONDS),
+            "--seed",
+            "1",
+        ],
+        env={**os.environ, "STUD_OPERATOR_PASSWORD": PASSWORD},
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=BUDGET_SECONDS + 60,
     )
     elapsed = time.monotonic() - started
     assert done.returncode == 0, done.stderr[-3000:]
@@ -73,10 +97,12 @@ def test_two_hundred_hands_on_four_tables_without_an_error(live: LiveServer,
     assert elapsed < BUDGET_SECONDS
 
     # The books, as an operator reads them: balanced, every table's pool empty.
-    token = httpx.post(f"{live.url}/auth/login",
-                       json={"username": OPERATOR, "password": PASSWORD}).json()["access_token"]
-    books = httpx.get(f"{live.url}/admin/books",
-                      headers={"Authorization": f"Bearer {token}"}).json()
+    token = httpx.post(
+        f"{live.url}/auth/login", json={"username": OPERATOR, "password": PASSWORD}
+    ).json()["access_token"]
+    books = httpx.get(
+        f"{live.url}/admin/books", headers={"Authorization": f"Bearer {token}"}
+    ).json()
     assert books["balanced"] is True, books
     assert len(books["tables"]) == TABLES
     assert all(t["pool"] == t["seats"] == 0 for t in books["tables"].values()), books
@@ -87,7 +113,8 @@ def test_two_hundred_hands_on_four_tables_without_an_error(live: LiveServer,
         hands = db.execute("SELECT result FROM hands").fetchall()
         wallets = db.execute(
             "SELECT count(*), sum(w.balance) FROM wallets w JOIN accounts a"
-            " ON a.id = w.account_id WHERE a.role = 'bot'").fetchone()
+            " ON a.id = w.account_id WHERE a.role = 'bot'"
+        ).fetchone()
         variants = {row[0] for row in db.execute("SELECT variant FROM tables")}
     assert len(hands) == report["hands"]
     assert not [r for (r,) in hands if json.loads(r).get("cancelled")]
@@ -96,14 +123,29 @@ def test_two_hundred_hands_on_four_tables_without_an_error(live: LiveServer,
 
 
 def test_the_command_line_is_checked() -> None:
-    options = parse_args(["--server", "http://x", "--table", "3", "--table", "4",
-                          "--think-ms", "5-40", "--strategy", "rules,random",
-                          "--variant", "razz"])
+    options = parse_args(
+        [
+            "--server",
+            "http://x",
+            "--table",
+            "3",
+            "--table",
+            "4",
+            "--think-ms",
+            "5-40",
+            "--strategy",
+            "rules,random",
+            "--variant",
+            "razz",
+        ]
+    )
     assert options.table_ids == (3, 4) and options.tables == 2
     assert options.think == (0.005, 0.04)
     assert options.strategies == ("rules", "random") and options.variants == ("razz",)
-    for wrong in (["--strategy", "shark"], ["--variant", "holdem"], ["--think-ms", "9-1"],
-                  []):
+    for wrong in (["--strategy", "shark"], ["--variant", "holdem"], ["--think-ms", "9-1"], []):
         with pytest.raises(SystemExit):
-            parse_args(["--server", "http://x", "--table", "1", *wrong]
-                       if wrong else ["--server", "http://x"])
+            parse_args(
+                ["--server", "http://x", "--table", "1", *wrong]
+                if wrong
+                else ["--server", "http://x"]
+            )

@@ -32,10 +32,15 @@ CONFIGS = [TableConfig(variant=v) for v in VARIANTS.values()] + [
 
 
 @settings(max_examples=60, deadline=None)
-@given(seed=st.integers(0, 2**32), config=st.sampled_from(CONFIGS),
-       players=st.integers(2, 7), timeouts=st.sampled_from([0.0, 0.2]))
+@given(
+    seed=st.integers(0, 2**32),
+    config=st.sampled_from(CONFIGS),
+    players=st.integers(2, 7),
+    timeouts=st.sampled_from([0.0, 0.2]),
+)
 def test_a_snapshot_picture_folds_back_to_itself(
-        seed: int, config: TableConfig, players: int, timeouts: float) -> None:
+    seed: int, config: TableConfig, players: int, timeouts: float
+) -> None:
     """For every prefix of a random hand and every viewer: events made from the picture,
     then the rest of the hand, fold to the picture of the whole hand."""
     rng = random.Random(seed)
@@ -71,8 +76,7 @@ def test_every_seat_sees_what_the_engine_says(config: TableConfig) -> None:
                 if mine.in_hand:
                     index = hand.index_of[n]
                     assert len(mine.down) == mine.down_count
-                    assert sorted(mine.down + mine.up) == sorted(
-                        Table_cards(hand, index))
+                    assert sorted(mine.down + mine.up) == sorted(Table_cards(hand, index))
                 for other in seen.seats:
                     if other.seat != n and not other.shown:
                         assert other.down == ()
@@ -86,6 +90,7 @@ def test_every_seat_sees_what_the_engine_says(config: TableConfig) -> None:
 
 def Table_cards(hand: Any, index: int) -> list[str]:  # noqa: N802 - reads as a phrase
     from engine.cards import format_card
+
     return [format_card(c) for c in hand.cards[index]]
 
 
@@ -136,8 +141,15 @@ def test_a_snapshot_carries_who_sits_out_once_the_hand_ends() -> None:
     snap["seats"][1]["sit_out_next_hand"] = True
     table._apply_snapshot(snap)
     assert not table.view.seats[1].sitting_out and table.view.seats[1].sit_out_next_hand
-    table._on_event({"type": "event", "table": 1, "seq": 5, "kind": "hand_cancelled",
-                     "data": {"hand": 1, "reason": "x", "stacks": {"0": 100, "1": 100}}})
+    table._on_event(
+        {
+            "type": "event",
+            "table": 1,
+            "seq": 5,
+            "kind": "hand_cancelled",
+            "data": {"hand": 1, "reason": "x", "stacks": {"0": 100, "1": 100}},
+        }
+    )
     assert table.view.seats[1].sitting_out and not table.view.seats[0].sitting_out
     assert not table.view.seats[1].sit_out_next_hand
 
@@ -145,7 +157,16 @@ def test_a_snapshot_carries_who_sits_out_once_the_hand_ends() -> None:
 def test_actions_are_checked_and_legal_actions_read() -> None:
     with pytest.raises(ValueError):
         Action("shove")
-    legal = legal_from({"seat": 1, "kinds": ["fold", "call", "raise"], "call": 3,
-                        "wager": "raise", "min_to": 10, "max_to": 10, "to_choices": [10]})
+    legal = legal_from(
+        {
+            "seat": 1,
+            "kinds": ["fold", "call", "raise"],
+            "call": 3,
+            "wager": "raise",
+            "min_to": 10,
+            "max_to": 10,
+            "to_choices": [10],
+        }
+    )
     assert legal.allows("raise", 10) and not legal.allows("raise", 11)
     assert not legal.allows("check")

@@ -10,6 +10,7 @@ from typing import Any, cast
 from engine.cards import Deck
 from engine.events import Event
 from engine.hand import Hand
+from engine.table_events import HandNumber
 from engine.variants import TableConfig
 from stud_client import ClientStats, StudClient, Table
 
@@ -26,26 +27,54 @@ class FakeClient:
         self.resyncs.append(table_id)
 
 
-def snapshot(config: TableConfig, players: list[str], stack: int, you: int | None,
-             seq: int = 0, table_id: int = 1) -> dict[str, Any]:
+def snapshot(
+    config: TableConfig,
+    players: list[str],
+    stack: int,
+    you: int | None,
+    seq: int = 0,
+    table_id: int = 1,
+) -> dict[str, Any]:
     return {
-        "type": "snapshot", "table": table_id, "seq": seq, "variant": config.variant.name,
-        "stakes": {"ante": config.ante, "bring_in": config.bring_in,
-                   "small_bet": config.small_bet, "big_bet": config.big_bet,
-                   "structure": config.structure},
+        "type": "snapshot",
+        "table": table_id,
+        "seq": seq,
+        "variant": config.variant.name,
+        "stakes": {
+            "ante": config.ante,
+            "bring_in": config.bring_in,
+            "small_bet": config.small_bet,
+            "big_bet": config.big_bet,
+            "structure": config.structure,
+        },
         "buy_in": {"min": 20, "max": 1000},
-        "seats": [{"seat": n, "player": p, "stack": stack, "pending_chips": 0,
-                   "sitting_out": False, "leaving": False, "connected": True,
-                   "time_bank": 0.0} for n, p in enumerate(players)],
-        "you": you, "hand_number": None, "hand": None, "clock": None, "waiting": [],
+        "seats": [
+            {
+                "seat": n,
+                "player": p,
+                "stack": stack,
+                "pending_chips": 0,
+                "sitting_out": False,
+                "leaving": False,
+                "connected": True,
+                "time_bank": 0.0,
+            }
+            for n, p in enumerate(players)
+        ],
+        "you": you,
+        "hand_number": None,
+        "hand": None,
+        "clock": None,
+        "waiting": [],
     }
 
 
 class Twin:
     """One table as several seats' connections see it."""
 
-    def __init__(self, config: TableConfig, seats: int, stack: int = 500,
-                 rng: random.Random | None = None) -> None:
+    def __init__(
+        self, config: TableConfig, seats: int, stack: int = 500, rng: random.Random | None = None
+    ) -> None:
         self.config = config
         self.players = [f"p{n}" for n in range(seats)]
         self.stack = stack
@@ -67,7 +96,7 @@ class Twin:
         if len(stacks) < 2:
             return None
         self.hand_number += 1
-        self.publish([Event("hand_number", {"hand": self.hand_number})])
+        self.publish([HandNumber(self.hand_number)])
         self.hand = Hand(self.config, stacks, Deck(rng=self.rng))
         self.publish(list(self.hand.events))
         return self.hand
@@ -75,12 +104,23 @@ class Twin:
     def publish(self, events: list[Event]) -> None:
         for event in events:
             if event.to is not None:
-                frame = {"type": "event", "table": 1, "seq": self.seq + 1, "kind": event.kind,
-                         "data": event.data, "private": True}
+                frame = {
+                    "type": "event",
+                    "table": 1,
+                    "seq": self.seq + 1,
+                    "kind": event.kind,
+                    "data": event.data,
+                    "private": True,
+                }
                 self.tables[event.to]._on_event(frame)
                 continue
             self.seq += 1
-            frame = {"type": "event", "table": 1, "seq": self.seq, "kind": event.kind,
-                     "data": event.data}
+            frame = {
+                "type": "event",
+                "table": 1,
+                "seq": self.seq,
+                "kind": event.kind,
+                "data": event.data,
+            }
             for table in self.tables:
                 table._on_event(frame)

@@ -71,6 +71,11 @@ NODE_SETTINGS = {
     "STUD_PASSWORD_TIME_COST": "1",
     "STUD_PASSWORD_MEMORY_KIB": "8",
     "STUD_PASSWORD_PARALLELISM": "1",
+    "STUD_LOGIN_PER_ADDRESS_PER_MINUTE": "100000",
+    "STUD_LOGIN_PER_ACCOUNT_PER_MINUTE": "100000",
+    "STUD_REGISTER_PER_ADDRESS_PER_MINUTE": "100000",
+    "STUD_STARTING_GRANTS_PER_ADDRESS": "100000",
+    "STUD_WS_SOCKETS_PER_ADDRESS": "100000",
     "STUD_ACTION_CLOCK_SECONDS": "3",
     "STUD_TIME_BANK_SECONDS": "0",
     "STUD_PAUSE_BETWEEN_HANDS_SECONDS": "0.05",
@@ -116,8 +121,9 @@ def run_async(make: Callable[[], Awaitable[T]]) -> T:
         return worker.submit(asyncio.run, main()).result()
 
 
-async def eventually(check: Callable[[], Awaitable[T | None]], timeout: float,
-                     what: str, every: float = 0.1) -> T:
+async def eventually(
+    check: Callable[[], Awaitable[T | None]], timeout: float, what: str, every: float = 0.1
+) -> T:
     """Call ``check`` until it returns something other than None or False; that value.
     AssertionError naming ``what`` if it never does in time."""
     deadline = time.monotonic() + timeout
@@ -150,9 +156,7 @@ class _Process:
         if banner is not None:
             self._log.write(banner + "\n")
             self._log.flush()
-        self.process = subprocess.Popen(
-            args, stdout=self._log, stderr=subprocess.STDOUT, **popen
-        )
+        self.process = subprocess.Popen(args, stdout=self._log, stderr=subprocess.STDOUT, **popen)
 
     def kill(self) -> None:
         """SIGKILL: no goodbye."""
@@ -185,16 +189,30 @@ class RedisProcess(_Process):
     def start(self, timeout: float = 10) -> None:
         binary = shutil.which("redis-server")
         assert binary is not None, "redis-server is not installed (apt-get install redis-server)"
-        self._launch([binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
-                      "--appendonly", "no", "--dir", str(self.directory)])
+        self._launch(
+            [
+                binary,
+                "--port",
+                str(self.port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                str(self.directory),
+            ]
+        )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.ping():
                 return
             assert self.process is not None and self.process.poll() is None, tail(self.log_path)
             time.sleep(0.02)
-        raise AssertionError(f"redis-server did not start on port {self.port}\n"
-                             + tail(self.log_path))
+        raise AssertionError(
+            f"redis-server did not start on port {self.port}\n" + tail(self.log_path)
+        )
 
     def ping(self) -> bool:
         try:
@@ -301,8 +319,7 @@ class PausableProxy:
 
     def start(self) -> None:
         self._loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self._loop.run_forever, name="pg-proxy",
-                                        daemon=True)
+        self._thread = threading.Thread(target=self._loop.run_forever, name="pg-proxy", daemon=True)
         self._thread.start()
         self._call(self._start())
 
@@ -390,8 +407,9 @@ class Node(_Process):
 
     stop_signal = signal.SIGINT
 
-    def __init__(self, node_id: str, directory: Path, env: Mapping[str, str],
-                 log_level: str = "info") -> None:
+    def __init__(
+        self, node_id: str, directory: Path, env: Mapping[str, str], log_level: str = "info"
+    ) -> None:
         super().__init__(directory / f"node-{node_id}.log")
         self.id = node_id
         self.url = f"http://127.0.0.1:{self.port}"
@@ -406,9 +424,22 @@ class Node(_Process):
     def start(self) -> None:
         assert not self.alive, f"node {self.id} runs already"
         self._launch(
-            [sys.executable, "-m", "server", "--node-id", self.id, "--port", str(self.port),
-             "--lease-seconds", str(LEASE_SECONDS), "--log-level", self.log_level],
-            banner=f"===== node {self.id} starting on port {self.port}", env=self.env, cwd=ROOT,
+            [
+                sys.executable,
+                "-m",
+                "server",
+                "--node-id",
+                self.id,
+                "--port",
+                str(self.port),
+                "--lease-seconds",
+                str(LEASE_SECONDS),
+                "--log-level",
+                self.log_level,
+            ],
+            banner=f"===== node {self.id} starting on port {self.port}",
+            env=self.env,
+            cwd=ROOT,
         )
 
     def wait_ready(self, timeout: float = 30) -> None:
@@ -420,7 +451,8 @@ class Node(_Process):
                     return
             assert self.process is not None and self.process.poll() is None, (
                 f"node {self.id} exited with {self.process and self.process.returncode}\n"
-                + tail(self.log_path))
+                + tail(self.log_path)
+            )
             time.sleep(0.05)
         raise AssertionError(f"node {self.id} was not ready in {timeout} s\n" + tail(self.log_path))
 
@@ -428,8 +460,11 @@ class Node(_Process):
         return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
 
     def errors(self) -> list[str]:
-        return [line for line in self.log().splitlines()
-                if "Traceback" in line or line.startswith(("ERROR", "CRITICAL"))]
+        return [
+            line
+            for line in self.log().splitlines()
+            if "Traceback" in line or line.startswith(("ERROR", "CRITICAL"))
+        ]
 
 
 # ---------------------------------------------------------------------- the cluster
@@ -475,8 +510,7 @@ class Cluster:
         # do): ``create-operator`` upgrades the database first, which spares a ``migrate``
         # process (seconds of imports on a busy machine).
         self.cli("create-operator", OPERATOR, "--password-stdin", stdin=PASSWORD + "\n")
-        self.nodes = {node_id: Node(node_id, self.directory, self.env)
-                      for node_id in self.node_ids}
+        self.nodes = {node_id: Node(node_id, self.directory, self.env) for node_id in self.node_ids}
         for node in self.nodes.values():
             node.start()
         for node in self.nodes.values():
@@ -487,7 +521,9 @@ class Cluster:
         steps: list[Callable[[], None]] = [
             *(node.stop for node in self.nodes.values()),
             self.proxy.resume if self.proxy.paused else (lambda: None),
-            self.proxy.stop, self.redis.stop, self.database.drop,
+            self.proxy.stop,
+            self.redis.stop,
+            self.database.drop,
         ]
         failures = []
         for step in steps:
@@ -499,8 +535,13 @@ class Cluster:
 
     def cli(self, *args: str, stdin: str | None = None) -> str:
         done = subprocess.run(
-            [sys.executable, "-m", "server", *args], input=stdin, text=True, env=self.env,
-            cwd=ROOT, capture_output=True, timeout=60,
+            [sys.executable, "-m", "server", *args],
+            input=stdin,
+            text=True,
+            env=self.env,
+            cwd=ROOT,
+            capture_output=True,
+            timeout=60,
         )
         assert done.returncode == 0, f"stud-server {' '.join(args)}:\n{done.stdout}{done.stderr}"
         return done.stdout
@@ -530,28 +571,43 @@ class Cluster:
         assert alive, "no node is running"
         return alive[0]
 
-    async def request(self, method: str, path: str, *, via: Node | str | None = None,
-                      token: str | None = None, json_body: Any = None,
-                      expect: int | None = 200) -> Any:
+    async def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        via: Node | str | None = None,
+        token: str | None = None,
+        json_body: Any = None,
+        expect: int | None = 200,
+    ) -> Any:
         node = self._via(via)
         headers = {"Authorization": f"Bearer {token}"} if token else {}
         async with httpx.AsyncClient(base_url=node.url, timeout=15) as http:
             response = await http.request(method, path, json=json_body, headers=headers)
         if expect is not None:
             assert response.status_code == expect, (
-                f"{method} {path} on node {node.id}: {response.status_code} {response.text}")
+                f"{method} {path} on node {node.id}: {response.status_code} {response.text}"
+            )
         return response.json() if response.content else None
 
     async def register(self, name: str, *, via: Node | str | None = None) -> str:
         """A new player account (granted the bankroll); its token."""
-        await self.request("POST", "/auth/register", via=via, expect=201,
-                           json_body={"username": name, "password": PASSWORD})
+        await self.request(
+            "POST",
+            "/auth/register",
+            via=via,
+            expect=201,
+            json_body={"username": name, "password": PASSWORD},
+        )
         return await self.login(name, via=via)
 
-    async def login(self, name: str, password: str = PASSWORD, *,
-                    via: Node | str | None = None) -> str:
-        body = await self.request("POST", "/auth/login", via=via,
-                                  json_body={"username": name, "password": password})
+    async def login(
+        self, name: str, password: str = PASSWORD, *, via: Node | str | None = None
+    ) -> str:
+        body = await self.request(
+            "POST", "/auth/login", via=via, json_body={"username": name, "password": password}
+        )
         return str(body["access_token"])
 
     async def operator_token(self) -> str:
@@ -559,11 +615,22 @@ class Cluster:
             self._operator_token = await self.login(OPERATOR)
         return self._operator_token
 
-    async def open_table(self, name: str, config: Mapping[str, Any], *, seats: int,
-                         via: Node | str | None = None, **limits: int) -> int:
+    async def open_table(
+        self,
+        name: str,
+        config: Mapping[str, Any],
+        *,
+        seats: int,
+        via: Node | str | None = None,
+        **limits: int,
+    ) -> int:
         """``POST /admin/tables``; the new table's id."""
         body = await self.request(
-            "POST", "/admin/tables", via=via, token=await self.operator_token(), expect=201,
+            "POST",
+            "/admin/tables",
+            via=via,
+            token=await self.operator_token(),
+            expect=201,
             json_body={"name": name, "config": dict(config), "seats": seats, **limits},
         )
         return int(body["id"])
@@ -582,7 +649,8 @@ class Cluster:
 
     async def books(self, *, via: Node | str | None = None) -> dict[str, Any]:
         books: dict[str, Any] = await self.request(
-            "GET", "/admin/books", via=via, token=await self.operator_token())
+            "GET", "/admin/books", via=via, token=await self.operator_token()
+        )
         return books
 
     async def wallet(self, token: str, *, via: Node | str | None = None) -> int:
@@ -603,17 +671,22 @@ class Cluster:
             "SELECT h.id, h.number, h.result, h.events, "
             "COALESCE(SUM(p.starting), 0) AS starting, COALESCE(SUM(p.ending), 0) AS ending "
             "FROM hands h LEFT JOIN hand_players p ON p.hand_id = h.id "
-            "WHERE h.table_id = $1 GROUP BY h.id ORDER BY h.number, h.id", table_id)
+            "WHERE h.table_id = $1 GROUP BY h.id ORDER BY h.number, h.id",
+            table_id,
+        )
         hands = []
         for row in rows:
             result = _json(row["result"])
             cancelled = result.get("cancelled") if isinstance(result, dict) else None
-            hands.append(HandRow(
-                id=row["id"], number=row["number"],
-                cancelled=None if not cancelled else str(cancelled),
-                events=list(_json(row["events"])),
-                chips=(int(row["starting"]), int(row["ending"])),
-            ))
+            hands.append(
+                HandRow(
+                    id=row["id"],
+                    number=row["number"],
+                    cancelled=None if not cancelled else str(cancelled),
+                    events=list(_json(row["events"])),
+                    chips=(int(row["starting"]), int(row["ending"])),
+                )
+            )
         return hands
 
     async def finished_hands(self, table_id: int) -> list[int]:
@@ -686,11 +759,27 @@ class Player:
     _watcher: asyncio.Task[None] | None = None
 
     @classmethod
-    async def join(cls, cluster: Cluster, name: str, node: Node, fallbacks: Sequence[Node],
-                   table_id: int, gate: Gate, *, buy_in: int, seed: int) -> Player:
+    async def join(
+        cls,
+        cluster: Cluster,
+        name: str,
+        node: Node,
+        fallbacks: Sequence[Node],
+        table_id: int,
+        gate: Gate,
+        *,
+        buy_in: int,
+        seed: int,
+    ) -> Player:
         token = await cluster.register(name, via=node)
-        client = StudClient(node.url, fallback_urls=[n.url for n in fallbacks], token=token,
-                            heartbeat=1.0, request_timeout=5.0, backoff=(0.05, 0.5))
+        client = StudClient(
+            node.url,
+            fallback_urls=[n.url for n in fallbacks],
+            token=token,
+            heartbeat=1.0,
+            request_timeout=5.0,
+            backoff=(0.05, 0.5),
+        )
         await client.connect()
         table = await client.watch(table_id)
         player = cls(name, token, node.id, client, table, gate, random.Random(seed), buy_in)
@@ -702,8 +791,14 @@ class Player:
         stream = self.table.events()
         try:
             async for event in stream:
-                if event.kind in ("table_paused", "table_unpaused", "table_resumed",
-                                  "hand_cancelled", "table_restarted", "snapshot"):
+                if event.kind in (
+                    "table_paused",
+                    "table_unpaused",
+                    "table_resumed",
+                    "hand_cancelled",
+                    "table_restarted",
+                    "snapshot",
+                ):
                     self.seen.append(event)
         finally:
             await stream.aclose()
@@ -713,8 +808,10 @@ class Player:
 
     def _done(self, view: TableView) -> bool:
         me = view.me
-        return self.stopping and (me is None or (me.sitting_out and (
-            not me.in_hand or view.hand_over or view.hand_number is None)))
+        return self.stopping and (
+            me is None
+            or (me.sitting_out and (not me.in_hand or view.hand_over or view.hand_number is None))
+        )
 
     async def play(self) -> None:
         acted: int | None = None  # the turn acted on
@@ -722,8 +819,11 @@ class Player:
         next_sit_in = 0.0
 
         def wanted(view: TableView) -> bool:
-            return self._done(view) or (view.my_turn and view.turn_seq != acted) or (
-                view.me is not None and view.me.sitting_out and not self.stopping)
+            return (
+                self._done(view)
+                or (view.my_turn and view.turn_seq != acted)
+                or (view.me is not None and view.me.sitting_out and not self.stopping)
+            )
 
         while True:
             if self.stopping and not asked_out:
@@ -732,8 +832,11 @@ class Player:
                 view = await self.table.wait_for(wanted, 0.5)
             except TimeoutError:
                 me = self.table.view.me
-                if self.stopping and me is not None and not (
-                        me.sitting_out or me.sit_out_next_hand):
+                if (
+                    self.stopping
+                    and me is not None
+                    and not (me.sitting_out or me.sit_out_next_hand)
+                ):
                     # The table does not show the sit-out asked for (a node that took the
                     # table over had not heard of it): ask again.
                     asked_out = False
@@ -779,5 +882,7 @@ def table_state(view: TableView) -> tuple[Any, ...]:
     """What every client of a quiet table, and a fresh snapshot of it, must agree on: the
     sequence and every seat's player, stack, chips waiting and sitting out. (Not the hand
     number: a snapshot between hands has none, a client keeps the last one it saw.)"""
-    return (view.seq, tuple((s.seat, s.player, s.stack, s.pending_chips, s.sitting_out)
-                            for s in view.seats))
+    return (
+        view.seq,
+        tuple((s.seat, s.player, s.stack, s.pending_chips, s.sitting_out) for s in view.seats),
+    )

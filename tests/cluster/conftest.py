@@ -22,8 +22,9 @@ def pytest_configure(config: pytest.Config) -> None:
     )
 
 
-DATABASES = [name.strip() for name in
-             os.environ.get("STUD_TEST_DATABASES", "sqlite,postgresql").split(",")]
+DATABASES = [
+    name.strip() for name in os.environ.get("STUD_TEST_DATABASES", "sqlite,postgresql").split(",")
+]
 FAILED = pytest.StashKey[bool]()
 
 

@@ -27,8 +27,10 @@ async def test_two_nodes_share_the_accounts_and_a_table_plays(cluster: Cluster) 
 
     table_id = await cluster.open_table("harness", {"variant": "razz"}, seats=2, via=a)
     gate = Gate()
-    players = [await Player.join(cluster, f"harness{n}", a, [b], table_id, gate,
-                                 buy_in=200, seed=n) for n in range(2)]
+    players = [
+        await Player.join(cluster, f"harness{n}", a, [b], table_id, gate, buy_in=200, seed=n)
+        for n in range(2)
+    ]
     tasks = [asyncio.create_task(p.play()) for p in players]
     try:
         async with asyncio.timeout(40):
@@ -68,7 +70,8 @@ async def _at_least(cluster: Cluster, table_id: int, count: int) -> bool:
 async def test_the_parts_break_and_mend(cluster: Cluster) -> None:
     # PostgreSQL through the proxy: frozen, then answering again
     dsn = cluster.database.url(host="127.0.0.1", port=cluster.proxy.port).replace(
-        "postgresql+asyncpg", "postgresql")
+        "postgresql+asyncpg", "postgresql"
+    )
     connection = await asyncpg.connect(dsn, timeout=5)
     try:
         assert await connection.fetchval("SELECT 1") == 1

@@ -68,8 +68,9 @@ class Played:
 
 
 async def test_the_owner_node_killed_mid_hand(cluster: Cluster) -> None:
-    async def kill_owner(cluster: Cluster, table_id: int, owner: str,
-                         release: Callable[[], None]) -> None:
+    async def kill_owner(
+        cluster: Cluster, table_id: int, owner: str, release: Callable[[], None]
+    ) -> None:
         cluster.node(owner).kill()
         release()
         survivor = cluster.others(owner)[0]
@@ -77,8 +78,11 @@ async def test_the_owner_node_killed_mid_hand(cluster: Cluster) -> None:
         async def taken_over() -> bool:
             return await cluster.owner(table_id, via=survivor) == survivor.id
 
-        await eventually(taken_over, TAKEOVER_SECONDS,
-                         f"node {survivor.id} runs the table once {owner} is killed")
+        await eventually(
+            taken_over,
+            TAKEOVER_SECONDS,
+            f"node {survivor.id} runs the table once {owner} is killed",
+        )
 
     played = await play_and_break(cluster, kill_owner, restart_owner=True)
     survivor = cluster.others(played.owner)[0].id
@@ -92,20 +96,21 @@ async def test_the_owner_node_killed_mid_hand(cluster: Cluster) -> None:
 
 
 async def test_redis_restarted_mid_hand(cluster: Cluster) -> None:
-    async def restart_redis(cluster: Cluster, table_id: int, owner: str,
-                            release: Callable[[], None]) -> None:
+    async def restart_redis(
+        cluster: Cluster, table_id: int, owner: str, release: Callable[[], None]
+    ) -> None:
         await asyncio.to_thread(cluster.redis.restart)
         release()
 
     # (Whether a client had to resync depends on whether an event was lost while Redis was
     # down; the common checks see that every client ends with the table as it is.)
     played = await play_and_break(cluster, restart_redis)
+
     # one owner after the leases were wiped, and every node agrees which once the nodes have
     # told each other their tables (every third of a lease: a takeover just made may not be
     # heard of yet)
     async def agreed_owner() -> str | None:
-        owners = {await cluster.owner(played.table_id, via=node)
-                  for node in cluster.nodes.values()}
+        owners = {await cluster.owner(played.table_id, via=node) for node in cluster.nodes.values()}
         owner = owners.pop()
         return owner if not owners and owner in cluster.nodes else None
 
@@ -113,8 +118,9 @@ async def test_redis_restarted_mid_hand(cluster: Cluster) -> None:
 
 
 async def test_postgresql_paused_mid_hand(cluster: Cluster) -> None:
-    async def freeze_database(cluster: Cluster, table_id: int, owner: str,
-                              release: Callable[[], None]) -> None:
+    async def freeze_database(
+        cluster: Cluster, table_id: int, owner: str, release: Callable[[], None]
+    ) -> None:
         cluster.proxy.pause()
         release()  # the bots act on while the table cannot write
         try:
@@ -128,7 +134,9 @@ async def test_postgresql_paused_mid_hand(cluster: Cluster) -> None:
         if "table_paused" in kinds:  # seen paused, then seen unpaused (or resynced after)
             last_pause = len(kinds) - 1 - kinds[::-1].index("table_paused")
             assert "table_unpaused" in kinds[last_pause:] or player.client.stats.resyncs, (
-                player.name, player.kinds_seen())
+                player.name,
+                player.kinds_seen(),
+            )
 
 
 # ---------------------------------------------------------------------- the scenario
@@ -153,9 +161,18 @@ async def play_and_break(
                 node = nodes[n % len(nodes)]
                 fallbacks = [other for other in nodes if other is not node]
                 try:
-                    players.append(await Player.join(
-                        cluster, f"p{n}_{run}", node, fallbacks, table_id, gate,
-                        buy_in=BUY_IN, seed=n))
+                    players.append(
+                        await Player.join(
+                            cluster,
+                            f"p{n}_{run}",
+                            node,
+                            fallbacks,
+                            table_id,
+                            gate,
+                            buy_in=BUY_IN,
+                            seed=n,
+                        )
+                    )
                 except ServerError as error:
                     if error.code != "unknown_table":
                         raise
@@ -170,12 +187,16 @@ async def play_and_break(
                 numbers = await cluster.finished_hands(table_id)
                 return len([n for n in numbers if n > after]) >= count
 
-            await eventually(lambda: finished(HANDS_BEFORE), 40,
-                             f"{HANDS_BEFORE} hands finished before the break")
+            await eventually(
+                lambda: finished(HANDS_BEFORE),
+                40,
+                f"{HANDS_BEFORE} hands finished before the break",
+            )
             owner = await cluster.owner(table_id)
             assert owner in cluster.nodes, (
                 f"GET /tables gives no owner node for table {table_id} (its 'node': "
-                f"{owner!r}): the server does not say which node runs a table")
+                f"{owner!r}): the server does not say which node runs a table"
+            )
 
             gate.arm()
             await asyncio.wait_for(gate.reached.wait(), 30)
@@ -189,20 +210,22 @@ async def play_and_break(
 
             async def held_recorded() -> HandRow | None:
                 _raise_failed(tasks)
-                return next((h for h in await cluster.hands(table_id) if h.number == held),
-                            None)
+                return next((h for h in await cluster.hands(table_id) if h.number == held), None)
 
             hand = await eventually(held_recorded, 40, f"hand {held} (held mid-way) recorded")
             assert hand.cancelled is None, f"hand {held} was cancelled: {hand.cancelled}"
             recorded = cards_recorded(hand)
             for seat, (up, down) in seen.items():
-                assert recorded[seat][0][:len(up)] == up, (seat, up, recorded[seat])
-                assert recorded[seat][1][:len(down)] == down, (seat, down, recorded[seat])
+                assert recorded[seat][0][: len(up)] == up, (seat, up, recorded[seat])
+                assert recorded[seat][1][: len(down)] == down, (seat, down, recorded[seat])
 
             if restart_owner:  # the killed node comes back and serves the cardroom again
                 cluster.node(owner).start()
-            await eventually(lambda: finished(HANDS_AFTER, after=held), 40,
-                             f"{HANDS_AFTER} more hands finished after hand {held}")
+            await eventually(
+                lambda: finished(HANDS_AFTER, after=held),
+                40,
+                f"{HANDS_AFTER} more hands finished after hand {held}",
+            )
             if restart_owner:
                 await asyncio.to_thread(cluster.node(owner).wait_ready)
 
@@ -231,15 +254,22 @@ async def play_and_break(
     assert set(last.values()) == {numbers[-1]}, f"last hand {numbers[-1]}; clients: {last}"
     unbalanced = [(h.number, h.chips) for h in hands if h.chips[0] != h.chips[1]]
     assert not unbalanced, f"hands whose chips do not add up (start, end): {unbalanced}"
-    print(f"table {table_id}: run by {owner}, hand {held} held mid-way, hands "
-          f"{[(h.number, h.cancelled) for h in hands]}")  # shown with -rP, or on failure
+    print(
+        f"table {table_id}: run by {owner}, hand {held} held mid-way, hands "
+        f"{[(h.number, h.cancelled) for h in hands]}"
+    )  # shown with -rP, or on failure
     for p in players:
         s = p.client.stats
-        print(f"  {p.name} on {p.node} -> {p.client.base_url}: reconnects {s.reconnects}, "
-              f"failovers {s.failovers}, resyncs {s.resyncs}, gaps {s.gaps}, errors "
-              f"{dict(s.errors)}, failed commands {dict(p.failures)}, seen {p.kinds_seen()}")
-    broken = {p.name: p.client.stats.errors["internal_error"] for p in players
-              if p.client.stats.errors["internal_error"]}
+        print(
+            f"  {p.name} on {p.node} -> {p.client.base_url}: reconnects {s.reconnects}, "
+            f"failovers {s.failovers}, resyncs {s.resyncs}, gaps {s.gaps}, errors "
+            f"{dict(s.errors)}, failed commands {dict(p.failures)}, seen {p.kinds_seen()}"
+        )
+    broken = {
+        p.name: p.client.stats.errors["internal_error"]
+        for p in players
+        if p.client.stats.errors["internal_error"]
+    }
     assert not broken, f"internal errors: {broken}"
     return Played(table_id, owner, held, hands, players, final)
 
@@ -275,17 +305,20 @@ def cards_recorded(hand: HandRow) -> dict[int, tuple[list[str], list[str]]]:
     return cards
 
 
-async def agreed_state(cluster: Cluster, table_id: int, players: list[Player],
-                       timeout: float = 15) -> Any:
+async def agreed_state(
+    cluster: Cluster, table_id: int, players: list[Player], timeout: float = 15
+) -> Any:
     """The table's state once every client and a fresh snapshot on every live node agree
     on it (play has stopped: they must, soon); AssertionError with every picture if not."""
     deadline = time.monotonic() + timeout
     while True:
-        states = {f"client {p.name} (via {p.client.base_url})": table_state(p.table.view)
-                  for p in players}
+        states = {
+            f"client {p.name} (via {p.client.base_url})": table_state(p.table.view) for p in players
+        }
         for node in cluster.alive():
             states[f"snapshot via {node.id}"] = table_state(
-                await cluster.snapshot(table_id, via=node))
+                await cluster.snapshot(table_id, via=node)
+            )
         if len(set(states.values())) == 1:
             final = next(iter(states.values()))
             seats = final[1]
@@ -297,8 +330,7 @@ async def agreed_state(cluster: Cluster, table_id: int, players: list[Player],
         await asyncio.sleep(0.2)
 
 
-async def check_books(cluster: Cluster, table_id: int, players: list[Player],
-                      final: Any) -> None:
+async def check_books(cluster: Cluster, table_id: int, players: list[Player], final: Any) -> None:
     books = await cluster.books()
     assert books["balanced"] and not books["mismatched"], books
     assert books["granted"] == BANKROLL * len(players), books  # operators get nothing

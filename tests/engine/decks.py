@@ -19,8 +19,9 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
+from engine.actions import Action
 from engine.cards import CARD_COUNT, Card, Deck, format_card, parse_cards
-from engine.events import Action, Event
+from engine.events import Event
 from engine.hand import Hand
 from engine.variants import Street, TableConfig
 
@@ -125,7 +126,8 @@ def play(hand: Hand, *steps: str) -> list[Event]:
 def of_kind(events: Sequence[Event], kind: str, /, **match: object) -> list[dict[str, Any]]:
     """The data of the events of ``kind`` whose data has every ``match`` item."""
     return [
-        e.data for e in events
+        e.data
+        for e in events
         if e.kind == kind and all(e.data.get(k) == v for k, v in match.items())
     ]
 
@@ -140,6 +142,13 @@ def check_down(hand: Hand) -> None:
 
 
 __all__ = [
-    "SEVEN_CARD", "cards", "check_down", "format_card", "new_hand", "of_kind", "play",
-    "street_sizes", "stud_deck",
+    "SEVEN_CARD",
+    "cards",
+    "check_down",
+    "format_card",
+    "new_hand",
+    "of_kind",
+    "play",
+    "street_sizes",
+    "stud_deck",
 ]

@@ -1,4 +1,5 @@
-"""Hand evaluation: cross-checks against pokerkit, phevaluator and treys, and golden cases.
+"""Hand evaluation: cross-checks against pokerkit, phevaluator and treys, and golden cases
+(hand values in engine.evaluate, board values in engine.boards, words and fives in engine.describe).
 
 The random cross-checks compare orderings, not numbers: over each sample, equal values of ours
 must be equal values of the reference and vice versa, in the same order (an order isomorphism,
@@ -30,6 +31,7 @@ from pokerkit import (
 from treys import Card as TreysCard
 from treys import Evaluator as TreysEvaluator
 
+from engine import boards, describe
 from engine import evaluate as ev
 from engine.cards import format_cards, parse_cards
 
@@ -122,8 +124,9 @@ def reference(hand_type: type[Hand]) -> Reference:
     return Reference(hand_type)
 
 
-def values_of(function: Callable[[Sequence[int]], int | None],
-              hands: Iterable[Sequence[int]]) -> list[int | None]:
+def values_of(
+    function: Callable[[Sequence[int]], int | None], hands: Iterable[Sequence[int]]
+) -> list[int | None]:
     return list(map(function, hands))
 
 
@@ -131,8 +134,11 @@ def values_of(function: Callable[[Sequence[int]], int | None],
 
 
 def rank_multisets(n: int) -> list[tuple[int, ...]]:
-    return [m for m in combinations_with_replacement(range(13), n)
-            if max(m.count(r) for r in set(m)) <= 4]
+    return [
+        m
+        for m in combinations_with_replacement(range(13), n)
+        if max(m.count(r) for r in set(m)) <= 4
+    ]
 
 
 @pytest.mark.parametrize("n", [5, 6, 7])
@@ -171,13 +177,15 @@ def test_every_rank_pattern_against_pokerkit(n: int) -> None:
     """Every rank pattern of 5, 6 or 7 cards (no flush possible), all four families at once."""
     hands = [spread_suits(m) for m in rank_multisets(n)]
     assert all(max([c & 3 for c in h].count(s) for s in range(4)) < 5 for h in hands)
-    assert_same_order(values_of(ev.high_value, hands),
-                      reference(StandardHighHand).values(hands))
+    assert_same_order(values_of(ev.high_value, hands), reference(StandardHighHand).values(hands))
     assert_same_order(values_of(ev.razz_value, hands), reference(RegularLowHand).values(hands))
-    assert_same_order(values_of(ev.low8_value, hands),
-                      reference(EightOrBetterLowHand).values(hands))
-    assert_same_order(values_of(lambda h: ev.deuce_seven_low_value(h, None), hands),
-                      reference(StandardLowHand).values(hands))
+    assert_same_order(
+        values_of(ev.low8_value, hands), reference(EightOrBetterLowHand).values(hands)
+    )
+    assert_same_order(
+        values_of(lambda h: ev.deuce_seven_low_value(h, None), hands),
+        reference(StandardLowHand).values(hands),
+    )
 
 
 def test_every_flush_mask_against_pokerkit() -> None:
@@ -188,10 +196,11 @@ def test_every_flush_mask_against_pokerkit() -> None:
             hands.append([r * 4 + 3 for r in ranks])
     for ranks in combinations(range(13), 5):  # five spades and two off-suit cards
         hands.append([r * 4 + 3 for r in ranks] + [ranks[0] * 4, ranks[-1] * 4 + 1])
-    assert_same_order(values_of(ev.high_value, hands),
-                      reference(StandardHighHand).values(hands))
-    assert_same_order(values_of(lambda h: ev.deuce_seven_low_value(h, None), hands),
-                      reference(StandardLowHand).values(hands))
+    assert_same_order(values_of(ev.high_value, hands), reference(StandardHighHand).values(hands))
+    assert_same_order(
+        values_of(lambda h: ev.deuce_seven_low_value(h, None), hands),
+        reference(StandardLowHand).values(hands),
+    )
 
 
 # ------------------------------------------------------------------ random cross-checks
@@ -229,8 +238,7 @@ def test_high_seven_cards_against_pokerkit_phevaluator_and_treys() -> None:
 def test_high_five_six_and_eight_cards_against_pokerkit(n: int) -> None:
     """Best five of 5, 6 and 8 cards, 100,000 random hands each."""
     hands = deal(n, SAMPLE, seed=100 + n)
-    assert_same_order(values_of(ev.high_value, hands),
-                      reference(StandardHighHand).values(hands))
+    assert_same_order(values_of(ev.high_value, hands), reference(StandardHighHand).values(hands))
 
 
 def test_high_values_compare_across_hand_sizes() -> None:
@@ -238,7 +246,7 @@ def test_high_values_compare_across_hand_sizes() -> None:
     for hand in deal(8, 3000, seed=5) + deal(6, 3000, seed=6):
         value = ev.high_value(hand)
         assert value == max(ev.high_value(five) for five in combinations(hand, 5))
-        assert value == ev.high_value(ev.high_five(hand))
+        assert value == ev.high_value(describe.high_five(hand))
 
 
 def test_razz_against_pokerkit() -> None:
@@ -278,8 +286,9 @@ def test_deuce_seven_against_pokerkit() -> None:
     for n in (5, 6, 8):
         hands += deal(n, 10_000, seed=51 + n)
     ref = reference(StandardLowHand)
-    assert_same_order(values_of(lambda h: ev.deuce_seven_low_value(h, None), hands),
-                      ref.values(hands))
+    assert_same_order(
+        values_of(lambda h: ev.deuce_seven_low_value(h, None), hands), ref.values(hands)
+    )
     # qualifier 8: our own check, from the reference's best five
     ours = values_of(ev.deuce_seven_low_value, hands)
     limit = ref.value(cards("8c7d6h5s3c"))  # the worst eight-high no-pair, no-straight hand
@@ -299,8 +308,16 @@ def test_high_category_order() -> None:
     """Standard high ranking: straight flush > quads > full house > flush > straight > trips >
     two pair > pair > high card."""
     ladder = [
-        "Kd9s7c4h2c", "2c2d9s7c4h", "3c3d2c2dAh", "4c4d4hKsQs", "6c5d4h3s2c", "Ac9c7c4c2c",
-        "5c5d5h2c2d", "7c7d7h7s2c", "7s6s5s4s3s", "AhKhQhJhTh",
+        "Kd9s7c4h2c",
+        "2c2d9s7c4h",
+        "3c3d2c2dAh",
+        "4c4d4hKsQs",
+        "6c5d4h3s2c",
+        "Ac9c7c4c2c",
+        "5c5d5h2c2d",
+        "7c7d7h7s2c",
+        "7s6s5s4s3s",
+        "AhKhQhJhTh",
     ]
     values = [high(t) for t in ladder]
     assert values == sorted(values) and len(set(values)) == len(values)
@@ -312,7 +329,7 @@ def test_wheel_is_the_lowest_straight() -> None:
     wheel = high("Ac2d3h4s5c")
     assert ev.high_category(wheel) == ev.STRAIGHT
     assert high("2c3d4h5s6c") > wheel > high("AcAdAhKsQc")
-    assert ev.describe_high(wheel) == "straight, five high"
+    assert describe.describe_high(wheel) == "straight, five high"
     assert high("AcKdQhJsTc") > high("KcQdJhTs9c")
     assert ev.high_category(high("QcKdAh2s3c")) == ev.HIGH_CARD  # no wrap-around
 
@@ -322,8 +339,8 @@ def test_steel_wheel() -> None:
     steel = high("As2s3s4s5s9d9c")
     assert ev.high_category(steel) == ev.STRAIGHT_FLUSH
     assert high("2h3h4h5h6h") > steel > high("AcAdAhAsKc")
-    assert ev.describe_high(steel) == "straight flush, five high"
-    assert [c >> 2 for c in ev.high_five(cards("As2s3s4s5s9d9c"))] == [3, 2, 1, 0, 12]
+    assert describe.describe_high(steel) == "straight flush, five high"
+    assert [c >> 2 for c in describe.high_five(cards("As2s3s4s5s9d9c"))] == [3, 2, 1, 0, 12]
 
 
 def test_best_five_of_seven_and_eight() -> None:
@@ -331,11 +348,11 @@ def test_best_five_of_seven_and_eight() -> None:
     assert high("AsKsQsJs9s2d2c") == high("AsKsQsJs9s")  # flush over a pair
     assert high("2c2d2h7s7d7cKc") == high("7s7d7c2c2d")  # sevens full of deuces
     # eight cards: a full house beats the flush it holds, quads beat it too
-    assert ev.describe_high(high("AsKsQsJs9sAdAhKd")) == "full house, aces full of kings"
+    assert describe.describe_high(high("AsKsQsJs9sAdAhKd")) == "full house, aces full of kings"
     assert ev.high_category(high("As9s7s5s3s3d3h3c")) == ev.QUADS
     assert ev.high_category(high("9s8s7s6s5s5d5h5c")) == ev.STRAIGHT_FLUSH
     # six cards, two straights
-    assert ev.describe_high(high("5c6d7h8s9cTd")) == "straight, ten high"
+    assert describe.describe_high(high("5c6d7h8s9cTd")) == "straight, ten high"
 
 
 def test_kickers_decide() -> None:
@@ -362,16 +379,16 @@ def test_describe_high() -> None:
         "AhKhQhJhTh": "royal flush",
     }
     for text, words in said.items():
-        assert ev.describe_high(high(text)) == words
+        assert describe.describe_high(high(text)) == words
     with pytest.raises(ValueError):
-        ev.describe_high(ev.razz_value(cards("Ac2d3h4s5c")))
+        describe.describe_high(ev.razz_value(cards("Ac2d3h4s5c")))
 
 
 def test_high_five_shows_the_cards_used() -> None:
     """The five shown at showdown, groups first."""
-    assert format_cards(ev.high_five(cards("2c2d2h7s7d9cKc"))) == "2h2d2c7s7d"
-    assert format_cards(ev.high_five(cards("AsKsQsJs9s2d2c"))) == "AsKsQsJs9s"
-    assert format_cards(ev.high_five(cards("Ac3d9hTsJcQdKh"))) == "AcKhQdJcTs"
+    assert format_cards(describe.high_five(cards("2c2d2h7s7d9cKc"))) == "2h2d2c7s7d"
+    assert format_cards(describe.high_five(cards("AsKsQsJs9s2d2c"))) == "AsKsQsJs9s"
+    assert format_cards(describe.high_five(cards("Ac3d9hTsJcQdKh"))) == "AcKhQdJcTs"
 
 
 def test_hand_size_is_checked() -> None:
@@ -394,7 +411,7 @@ def test_razz_wheel_is_the_best_low() -> None:
     """Razz 2: aces are low only; straights and flushes do not count."""
     assert razz("As2s3s4s5s") == razz("As2s3s4s5sKdKc") == razz("Ac2d3h4s5c")
     assert razz("As2s3s4s5s") > razz("Ac2d3h4s6c") > razz("2c3d4h5s6c")
-    assert ev.describe_razz(razz("As2s3s4s5s")) == "5-4-3-2-A"
+    assert describe.describe_razz(razz("As2s3s4s5s")) == "5-4-3-2-A"
 
 
 def test_razz_ace_low_beats_a_pair() -> None:
@@ -408,16 +425,16 @@ def test_razz_ace_low_beats_a_pair() -> None:
 def test_razz_pair_of_aces_is_lower_than_pair_of_deuces() -> None:
     """Razz 2: a pair of aces is lower than a pair of deuces."""
     assert razz("AcAd7h5s3c9dKh") > razz("2c2d7h5s3c9dKh")
-    assert ev.describe_razz(razz("AcAd7h5s3c")) == "pair of aces, 7-5-3-A-A"
+    assert describe.describe_razz(razz("AcAd7h5s3c")) == "pair of aces, 7-5-3-A-A"
 
 
 def test_razz_best_five_of_seven() -> None:
     """Razz: any five of the seven; the pair is avoided when five ranks are there."""
     assert razz("2c2d3h4s5c8d8h") == razz("8c5d4h3s2c")
     assert razz("KcKdKh5s5d2c3c") == razz("Kc5d5h3s2c")
-    assert ev.describe_razz(razz("KcKdKh5s5d2c3c")) == "pair of fives, K-5-5-3-2"
-    assert format_cards(ev.razz_five(cards("2c2d3h4s5c8d8h"))) == "8h5c4s3h2d"
-    assert ev.describe_low(razz("Ac2d3h4s6cKdKh")) == "6-4-3-2-A"
+    assert describe.describe_razz(razz("KcKdKh5s5d2c3c")) == "pair of fives, K-5-5-3-2"
+    assert format_cards(describe.razz_five(cards("2c2d3h4s5c8d8h"))) == "8h5c4s3h2d"
+    assert describe.describe_low(razz("Ac2d3h4s6cKdKh")) == "6-4-3-2-A"
 
 
 # ------------------------------------------------------------------ golden cases: eight or better
@@ -451,11 +468,11 @@ def test_low8_aces_are_low_and_straights_do_not_hurt() -> None:
     """SCS/HL 5: aces high or low; straights and flushes do not affect the low."""
     assert low8("As2s3s4s5s") == razz("Ac2d3h4s5c")
     assert low8("Ac2d3h4s5c") > low8("Ac2d3h4s6c")  # type: ignore[operator]
-    assert ev.describe_low8(low8("8c6d5h4sAc") or 0) == "8-6-5-4-A"
+    assert describe.describe_low8(low8("8c6d5h4sAc") or 0) == "8-6-5-4-A"
     assert low8("AcKdQhJsTc", qualifier=None) is not None  # any low: K-Q-J-T-A
     assert low8("AcAdQhJsTc", qualifier=None) is None
-    assert format_cards(ev.low8_five(cards("AcAd2h3s5c8dKh")) or []) == "8d5c3s2hAd"
-    assert ev.low8_five(cards("AcAd2h3s9c9dKh")) is None
+    assert format_cards(describe.low8_five(cards("AcAd2h3s5c8dKh")) or []) == "8d5c3s2hAd"
+    assert describe.low8_five(cards("AcAd2h3s9c9dKh")) is None
 
 
 def test_low8_qualifier_is_checked() -> None:
@@ -477,12 +494,12 @@ def test_deuce_seven_aces_high_straights_and_flushes_count() -> None:
     assert best is not None
     assert best > d27("7c6d4h3s2c") > d27("8c5d4h3s2c")  # type: ignore[operator]
     wheel = d27("Ac2d3h4s5c")
-    assert wheel is not None and ev.describe_deuce_seven(wheel) == "A-5-4-3-2"
+    assert wheel is not None and describe.describe_deuce_seven(wheel) == "A-5-4-3-2"
     assert d27("Kc5d4h3s2c") > wheel  # type: ignore[operator]
     assert d27("AcAd3h4s5c") < wheel  # type: ignore[operator]
     assert d27("6c5d4h3s2c") < d27("2c2d4h3s5c")  # type: ignore[operator]  # a straight
     assert d27("7c5c4c3c2c") < d27("AcKdQhJs9c")  # type: ignore[operator]  # a flush
-    assert ev.describe_low(d27("6c5d4h3s2c") or 0) == "straight, six high, 6-5-4-3-2"
+    assert describe.describe_low(d27("6c5d4h3s2c") or 0) == "straight, six high, 6-5-4-3-2"
 
 
 def test_deuce_seven_best_five_avoids_straights_and_flushes() -> None:
@@ -491,9 +508,11 @@ def test_deuce_seven_best_five_avoids_straights_and_flushes() -> None:
     assert d27("2c3c4c5c7c8dKh") == d27("8d5c4c3c2c")  # 7-5-4-3-2 would be a flush
     assert d27("2c3c4c5c7c") == d27("7c5c4c3c2c")
     assert d27("2c3c4c5c7c9cTc") == d27("7c5c4c3c2c")  # seven clubs: the lowest flush
-    assert ev.describe_deuce_seven(d27("2c3c4c5c7c9cTc") or 0) == "flush, seven high, 7-5-4-3-2"
+    assert (
+        describe.describe_deuce_seven(d27("2c3c4c5c7c9cTc") or 0) == "flush, seven high, 7-5-4-3-2"
+    )
     assert d27("2c3c4c5c7c9cTd") == d27("Td5c4c3c2c")  # ten-high beats any flush
-    assert format_cards(ev.deuce_seven_five(cards("2c3d4h5s6c8dKh")) or []) == "8d5s4h3d2c"
+    assert format_cards(describe.deuce_seven_five(cards("2c3d4h5s6c8dKh")) or []) == "8d5s4h3d2c"
 
 
 def test_deuce_seven_qualifier() -> None:
@@ -507,7 +526,7 @@ def test_deuce_seven_qualifier() -> None:
     assert d27("9c6d5h4s2c", 9) is not None
     assert d27("7c5d4h3s2c", 6) is None
     assert d27("KcKdKhKsQc", None) is not None
-    assert ev.deuce_seven_five(cards("9c6d5h4s2cKdKh"), 8) is None
+    assert describe.deuce_seven_five(cards("9c6d5h4s2cKdKh"), 8) is None
     with pytest.raises(ValueError):
         d27("8c6d5h4s2c", 15)
 
@@ -516,7 +535,7 @@ def test_deuce_seven_qualifier() -> None:
 
 
 def board(text: str) -> int:
-    return ev.board_value(cards(text))
+    return boards.board_value(cards(text))
 
 
 def test_board_values_one_to_five_cards() -> None:
@@ -543,20 +562,20 @@ def test_board_pair_beats_higher_cards() -> None:
 def test_board_suit_tiebreak_ace_queen() -> None:
     """SCS 8: two players with A-Q showing: the ace of hearts acts before the ace of clubs."""
     hearts, clubs = cards("AhQc"), cards("AcQd")
-    assert ev.board_value(hearts) == ev.board_value(clubs)
-    assert ev.board_suit_tiebreak(hearts) > ev.board_suit_tiebreak(clubs)
+    assert boards.board_value(hearts) == boards.board_value(clubs)
+    assert boards.board_suit_tiebreak(hearts) > boards.board_suit_tiebreak(clubs)
 
 
 def test_board_suit_tiebreak_uses_the_top_group() -> None:
     """SCS 8: with paired boards the higher-suited card of the pair decides, not a kicker."""
     spade_king, heart_king = cards("KsKc2c"), cards("KhKd2s")
-    assert ev.board_value(spade_king) == ev.board_value(heart_king)
-    assert ev.board_suit_tiebreak(spade_king) > ev.board_suit_tiebreak(heart_king)
-    assert ev.board_suit_tiebreak(cards("Qs")) == 3
+    assert boards.board_value(spade_king) == boards.board_value(heart_king)
+    assert boards.board_suit_tiebreak(spade_king) > boards.board_suit_tiebreak(heart_king)
+    assert boards.board_suit_tiebreak(cards("Qs")) == 3
 
 
 def razz_board(text: str) -> int:
-    return ev.razz_board_value(cards(text))
+    return boards.razz_board_value(cards(text))
 
 
 def test_razz_board_low_acts_first() -> None:
@@ -573,17 +592,22 @@ def test_razz_board_low_acts_first() -> None:
 def test_razz_board_suit_tiebreak_deuces() -> None:
     """Razz 4: the deuce of diamonds acts before the deuce of spades."""
     diamonds, spades = cards("2d"), cards("2s")
-    assert ev.razz_board_value(diamonds) == ev.razz_board_value(spades)
-    assert ev.razz_board_suit_tiebreak(diamonds) > ev.razz_board_suit_tiebreak(spades)
+    assert boards.razz_board_value(diamonds) == boards.razz_board_value(spades)
+    assert boards.razz_board_suit_tiebreak(diamonds) > boards.razz_board_suit_tiebreak(spades)
     a, b = cards("7c4h2d"), cards("7h4c2s")
-    assert ev.razz_board_value(a) == ev.razz_board_value(b)
-    assert ev.razz_board_suit_tiebreak(a) > ev.razz_board_suit_tiebreak(b)
+    assert boards.razz_board_value(a) == boards.razz_board_value(b)
+    assert boards.razz_board_suit_tiebreak(a) > boards.razz_board_suit_tiebreak(b)
 
 
 def test_boards_are_one_to_six_cards() -> None:
     """Errors: order of play looks at one to six exposed cards."""
-    for function in (ev.board_value, ev.board_suit_tiebreak, ev.razz_board_value,
-                     ev.razz_board_suit_tiebreak, ev.describe_board):
+    for function in (
+        boards.board_value,
+        boards.board_suit_tiebreak,
+        boards.razz_board_value,
+        boards.razz_board_suit_tiebreak,
+        boards.describe_board,
+    ):
         with pytest.raises(ValueError):
             function([])
         with pytest.raises(ValueError):
@@ -594,26 +618,30 @@ def test_boards_are_one_to_six_cards() -> None:
 def test_describe_board_and_pairs() -> None:
     """SCS 9: the dealer announces the high hand and every pair."""
     said = {
-        "KcKd": "pair of kings", "AhQc": "ace-queen high", "Ac": "ace high",
-        "7c7d7h": "three sevens", "KcKd5h5s": "two pair, kings and fives",
-        "9c9d9h9s": "four nines", "KcKdKh5s5d": "kings full of fives",
+        "KcKd": "pair of kings",
+        "AhQc": "ace-queen high",
+        "Ac": "ace high",
+        "7c7d7h": "three sevens",
+        "KcKd5h5s": "two pair, kings and fives",
+        "9c9d9h9s": "four nines",
+        "KcKdKh5s5d": "kings full of fives",
         "Tc7d2h": "ten-seven high",
     }
     for text, words in said.items():
-        assert ev.describe_board(cards(text)) == words
-    assert ev.describe_board(cards("7c4d2h"), low=True) == "seven-four low"
-    assert ev.describe_board(cards("Ac4d"), low=True) == "four-ace low"
-    assert ev.describe_board(cards("2c2dAh"), low=True) == "pair of deuces"
-    assert ev.board_pairs(cards("KcKd5h5s")) == [11, 3]
-    assert ev.board_pairs(cards("KcQd5h")) == []
-    assert ev.board_pairs(cards("9c9d9h")) == [7]
+        assert boards.describe_board(cards(text)) == words
+    assert boards.describe_board(cards("7c4d2h"), low=True) == "seven-four low"
+    assert boards.describe_board(cards("Ac4d"), low=True) == "four-ace low"
+    assert boards.describe_board(cards("2c2dAh"), low=True) == "pair of deuces"
+    assert boards.board_pairs(cards("KcKd5h5s")) == [11, 3]
+    assert boards.board_pairs(cards("KcQd5h")) == []
+    assert boards.board_pairs(cards("9c9d9h")) == [7]
 
 
 def test_describe_low_tells_the_families_apart() -> None:
     """describe_low decodes razz, eight-or-better and deuce-to-seven values."""
-    assert ev.describe_low(razz("8c6d5h4sAc")) == "8-6-5-4-A"
-    assert ev.describe_low(low8("8c6d5h4sAc") or 0) == "8-6-5-4-A"
-    assert ev.describe_low(d27("8c6d5h4s2c") or 0) == "8-6-5-4-2"
-    assert ev.describe_low(razz("AcAd2h3s4c")) == "pair of aces, 4-3-2-A-A"
+    assert describe.describe_low(razz("8c6d5h4sAc")) == "8-6-5-4-A"
+    assert describe.describe_low(low8("8c6d5h4sAc") or 0) == "8-6-5-4-A"
+    assert describe.describe_low(d27("8c6d5h4s2c") or 0) == "8-6-5-4-2"
+    assert describe.describe_low(razz("AcAd2h3s4c")) == "pair of aces, 4-3-2-A-A"
     with pytest.raises(ValueError):
-        ev.describe_low(high("AcAd2h3s4c"))
+        describe.describe_low(high("AcAd2h3s4c"))

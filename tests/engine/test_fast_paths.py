@@ -1,9 +1,9 @@
 """The engine's fast paths agree with its general ones, turn by turn, over random play.
 
-Fixed limit builds each turn's legal actions and ``turn`` event in one step (Hand._set_turn),
-and keeps each board as a rank-pattern key (which also says whether a pair shows); the
-general code (Hand._compute_legal, engine.evaluate's board values) must give the same answers
-at every step.
+The legal actions are worked out once per turn and kept (Hand._set_turn), with the ``turn``
+event showing them; each board is kept as a rank-pattern key (which also says whether a pair
+shows). Working them out afresh (Hand._compute_legal, engine.boards's board values) must
+give the same answers at every step.
 """
 
 from __future__ import annotations
@@ -12,9 +12,11 @@ import random
 
 import pytest
 
-from engine import evaluate as ev
+from engine import boards
 from engine.cards import UNKNOWN, Deck
-from engine.hand import _BOARD_STEP, Hand
+from engine.hand import Hand
+from engine.order import pair_showing
+from engine.plan import BOARD_STEP
 from engine.play import random_action
 from engine.variants import VARIANTS, TableConfig
 
@@ -54,12 +56,12 @@ def test_turns_and_boards_agree_with_the_general_paths(seed: int) -> None:
             assert list(turn.data) == list(legal.as_dict())  # the same keys in the same order
             for i, up in enumerate(hand.up):
                 if UNKNOWN not in up:
-                    assert hand._board_keys[i] == sum(_BOARD_STEP[c] for c in up)
+                    assert hand._board_keys[i] == sum(BOARD_STEP[c] for c in up)
                     if up and hand._high_board:
                         facts = hand._plan.board_facts(up)
-                        assert facts[0] == ev.board_value(up)
+                        assert facts[0] == boards.board_value(up)
             live = [i for i in range(hand.n) if not hand.folded[i]]
-            assert hand._pair_showing(live) == any(
+            assert pair_showing(hand, live) == any(
                 len({c >> 2 for c in hand.up[i]}) < len(hand.up[i]) for i in live
             )
             hand.apply(random_action(hand, rng))

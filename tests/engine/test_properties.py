@@ -8,9 +8,9 @@ import random
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from engine.actions import Action
 from engine.cards import Deck, format_card
 from engine.errors import EngineError
-from engine.events import Action
 from engine.hand import Hand
 from engine.play import random_action
 from engine.variants import VARIANTS, TableConfig
@@ -46,8 +46,15 @@ def configs(draw: st.DrawFn) -> TableConfig:
 
 def _snapshot(hand: Hand) -> tuple[object, ...]:
     return (
-        len(hand.events), len(hand.actions), tuple(hand.stacks), tuple(hand.bets),
-        tuple(hand.total), tuple(hand.folded), hand.to_act, hand.current_bet, hand.street,
+        len(hand.events),
+        len(hand.actions),
+        tuple(hand.stacks),
+        tuple(hand.bets),
+        tuple(hand.total),
+        tuple(hand.folded),
+        hand.to_act,
+        hand.current_bet,
+        hand.street,
         hand.legal_actions(),
     )
 
@@ -63,8 +70,17 @@ def _bad_action(hand: Hand, rng: random.Random) -> Action:
     if choice == 1:
         return Action(seat, rng.choice(["shove", "", "CALL", "raise_to"]))
     if choice == 2:
-        return Action(seat, rng.choice([k for k in ("check", "call", "bet", "raise", "complete",
-                                                    "bring_in") if k not in legal.kinds] or ["x"]))
+        return Action(
+            seat,
+            rng.choice(
+                [
+                    k
+                    for k in ("check", "call", "bet", "raise", "complete", "bring_in")
+                    if k not in legal.kinds
+                ]
+                or ["x"]
+            ),
+        )
     if choice == 3 and legal.wager is not None:
         return Action(seat, legal.wager, rng.choice([legal.max_to + 1, legal.min_to - 1, -5, 0]))
     if choice == 4:

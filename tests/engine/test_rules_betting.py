@@ -52,8 +52,16 @@ def test_scs4_one_bet_and_four_raises_house_rule() -> None:
 def test_raise_cap_does_not_apply_heads_up() -> None:
     """RULES.md (`uncapped_heads_up`): no cap on raises once only two players are live."""
     hand = new_hand(["Ks Kh 2c", "As Ah Kd"])
-    play(hand, "0 bring_in", "1 complete 5", "0 raise 10", "1 raise 15", "0 raise 20",
-         "1 raise 25", "0 raise 30")
+    play(
+        hand,
+        "0 bring_in",
+        "1 complete 5",
+        "0 raise 10",
+        "1 raise 15",
+        "0 raise 20",
+        "1 raise 25",
+        "0 raise 30",
+    )
     assert hand.legal_actions().to_choices == (35,)
 
 
@@ -67,8 +75,7 @@ def test_raise_cap_heads_up_setting_off() -> None:
 def test_raise_cap_lifted_when_a_fold_leaves_two_players() -> None:
     """RULES.md: a three-way pot that becomes heads-up is no longer capped."""
     hand = new_hand(["As Ah Kd", "Ks Kh Qd", "Qs Qh 2c"])
-    play(hand, "2 bring_in", "0 complete 5", "1 fold", "2 raise 10", "0 raise 15",
-         "2 raise 20")
+    play(hand, "2 bring_in", "0 complete 5", "1 fold", "2 raise 10", "0 raise 15", "2 raise 20")
     assert hand.legal_actions().to_choices == (25,)
 
 
@@ -81,9 +88,7 @@ def test_scs5_open_pair_allows_the_small_or_the_big_bet() -> None:
     hand = to_fourth(OPEN_PAIR)
     assert of_kind(hand.events, "announcement", kind="pair")[0]["seat"] == 0
     legal = hand.legal_actions()
-    assert (legal.seat, legal.kinds, legal.to_choices) == (
-        0, ("fold", "check", "bet"), (5, 10)
-    )
+    assert (legal.seat, legal.kinds, legal.to_choices) == (0, ("fold", "check", "bet"), (5, 10))
 
 
 def test_scs5_after_a_small_bet_call_raise_small_or_raise_big() -> None:
@@ -208,7 +213,10 @@ def test_short_all_in_of_half_a_bet_or_more_counts_as_a_full_raise() -> None:
     play(hand, "0 bet 5", "1 raise 8", "2 call")
     legal = hand.legal_actions()
     assert (legal.seat, legal.kinds, legal.call, legal.to_choices) == (
-        0, ("fold", "call", "raise"), 3, (13,)
+        0,
+        ("fold", "call", "raise"),
+        3,
+        (13,),
     )
 
 

@@ -7,9 +7,9 @@ from typing import Any
 import pytest
 from decks import new_hand, play
 
+from engine.actions import Action
 from engine.cards import Deck, parse_card
 from engine.errors import ConfigError, EngineError, IllegalAction, InvalidAction, NotYourTurn
-from engine.events import Action
 from engine.hand import Hand
 from engine.variants import TableConfig, find_variant
 
@@ -18,8 +18,15 @@ HANDS = ["As Ah Kd", "Ks Kh 3h", "Qs Qh 9c"]  # seat 1 brings in
 
 def snapshot(hand: Hand) -> tuple[Any, ...]:
     return (
-        len(hand.events), len(hand.actions), list(hand.stacks), list(hand.bets),
-        list(hand.total), list(hand.folded), hand.to_act, hand.street, hand.legal_actions(),
+        len(hand.events),
+        len(hand.actions),
+        list(hand.stacks),
+        list(hand.bets),
+        list(hand.total),
+        list(hand.folded),
+        hand.to_act,
+        hand.street,
+        hand.legal_actions(),
     )
 
 

@@ -61,11 +61,13 @@ def test_scs8_alternate_tie_broken_by_position() -> None:
 
 def test_scs8_board_ranks_pair_trips_two_pair() -> None:
     """SCS 8, RULES.md: boards rank by exposed cards only: trips > two pair > pair > high cards."""
-    hand = fourth_street([
-        "2d 2h 5c | 5d | 5h | 3s",  # pair of fives, trips, trips
-        "3d 3h Ac | Ad | Kc | Kd",  # pair of aces, aces and king, two pair
-        "4c 4d 2c | 6s | 7s | 8s",  # high cards
-    ])
+    hand = fourth_street(
+        [
+            "2d 2h 5c | 5d | 5h | 3s",  # pair of fives, trips, trips
+            "3d 3h Ac | Ad | Kc | Kd",  # pair of aces, aces and king, two pair
+            "4c 4d 2c | 6s | 7s | 8s",  # high cards
+        ]
+    )
     assert first_actors(hand) == [1, 0, 0, 0]
 
 
@@ -123,11 +125,13 @@ def test_scs12_folded_seat_not_facing_a_bet_keeps_receiving_cards_until_a_bet() 
     """SCS 12, Robert's 9, cardroom rule 7: a hand folded when not facing a bet is still dealt
     to (same up or down) until a bet is made, so the cards others get do not change; it never
     initiates the action."""
-    hand = new_hand([
-        "7h 7d 2c | 3d | 4d | 5d | 6d",
-        "8h 8d Tc | Jd | As",  # folds on fourth street with nothing to call
-        "9h 9d Th | Qs | 4c | 5c | 6c",
-    ])
+    hand = new_hand(
+        [
+            "7h 7d 2c | 3d | 4d | 5d | 6d",
+            "8h 8d Tc | Jd | As",  # folds on fourth street with nothing to call
+            "9h 9d Th | Qs | 4c | 5c | 6c",
+        ]
+    )
     play(hand, "0 bring_in", "1 call", "2 call")
     events = play(hand, "2 check", "0 check", "1 fold")
     assert of_kind(events, "action", seat=1)[0]["dead_seat"] is True
@@ -175,7 +179,11 @@ def test_scs10_absent_player_facing_action_is_killed_and_forfeits_ante_and_bring
     play(hand, "0 complete 5", "1 call")
     events = hand.timeout(2)
     assert of_kind(events, "action")[0] == {
-        "seat": 2, "action": "fold", "timeout": True, "to": 2, "stack": 97
+        "seat": 2,
+        "action": "fold",
+        "timeout": True,
+        "to": 2,
+        "stack": 97,
     }
     assert hand.total == [6, 6, 3]
     assert hand.street == 1
@@ -206,11 +214,13 @@ def test_scs2_absent_player_who_anted_is_dealt_a_hand() -> None:
 
 def test_scs9_every_new_pair_is_announced_once() -> None:
     """SCS 9, Robert's 12: all pairs on board are announced, each when it appears."""
-    hand = fourth_street([
-        "Ac Ad 9c | 9d | Kd | Kh | 4h",  # pairs nines on fourth, kings on sixth
-        "2d 3d 8h | 7s | 5c | 4c | 3c",
-        "4d 5d 2c | 6d | Jh | Qs | Ts",
-    ])
+    hand = fourth_street(
+        [
+            "Ac Ad 9c | 9d | Kd | Kh | 4h",  # pairs nines on fourth, kings on sixth
+            "2d 3d 8h | 7s | 5c | 4c | 3c",
+            "4d 5d 2c | 6d | Jh | Qs | Ts",
+        ]
+    )
     check_down(hand)
     pairs = of_kind(hand.events, "announcement", kind="pair")
     assert [(p["seat"], p["text"]) for p in pairs] == [(0, "pair of nines"), (0, "pair of kings")]
@@ -218,11 +228,13 @@ def test_scs9_every_new_pair_is_announced_once() -> None:
 
 def test_scs9_pair_made_on_sixth_street_is_not_announced_again_on_seventh() -> None:
     """SCS 9: a pair is announced when it appears, not again with the down card after it."""
-    hand = fourth_street([
-        "Ac Ad 9c | Kd | 5h | 9d | 4h",
-        "2d 3d 8h | 7s | 5c | 4c | 3c",
-        "4d 5d 2c | 6d | Jh | Qs | Ts",
-    ])
+    hand = fourth_street(
+        [
+            "Ac Ad 9c | Kd | 5h | 9d | 4h",
+            "2d 3d 8h | 7s | 5c | 4c | 3c",
+            "4d 5d 2c | 6d | Jh | Qs | Ts",
+        ]
+    )
     check_down(hand)
     pairs = of_kind(hand.events, "announcement", kind="pair")
     assert [p["seat"] for p in pairs] == [0]
@@ -239,11 +251,14 @@ def test_scs9_high_hand_announced_every_later_round() -> None:
 
 def test_razz5_face_card_pairs_are_never_announced() -> None:
     """Razz 5: pairs are announced the first time they occur, except pairs of face cards."""
-    hand = fourth_street([
-        "Ac 2c Jc | Jd | 3c | 3d | 4h",  # jacks (not announced), then threes
-        "2d 3h Kh | 7s | 5c | 4c | 6c",
-        "4d 5d Qh | 6d | 8h | 9s | Ts",
-    ], RAZZ)
+    hand = fourth_street(
+        [
+            "Ac 2c Jc | Jd | 3c | 3d | 4h",  # jacks (not announced), then threes
+            "2d 3h Kh | 7s | 5c | 4c | 6c",
+            "4d 5d Qh | 6d | 8h | 9s | Ts",
+        ],
+        RAZZ,
+    )
     check_down(hand)
     pairs = of_kind(hand.events, "announcement", kind="pair")
     assert [(p["seat"], p["text"]) for p in pairs] == [(0, "pair of threes")]
@@ -264,8 +279,11 @@ def test_scs9_possible_straights_and_flushes_only_when_set() -> None:
     assert not of_kind(hand.events, "announcement", kind="possible_straight")
     hand = fourth_street(hands, replace(STUD, announce_possibles=True))
     check_down(hand)
-    said = [(a["kind"], a["seat"], a["text"]) for a in of_kind(hand.events, "announcement")
-            if a["kind"].startswith("possible")]
+    said = [
+        (a["kind"], a["seat"], a["text"])
+        for a in of_kind(hand.events, "announcement")
+        if a["kind"].startswith("possible")
+    ]
     assert said == [
         ("possible_flush", 0, "possible flush"),
         ("possible_straight", 0, "possible straight"),
@@ -274,13 +292,17 @@ def test_scs9_possible_straights_and_flushes_only_when_set() -> None:
 
 def test_scs13_upcards_are_shown_in_dealt_order() -> None:
     """SCS 13 (changing the order of upcards): the server shows every board in dealt order."""
-    hand = fourth_street([
-        "Ac Ad 9c | Kd | 5h | 9d | 4h",
-        "2d 3d 8h | 7s | 5c | 4c | 3c",
-        "4d 5d 2c | 6d | Jh | Qs | Ts",
-    ])
+    hand = fourth_street(
+        [
+            "Ac Ad 9c | Kd | 5h | 9d | 4h",
+            "2d 3d 8h | 7s | 5c | 4c | 3c",
+            "4d 5d 2c | 6d | Jh | Qs | Ts",
+        ]
+    )
     check_down(hand)
     picture = view(hand.events, None)
     assert [picture["seats"][s]["up"] for s in range(3)] == [
-        ["9c", "Kd", "5h", "9d"], ["8h", "7s", "5c", "4c"], ["2c", "6d", "Jh", "Qs"],
+        ["9c", "Kd", "5h", "9d"],
+        ["8h", "7s", "5c", "4c"],
+        ["2c", "6d", "Jh", "Qs"],
     ]

@@ -18,8 +18,7 @@ def spread(seats: int, per_seat: int, skip: str = "") -> list[str]:
     """Hands of ``per_seat`` cards for ``seats`` seats, taken in card order (2c 2d 2h 2s 3c ...)."""
     left = [c for c in range(CARD_COUNT) if c not in cards(skip)]
     return [
-        " ".join(format_card(left[k * per_seat + j]) for j in range(per_seat))
-        for k in range(seats)
+        " ".join(format_card(left[k * per_seat + j]) for j in range(per_seat)) for k in range(seats)
     ]
 
 
@@ -34,8 +33,12 @@ def test_scs18_common_card_with_eight_players() -> None:
     boards = {
         0: "As Kh Jd 9c",  # ace high: the high board before the common card
         1: "Qs 2d 5h 6c",  # pairs whatever the common card is (queens or deuces)
-        2: "3c 4d 5s 7h", 3: "3d 4h 6d 8c", 4: "3h 5c 7c 9d",
-        5: "3s 6h 8d Tc", 6: "4c 7d 9h Jc", 7: "4s 8h Td Kc",
+        2: "3c 4d 5s 7h",
+        3: "3d 4h 6d 8c",
+        4: "3h 5c 7c 9d",
+        5: "3s 6h 8d Tc",
+        6: "4c 7d 9h Jc",
+        7: "4s 8h Td Kc",
     }
     pool = "Qc Qd Qh 2c"  # the three burn cards and the bottom card
     holes = {1: "2h 2s"}
@@ -142,7 +145,8 @@ def test_eight_card_stud_seats_at_most_seven() -> None:
     hand = Hand(config, [(s, 100) for s in range(7)], stud_deck(spread(7, 3), config))
     check_down(hand)
     assert [d["procedure"] for d in of_kind(hand.events, "deck_procedure")] == [
-        "reshuffled_burns", "common_card"
+        "reshuffled_burns",
+        "common_card",
     ]
     assert all(len(c) == 7 for c in hand.cards) and len(hand.common) == 1
     assert hand.result().showdown

@@ -140,18 +140,22 @@ def test_scs_hl2_qualifier_is_a_setting() -> None:
     hand = new_hand([HIGH_FULL, "Ah 2d 3c | 4s | 9d | Jc | Jd", NO_LOW], config)
     check_down(hand)
     assert [(a["seat"], a["half"]) for a in of_kind(hand.events, "pot_awarded")] == [
-        (0, "high"), (1, "low")
+        (0, "high"),
+        (1, "low"),
     ]
 
 
 def test_scs_hl4_any_five_for_high_and_low_and_scoop() -> None:
     """SCS/HL 4-5: any five cards for high and any five for low; aces both high (flush) and
     low (wheel); one hand may win both halves (scoop)."""
-    hand = new_hand([
-        "Ah 2h 3h | 4h | 5d | 9h | Kc",  # ace-high flush and a wheel
-        "Kd Ks Qc | Qd | Jd | 8s | 7s",
-        "Td Ts 6c | 6s | Jc | 8c | 7c",
-    ], HILO)
+    hand = new_hand(
+        [
+            "Ah 2h 3h | 4h | 5d | 9h | Kc",  # ace-high flush and a wheel
+            "Kd Ks Qc | Qd | Jd | 8s | 7s",
+            "Td Ts 6c | 6s | Jc | 8c | 7c",
+        ],
+        HILO,
+    )
     check_down(hand)
     awards = of_kind(hand.events, "pot_awarded")
     assert [(a["seat"], a["half"], a["amount"]) for a in awards] == [(0, "high", 5), (0, "low", 4)]
@@ -162,16 +166,21 @@ def test_scs_hl4_any_five_for_high_and_low_and_scoop() -> None:
 
 def test_quartering_two_equal_lows_share_the_low_half() -> None:
     """SCS/HL 1, RULES.md: tied lows split the low half (the high hand "quarters" the other)."""
-    hand = new_hand([
-        "Ah 2h 3h | 4h | 5d | 9h | Kc",  # flush, wheel
-        "Ac 2d 3c | 4d | 5s | Kd | Ks",  # straight, wheel
-        "Td Ts 6c | 6s | Jc | 8c | 7c",
-        "Qc Qd Jd | Js | 9d | 9s | Tc",
-    ], HILO)
+    hand = new_hand(
+        [
+            "Ah 2h 3h | 4h | 5d | 9h | Kc",  # flush, wheel
+            "Ac 2d 3c | 4d | 5s | Kd | Ks",  # straight, wheel
+            "Td Ts 6c | 6s | Jc | 8c | 7c",
+            "Qc Qd Jd | Js | 9d | 9s | Tc",
+        ],
+        HILO,
+    )
     check_down(hand)
     awards = of_kind(hand.events, "pot_awarded")
     assert sorted((a["seat"], a["half"], a["amount"]) for a in awards) == [
-        (0, "high", 6), (0, "low", 3), (1, "low", 3)
+        (0, "high", 6),
+        (0, "low", 3),
+        (1, "low", 3),
     ]
     assert hand.result().net == {0: 6, 1: 0, 2: -3, 3: -3}
 
@@ -188,7 +197,8 @@ def test_scs_hl5_aces_low_and_straights_do_not_hurt_the_low() -> None:
     hand = new_hand(KC_HANDS, HILO)
     check_down(hand)
     assert [(a["seat"], a["half"]) for a in of_kind(hand.events, "pot_awarded")] == [
-        (0, "high"), (0, "low")
+        (0, "high"),
+        (0, "low"),
     ]
 
 
@@ -198,18 +208,21 @@ def test_scs_hl5_kansas_city_rules() -> None:
     hand = new_hand(KC_HANDS, replace(HILO, kansas_city_low=True))
     check_down(hand)
     assert [(a["seat"], a["half"]) for a in of_kind(hand.events, "pot_awarded")] == [
-        (0, "high"), (2, "low")
+        (0, "high"),
+        (2, "low"),
     ]
 
 
 def test_odd_chip_between_tied_hands_goes_to_the_highest_card_by_suit() -> None:
     """RULES.md: between tied hands the odd chip goes to the highest card by suit (K of
     spades over K of diamonds), and the event names the rule."""
-    hand = new_hand([
-        "9c Tc Jd | Qd | Ks | 2h | 3h",
-        "9d Td Js | Qs | Kd | 2s | 4c",
-        "5c 5d 2d | 6c | 7h | 8h | Ah",
-    ])
+    hand = new_hand(
+        [
+            "9c Tc Jd | Qd | Ks | 2h | 3h",
+            "9d Td Js | Qs | Kd | 2s | 4c",
+            "5c 5d 2d | 6c | 7h | 8h | Ah",
+        ]
+    )
     check_down(hand)
     awards = of_kind(hand.events, "pot_awarded")
     assert awards == [

@@ -8,9 +8,9 @@ from dataclasses import replace
 import pytest
 from decks import play
 
+from engine.actions import Action
 from engine.cards import Deck
 from engine.errors import IllegalAction, InvalidAction
-from engine.events import Action
 from engine.table import Table
 from engine.variants import TableConfig
 

@@ -179,8 +179,9 @@ def test_scs11_alternate_all_in_for_the_ante_next_player_acts_on_the_bring_in() 
     bring in; the player to the left may fold, come in for the bring-in, or complete."""
     config = replace(STUD, eligibility="ante")
     # Seat 2 is to the left of the all-in low card; seat 3 holds the next-lowest card.
-    hand = new_hand(["As Ah Kd", "Ks Kh 2c", "Qs Qh Qc", "Js Jh 9c"], config,
-                    stacks=[100, 1, 100, 100])
+    hand = new_hand(
+        ["As Ah Kd", "Ks Kh 2c", "Qs Qh Qc", "Js Jh 9c"], config, stacks=[100, 1, 100, 100]
+    )
     assert of_kind(hand.events, "ante", seat=1) == [{"seat": 1, "amount": 1, "all_in": True}]
     assert of_kind(hand.events, "announcement", kind="bring_in_all_in")[0]["seat"] == 1
     legal = hand.legal_actions()
@@ -197,15 +198,19 @@ def test_scs11_alternate_next_player_may_fold_or_complete() -> None:
     """SCS 11 alternate: the next player's choices are those of a bring-in: fold passes them
     on, completing makes the full bet."""
     config = replace(STUD, eligibility="ante")
-    hand = new_hand(["As Ah Kd", "Ks Kh 2c", "Qs Qh Qc", "Js Jh 9c"], config,
-                    stacks=[100, 1, 100, 100])
+    hand = new_hand(
+        ["As Ah Kd", "Ks Kh 2c", "Qs Qh Qc", "Js Jh 9c"], config, stacks=[100, 1, 100, 100]
+    )
     play(hand, "2 fold")
     legal = hand.legal_actions()
     assert (legal.seat, legal.kinds, legal.call) == (3, ("fold", "call", "complete"), 2)
     play(hand, "3 complete 5")
     legal = hand.legal_actions()
     assert (legal.seat, legal.kinds, legal.call, legal.to_choices) == (
-        0, ("fold", "call", "raise"), 5, (10,)
+        0,
+        ("fold", "call", "raise"),
+        5,
+        (10,),
     )
 
 
@@ -217,7 +222,12 @@ def test_roberts4_short_bring_in_others_enter_for_the_full_amount() -> None:
     assert (legal.seat, legal.kinds, legal.bring_in) == (1, ("bring_in",), 1)
     events = play(hand, "1 bring_in")
     assert of_kind(events, "action")[0] == {
-        "seat": 1, "action": "bring_in", "amount": 1, "to": 1, "stack": 0, "all_in": True
+        "seat": 1,
+        "action": "bring_in",
+        "amount": 1,
+        "to": 1,
+        "stack": 0,
+        "all_in": True,
     }
     legal = hand.legal_actions()
     assert (legal.seat, legal.call, legal.to_choices) == (2, 2, (5,))
@@ -238,7 +248,11 @@ def test_hoyle_betting_highest_card_must_bet_with_no_ante() -> None:
     """Hoyle, Betting: no ante; the highest card showing must make a bet (a forced full bet:
     `ante=0`, `bring_in=small_bet`, `bring_in_card="high"`); later the first bettor may check."""
     config = TableConfig(
-        variant=find_variant("five_card_stud"), ante=0, bring_in=5, small_bet=5, big_bet=10,
+        variant=find_variant("five_card_stud"),
+        ante=0,
+        bring_in=5,
+        small_bet=5,
+        big_bet=10,
         bring_in_card="high",
     )
     hand = new_hand(["2c 9d", "3c Ah", "2d Ks"], config)
@@ -248,7 +262,10 @@ def test_hoyle_betting_highest_card_must_bet_with_no_ante() -> None:
     play(hand, "1 bring_in")
     legal = hand.legal_actions()
     assert (legal.seat, legal.kinds, legal.call, legal.to_choices) == (
-        2, ("fold", "call", "raise"), 5, (10,)
+        2,
+        ("fold", "call", "raise"),
+        5,
+        (10,),
     )
     play(hand, "2 call", "0 call")
     assert "check" in hand.legal_actions().kinds

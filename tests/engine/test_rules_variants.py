@@ -78,7 +78,8 @@ def test_five_card_stud_hi_lo_aces_both_ways() -> None:
     )
     check_down(hand)
     assert [(a["seat"], a["half"], a["amount"]) for a in of_kind(hand.events, "pot_awarded")] == [
-        (1, "high", 5), (0, "low", 4)
+        (1, "high", 5),
+        (0, "low", 4),
     ]
 
 
@@ -88,7 +89,11 @@ def test_hoyle_six_card_stud() -> None:
     hand = new_hand(["Ac 7d | Ad | 2c | 9h | As", "Kc Kd | Ks | 3c | 4h | 5s"], SIX)
     assert betting_rounds(hand) == [(5,), (5,), (10,), (10,), (10,)]
     assert shapes(hand) == [
-        ("second", 1, 1), ("third", 1, 0), ("fourth", 1, 0), ("fifth", 1, 0), ("sixth", 0, 1)
+        ("second", 1, 1),
+        ("third", 1, 0),
+        ("fourth", 1, 0),
+        ("fifth", 1, 0),
+        ("sixth", 0, 1),
     ]
     assert all(len(c) == 6 for c in hand.cards)
     assert hand.result().net == {0: 3, 1: -3}  # trip aces, the last one down
@@ -102,7 +107,12 @@ def test_hoyle_eight_card_stud() -> None:
     )
     assert betting_rounds(hand) == [(5,), (5,), (10,), (10,), (10,), (10,)]
     assert [s[0] for s in shapes(hand)] == [
-        "third", "fourth", "fifth", "sixth", "seventh", "eighth"
+        "third",
+        "fourth",
+        "fifth",
+        "sixth",
+        "seventh",
+        "eighth",
     ]
     assert [s[1:] for s in shapes(hand)] == [(1, 2), (1, 0), (1, 0), (1, 0), (0, 1), (0, 1)]
     assert all(len(c) == 8 for c in hand.cards)
@@ -113,7 +123,11 @@ def test_hoyle_seven_card_stud_shape() -> None:
     """Hoyle, Seven-card stud; cardroom steps 2-11: two down and one up, three up, one down."""
     variant = find_variant("seven_card_stud")
     assert [s.cards for s in variant.streets] == [
-        (False, False, True), (True,), (True,), (True,), (False,)
+        (False, False, True),
+        (True,),
+        (True,),
+        (True,),
+        (False,),
     ]
     assert [s.big_bet for s in variant.streets] == [False, False, True, True, True]
 

@@ -41,6 +41,7 @@ from pokerkit import (
 from engine import evaluate as ev
 from engine.cards import UNKNOWN, format_cards
 from engine.hand import Hand
+from engine.showdown import showdown_cards
 
 GAMES: dict[str, Any] = {
     "F7S": FixedLimitSevenCardStud,
@@ -130,8 +131,9 @@ def table_shape(rng: random.Random) -> dict[str, Any]:
     shape["mirror"] = rng.random() < 0.3
     if players > 2 and rng.random() < 0.1:  # antes differ by seat (heads-up PokerKit swaps them)
         shape["ante"] = [rng.randint(0, 5) for _ in range(players)]
-    if not shape["bring_in"] and not any(shape["ante"] if isinstance(shape["ante"], list)
-                                         else [shape["ante"]]):
+    if not shape["bring_in"] and not any(
+        shape["ante"] if isinstance(shape["ante"], list) else [shape["ante"]]
+    ):
         shape["bring_in"] = 1  # PokerKit wants antes or a bring-in
     return shape
 
@@ -166,8 +168,13 @@ def pokerkit_hand(code: str, rng: random.Random) -> tuple[str, list[int], Counte
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         game = GAMES[code](
-            _AUTOMATIONS, shape["trimming"], shape["ante"], shape["bring_in"],
-            shape["small_bet"], shape["big_bet"], mode=Mode.CASH_GAME,
+            _AUTOMATIONS,
+            shape["trimming"],
+            shape["ante"],
+            shape["bring_in"],
+            shape["small_bet"],
+            shape["big_bet"],
+            mode=Mode.CASH_GAME,
         )
         state = game(shape["stacks"], shape["players"])
         if shape["mirror"]:
@@ -194,9 +201,7 @@ def pokerkit_hand(code: str, rng: random.Random) -> tuple[str, list[int], Counte
             else:
                 state.check_or_call()
             all_in = all_in or not all(state.stacks[i] for i in range(shape["players"]))
-        history = HandHistory.from_game_state(
-            game, state, ante_trimming_status=shape["trimming"]
-        )
+        history = HandHistory.from_game_state(game, state, ante_trimming_status=shape["trimming"])
         text = history.dumps()
     seen: Counter[str] = Counter()
     seen["all_in"] += all_in
@@ -253,7 +258,7 @@ def pokerkit_expected(hand: Hand) -> tuple[list[int], set[str]]:
     chips = [t - a for t, a in zip(hand.total, paid, strict=True)]
     live = [j for j in range(hand.n) if not hand.folded[j]]
     burned = max(0, max(chips) - max(chips[j] for j in live))
-    hands = {j: hand._showdown_cards(j) for j in live}
+    hands = {j: showdown_cards(hand, j) for j in live}
     valued = {j: c for j, c in hands.items() if len(c) >= 5 and UNKNOWN not in c}
     hi_lo = hand.config.variant.showdown == "high_low"
     if hand.config.variant.showdown == "razz":

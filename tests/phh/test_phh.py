@@ -19,25 +19,15 @@ from hypothesis import strategies as st
 from pokerkit_hands import pokerkit_stacks
 
 from engine import phh as phh_module
+from engine import phh_export, phh_replay
+from engine.actions import Action
 from engine.cards import UNKNOWN, Deck, format_card, parse_cards
-from engine.events import Action
+from engine.errors import PhhError
 from engine.hand import Hand
-from engine.phh import (
-    HandHistory,
-    PhhError,
-    Record,
-    dumps,
-    dumps_all,
-    export,
-    is_phh_config,
-    loads,
-    loads_all,
-    parse_action,
-    phh_config,
-    replay,
-    replay_hand,
-    start,
-)
+from engine.phh import HandHistory, dumps, dumps_all, loads, loads_all, parse_action
+from engine.phh_export import export
+from engine.phh_replay import Record, replay, replay_hand, start
+from engine.phh_rules import is_phh_config, phh_config
 from engine.play import play_random_hand
 from engine.replay import main
 from engine.variants import VARIANTS, TableConfig
@@ -51,10 +41,19 @@ starting_stacks = {stacks}
 """
 
 
-def phh(actions: list[str], stacks: list[int], variant: str = "F7S", antes: object = 1,
-        bring_in: int = 2, small: int = 5, big: int = 10, extra: str = "") -> str:
-    head = HEADER.format(variant=variant, antes=antes, bring_in=bring_in, small=small, big=big,
-                         stacks=stacks)
+def phh(
+    actions: list[str],
+    stacks: list[int],
+    variant: str = "F7S",
+    antes: object = 1,
+    bring_in: int = 2,
+    small: int = 5,
+    big: int = 10,
+    extra: str = "",
+) -> str:
+    head = HEADER.format(
+        variant=variant, antes=antes, bring_in=bring_in, small=small, big=big, stacks=stacks
+    )
     return head + f"actions = {actions!r}\n" + extra
 
 
@@ -75,11 +74,26 @@ def started(text: str, config: TableConfig | None = None) -> Hand:
 
 
 SHOWDOWN = [
-    "d dh p1 AsAd2c", "d dh p2 KsKd3c", "p1 pb", "p2 cc",
-    "d dh p1 4c", "d dh p2 5c", "p2 cc", "p1 cc",
-    "d dh p1 6c", "d dh p2 7d", "p2 cc", "p1 cc",
-    "d dh p1 8c", "d dh p2 9d", "p2 cc", "p1 cc",
-    "d dh p1 Th", "d dh p2 Jh", "p2 cc", "p1 cc",
+    "d dh p1 AsAd2c",
+    "d dh p2 KsKd3c",
+    "p1 pb",
+    "p2 cc",
+    "d dh p1 4c",
+    "d dh p2 5c",
+    "p2 cc",
+    "p1 cc",
+    "d dh p1 6c",
+    "d dh p2 7d",
+    "p2 cc",
+    "p1 cc",
+    "d dh p1 8c",
+    "d dh p2 9d",
+    "p2 cc",
+    "p1 cc",
+    "d dh p1 Th",
+    "d dh p2 Jh",
+    "p2 cc",
+    "p1 cc",
 ]
 
 
@@ -145,8 +159,10 @@ def test_unknown_cards_are_dealt_and_never_win() -> None:
 
 
 def test_an_unknown_upcard_is_passed_over_for_the_bring_in() -> None:
-    text = phh(["d dh p1 ????Kh", "d dh p2 ????2c", "d dh p3 ??????", "p2 pb", "p3 f", "p1 f"],
-               [100, 100, 100])
+    text = phh(
+        ["d dh p1 ????Kh", "d dh p2 ????2c", "d dh p3 ??????", "p2 pb", "p3 f", "p1 f"],
+        [100, 100, 100],
+    )
     assert both(text) == [99, 102, 99]
     hand = started(text)
     assert hand.cards[2] == [UNKNOWN] * 3 and hand.seat_to_act() == 1
@@ -212,8 +228,11 @@ def test_hands_that_cannot_be_replayed_are_refused(text: str, message: str) -> N
 
 
 def test_dumps_round_trips_and_pokerkit_reads_it() -> None:
-    text = phh([*SHOWDOWN, "p1 sm -", "p2 sm -"], [100, 100],
-               extra="players = ['Ann', \"O'Neil\"]\nhand = 7\n")
+    text = phh(
+        [*SHOWDOWN, "p1 sm -", "p2 sm -"],
+        [100, 100],
+        extra="players = ['Ann', \"O'Neil\"]\nhand = 7\n",
+    )
     history = loads(text)
     again = loads(dumps(history))
     assert again == history
@@ -226,8 +245,11 @@ def test_exported_engine_hands_replay_everywhere() -> None:
     hand = Hand(config, [(0, 40), (1, 9), (2, 60)], Deck(rng=__import__("random").Random(4)))
     while not hand.over:
         legal = hand.legal_actions()
-        kind = "call" if "call" in legal.kinds else ("bring_in" if "bring_in" in legal.kinds
-                                                       else "check")
+        kind = (
+            "call"
+            if "call" in legal.kinds
+            else ("bring_in" if "bring_in" in legal.kinds else "check")
+        )
         hand.apply(Action(legal.seat, kind))  # type: ignore[arg-type]
     text = export(hand, players=["a", "b", "c"])
     assert loads(text).fields["players"] == ["a", "b", "c"]
@@ -290,7 +312,7 @@ def test_odd_chips_of_a_tie_go_to_the_lowest_position() -> None:
     cards = ["AhKdQcJs9h7d3c", "AsKcQdJh9c7h3d", "3h6d2d8sTs4cJc"]
     actions = [f"d dh p{i + 1} {c[:6]}" for i, c in enumerate(cards)] + ["p3 pb", "p1 cc", "p2 cc"]
     for k in range(3, 7):
-        actions += [f"d dh p{i + 1} {c[2 * k:2 * k + 2]}" for i, c in enumerate(cards)]
+        actions += [f"d dh p{i + 1} {c[2 * k : 2 * k + 2]}" for i, c in enumerate(cards)]
         actions += ["p1 cc", "p2 cc", "p3 cc"]
     text = phh([*actions, "p1 sm -", "p2 sm -", "p3 sm -"], [50, 50, 50])
     assert both(text) == [52, 51, 47]
@@ -308,7 +330,8 @@ def _replay_with(history: HandHistory, config: TableConfig) -> Hand:
             record.pos = k + 1
             legal = hand.legal_actions()
             kind = {"pb": "bring_in", "f": "fold"}.get(step.verb) or (
-                legal.wager if step.verb == "cbr"
+                legal.wager
+                if step.verb == "cbr"
                 else ("check" if "check" in legal.kinds else "call")
             )
             hand.apply(Action(step.player, kind, step.amount))  # type: ignore[arg-type]
@@ -324,8 +347,16 @@ def test_next_seat_brings_in_when_the_low_card_is_all_in() -> None:
     assert (legal.seat, legal.kinds) == (1, ("bring_in", "complete"))
     rules = replace(loads(text).config(), all_in_opener="next_best_board")
     assert started(text, rules).legal_actions().kinds == ("fold", "call", "complete")
-    later = ["d dh p1 5c", "d dh p2 6c", "d dh p1 7c", "d dh p2 8h", "d dh p1 9c",
-             "d dh p2 Th", "d dh p1 Jh", "d dh p2 Qh"]
+    later = [
+        "d dh p1 5c",
+        "d dh p2 6c",
+        "d dh p1 7c",
+        "d dh p2 8h",
+        "d dh p1 9c",
+        "d dh p2 Th",
+        "d dh p1 Jh",
+        "d dh p2 Qh",
+    ]
     done = phh([*deals, "p2 pb", "p3 f", *later, "p1 sm -", "p2 sm -"], [1, 50, 50])
     assert both(done) == [3, 49, 49]  # p1's aces win the three antes; p2's bring-in returns
 
@@ -348,7 +379,7 @@ def test_short_all_in_reopens_only_for_the_largest_increase() -> None:
     assert hand.legal_actions().kinds == ("fold", "call")
     actions += ["p3 cc", "p1 cc"]
     for k in (8, 10, 12):
-        actions += [f"d dh p{i + 1} {c[k:k + 2]}" for i, c in enumerate(cards)]
+        actions += [f"d dh p{i + 1} {c[k : k + 2]}" for i, c in enumerate(cards)]
     text = phh([*actions, "p1 sm -", "p2 sm -", "p3 sm -"], [50, 11, 50])
     assert both(text) == [72, 0, 39]  # the checks p1 and p3 make are left out: filled in
 
@@ -360,8 +391,10 @@ def test_a_short_all_in_bet_is_raised_by_a_full_bet_over_it() -> None:
     actions = [f"d dh p{i + 1} {c[:6]}" for i, c in enumerate(cards)] + ["p1 pb", "p2 cc", "p3 cc"]
     actions += [f"d dh p{i + 1} {c[6:8]}" for i, c in enumerate(cards)]
     text = phh(actions, [50, 5, 50])
-    for config, choices in ((None, (7,)), (replace(loads(text).config(), short_all_in="half_bet"),
-                                           (5,))):
+    for config, choices in (
+        (None, (7,)),
+        (replace(loads(text).config(), short_all_in="half_bet"), (5,)),
+    ):
         hand = started(text, config)
         for action in ("bring_in", "call", "call"):
             hand.apply(Action(hand.to_act, action))
@@ -369,13 +402,20 @@ def test_a_short_all_in_bet_is_raised_by_a_full_bet_over_it() -> None:
         assert hand.legal_actions().to_choices == choices
     actions += ["p2 cbr 2", "p3 cbr 7", "p1 f"]
     for k in (8, 10, 12):
-        actions += [f"d dh p{i + 1} {c[k:k + 2]}" for i, c in enumerate(cards) if i]
+        actions += [f"d dh p{i + 1} {c[k : k + 2]}" for i, c in enumerate(cards) if i]
     assert both(phh([*actions, "p2 sm -", "p3 sm -"], [50, 5, 50])) == [47, 13, 45]
 
 
 def test_four_bets_cap_a_street_even_heads_up() -> None:
-    actions = ["d dh p1 AsAd2c", "d dh p2 KsKd3c", "p1 pb", "p2 cbr 5", "p1 cbr 10",
-               "p2 cbr 15", "p1 cbr 20"]
+    actions = [
+        "d dh p1 AsAd2c",
+        "d dh p2 KsKd3c",
+        "p1 pb",
+        "p2 cbr 5",
+        "p1 cbr 10",
+        "p2 cbr 15",
+        "p1 cbr 20",
+    ]
     hand = started(phh(actions, [100, 100]))
     for to in (None, 5, 10, 15, 20):
         legal = hand.legal_actions()
@@ -405,9 +445,27 @@ def test_a_short_bring_in_is_called_for_what_it_posted() -> None:
     hand = started(text)
     hand.apply(Action(0, "bring_in"))  # 1 chip after the ante: all in
     assert hand.legal_actions().call == 1
-    text = phh(["d dh p1 AsAd2c", "d dh p2 KsKd3c", "d dh p3 QsQd4c", "p1 pb", "p2 cc",
-                "p3 f", "d dh p1 5c", "d dh p2 6c", "d dh p1 7c", "d dh p2 8h", "d dh p1 9c",
-                "d dh p2 Th", "d dh p1 Jh", "d dh p2 Qh", "p1 sm -", "p2 sm -"], [2, 50, 50])
+    text = phh(
+        [
+            "d dh p1 AsAd2c",
+            "d dh p2 KsKd3c",
+            "d dh p3 QsQd4c",
+            "p1 pb",
+            "p2 cc",
+            "p3 f",
+            "d dh p1 5c",
+            "d dh p2 6c",
+            "d dh p1 7c",
+            "d dh p2 8h",
+            "d dh p1 9c",
+            "d dh p2 Th",
+            "d dh p1 Jh",
+            "d dh p2 Qh",
+            "p1 sm -",
+            "p2 sm -",
+        ],
+        [2, 50, 50],
+    )
     assert both(text) == [5, 48, 49]
 
 
@@ -428,7 +486,7 @@ def test_dead_antes_can_all_be_won_by_a_short_ante() -> None:
     cards = ["AsAd2c5c6c8cTh", "KsKd3c7d9dJh4h", "QsQd4c8d9sJc2h"]
     actions = [f"d dh p{i + 1} {c[:6]}" for i, c in enumerate(cards)] + ["p2 pb", "p3 f"]
     for k in range(3, 7):
-        actions += [f"d dh p{i + 1} {c[2 * k:2 * k + 2]}" for i, c in enumerate(cards) if i < 2]
+        actions += [f"d dh p{i + 1} {c[2 * k : 2 * k + 2]}" for i, c in enumerate(cards) if i < 2]
     actions += ["p1 sm -", "p2 sm -"]
     dead = phh(actions, [2, 50, 50], antes=5)
     assert both(dead) == [12, 45, 45]
@@ -455,19 +513,19 @@ def _common_card_hand() -> tuple[str, int, int]:
     record, the seat that opens on the upcards alone and the one counting the common card."""
     import random
 
-    from engine import evaluate as ev
+    from engine.boards import board_value
     from engine.cards import format_card, parse_card
 
     for seed in range(200):
         rng = random.Random(seed)
         deck = [c for c in range(52) if c != parse_card("2c")]
         rng.shuffle(deck)
-        cards = [deck[6 * p: 6 * p + 6] for p in range(8)]
+        cards = [deck[6 * p : 6 * p + 6] for p in range(8)]
         cards[0][2] = parse_card("2c")  # p1 brings in
         common = deck[48]
 
         def opener(extra: list[int], cards: list[list[int]] = cards) -> int:
-            boards = [ev.board_value(hole[2:6] + extra) for hole in cards]
+            boards = [board_value(hole[2:6] + extra) for hole in cards]
             return max(range(8), key=lambda seat: (boards[seat], -seat))
 
         if opener([]) != opener([common]):
@@ -476,7 +534,7 @@ def _common_card_hand() -> tuple[str, int, int]:
     actions = [f"d dh p{p + 1} {strings[p][:6]}" for p in range(8)]
     actions += ["p1 pb"] + [f"p{p + 1} cc" for p in range(1, 8)]
     for k in range(3, 6):
-        actions += [f"d dh p{p + 1} {strings[p][2 * k:2 * k + 2]}" for p in range(8)]
+        actions += [f"d dh p{p + 1} {strings[p][2 * k : 2 * k + 2]}" for p in range(8)]
     actions += [f"d db {format_card(common)}"]
     actions += [f"p{p + 1} sm {strings[p]}" for p in range(8)]  # later checks: filled in
     return phh(actions, [100] * 8), opener([]), opener([common])
@@ -582,10 +640,10 @@ def test_a_player_sees_only_their_own_and_shown_down_cards() -> None:
     checked = 0
     for _ in range(60):
         hand = play_random_hand(config, [rng.randint(10, 80) for _ in range(4)], rng)
-        record = phh_module.loads(phh_module.export(hand))
+        record = phh_module.loads(phh_export.export(hand))
         tabled = [hand.index_of[e.data["seat"]] for e in hand.events if e.kind == "showdown"]
         for me in range(hand.n):
-            mine = phh_module.as_seen_by(record, me, tabled)
+            mine = phh_export.as_seen_by(record, me, tabled)
             text = " ".join(mine.actions)
             for other in range(hand.n):
                 if other == me or other in tabled:
@@ -593,7 +651,7 @@ def test_a_player_sees_only_their_own_and_shown_down_cards() -> None:
                 down = [c for c in hand.cards[other] if c not in hand.up[other]]
                 assert not any(format_card(c) in text for c in down), (me, other, text)
                 checked += 1
-            assert phh_module.replay(mine) == hand.stacks
+            assert phh_replay.replay(mine) == hand.stacks
     assert checked > 100
 
 
@@ -605,6 +663,6 @@ def test_hands_played_by_the_rule_books_export_and_replay_to_their_stacks(varian
     for _ in range(300):
         stacks = [rng.randint(3, 90) for _ in range(rng.randint(2, 8))]
         hand = play_random_hand(config, stacks, rng)
-        text = phh_module.export(hand)
+        text = phh_export.export(hand)
         assert "_rules = 'rule_books'" in text
-        assert phh_module.replay(phh_module.loads(text)) == hand.stacks, text
+        assert phh_replay.replay(phh_module.loads(text)) == hand.stacks, text

@@ -28,10 +28,13 @@ from pokerkit_hands import (
     table_shape,
 )
 
+from engine.actions import Action
 from engine.cards import Deck
-from engine.events import Action
 from engine.hand import Hand
-from engine.phh import export, loads, phh_config, replay_hand
+from engine.phh import loads
+from engine.phh_export import export
+from engine.phh_replay import replay_hand
+from engine.phh_rules import phh_config
 from engine.replay import main
 
 HANDS = 1000
@@ -115,7 +118,11 @@ def engine_hand(code: str, rng: random.Random) -> tuple[Hand, Counter[str]]:
     """A random hand played by the engine under the ``phh`` profile, and what happened."""
     shape = table_shape(rng)
     config = phh_config(
-        code, shape["ante"], shape["bring_in"], shape["small_bet"], shape["big_bet"],
+        code,
+        shape["ante"],
+        shape["bring_in"],
+        shape["small_bet"],
+        shape["big_bet"],
         shape["trimming"],
     )
     order = mirrored_deck(shape["players"], rng) if shape["mirror"] else None
@@ -126,8 +133,11 @@ def engine_hand(code: str, rng: random.Random) -> tuple[Hand, Counter[str]]:
         roll = rng.random()
         if "bring_in" in legal.kinds:
             wager = legal.wager is not None and roll < shape["complete"]
-            action = Action(legal.seat, "complete" if wager else "bring_in",
-                            legal.to_choices[0] if wager else None)
+            action = Action(
+                legal.seat,
+                "complete" if wager else "bring_in",
+                legal.to_choices[0] if wager else None,
+            )
         elif legal.wager is not None and roll < shape["raise"]:
             action = Action(legal.seat, legal.wager, legal.to_choices[0])
         elif "call" in legal.kinds and rng.random() < shape["fold"]:

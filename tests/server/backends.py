@@ -183,8 +183,9 @@ class PostgresServer:
                 for table in reversed(Base.metadata.sorted_tables):
                     await connection.execute(f"DELETE FROM {table.name}")
                 for table_name, columns, rows in self._seed:
-                    await connection.copy_records_to_table(table_name, records=rows,
-                                                           columns=columns)
+                    await connection.copy_records_to_table(
+                        table_name, records=rows, columns=columns
+                    )
                 for table_name, column in self._serials:
                     await connection.execute(
                         f"SELECT setval(pg_get_serial_sequence('{table_name}', '{column}'), "
@@ -273,14 +274,27 @@ class RedisServer:
         binary = shutil.which("redis-server")
         assert binary is not None, "redis-server is not installed (apt-get install redis-server)"
         self.process = subprocess.Popen(
-            [binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
-             "--appendonly", "no", "--dir", str(self.directory)],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            [
+                binary,
+                "--port",
+                str(self.port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                str(self.directory),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
         )
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline:
-            with contextlib.suppress(OSError), socket.create_connection(
-                ("127.0.0.1", self.port), timeout=0.2
+            with (
+                contextlib.suppress(OSError),
+                socket.create_connection(("127.0.0.1", self.port), timeout=0.2),
             ):
                 return
             time.sleep(0.02)
@@ -295,5 +309,7 @@ class RedisServer:
     def command(self, *args: Any) -> str:
         return subprocess.run(
             ["redis-cli", "-p", str(self.port), *map(str, args)],
-            check=True, capture_output=True, text=True,
+            check=True,
+            capture_output=True,
+            text=True,
         ).stdout

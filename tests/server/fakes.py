@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from server.actor import CommandRefused, FinishedHand, LiveHandState, StoreUnavailable
+from server.ledger import InsufficientFunds
+from server.table_types import AuditNote, FinishedHand, LiveHandState, StoreUnavailable
 
 
 class MemoryTableStore:
@@ -18,6 +19,8 @@ class MemoryTableStore:
         self.fail_next_save = False
         self.live: dict[int, LiveHandState] = {}  # table -> the hand in progress, as written
         self.down = False  # the database "does not answer": every write raises StoreUnavailable
+        self.tables: dict[int, dict[str, Any]] = {}  # table -> its columns as written
+        self.audit: list[AuditNote] = []
 
     def wallet(self, player: str) -> int:
         return self.wallets.setdefault(player, self.bankroll)
@@ -29,7 +32,7 @@ class MemoryTableStore:
     async def start_hand(self, live: LiveHandState) -> None:
         self._answer()
         self.live[live.table_id] = LiveHandState(
-            live.table_id, live.number, live.deck, list(live.players), []
+            live.table_id, live.number, live.deck, list(live.players), [], live.config
         )
 
     async def record_action(
@@ -43,7 +46,7 @@ class MemoryTableStore:
     async def buy_in(self, table_id: int, player: str, amount: int, *, seat: int) -> None:
         self._answer()
         if self.wallet(player) < amount:
-            raise CommandRefused("insufficient_funds", "not enough chips in the wallet")
+            raise InsufficientFunds("not enough chips in the wallet")
         self.wallets[player] -= amount
         key = (table_id, player)
         self.at_table[key] = self.at_table.get(key, 0) + amount
@@ -67,6 +70,14 @@ class MemoryTableStore:
             key = (hand.table_id, player)
             self.at_table[key] = self.at_table[key] - hand.starting[player] + stack
         self.hands.append(hand)
+
+    async def save_table(
+        self, table_id: int, values: dict[str, Any], note: AuditNote | None
+    ) -> None:
+        self._answer()
+        self.tables.setdefault(table_id, {}).update(values)
+        if note is not None:
+            self.audit.append(note)
 
     def total(self) -> int:
         return sum(self.wallets.values()) + sum(self.at_table.values())

@@ -56,11 +56,17 @@ def matches(expected: Any, actual: Any) -> bool:
     if expected == ANY:
         return True
     if isinstance(expected, dict):
-        return (isinstance(actual, dict) and expected.keys() == actual.keys()
-                and all(matches(v, actual[k]) for k, v in expected.items()))
+        return (
+            isinstance(actual, dict)
+            and expected.keys() == actual.keys()
+            and all(matches(v, actual[k]) for k, v in expected.items())
+        )
     if isinstance(expected, list):
-        return (isinstance(actual, list) and len(expected) == len(actual)
-                and all(matches(e, a) for e, a in zip(expected, actual, strict=True)))
+        return (
+            isinstance(actual, list)
+            and len(expected) == len(actual)
+            and all(matches(e, a) for e, a in zip(expected, actual, strict=True))
+        )
     return bool(expected == actual and type(expected) is type(actual))
 
 
@@ -106,9 +112,7 @@ def conversations(markdown: str) -> list[Conversation]:
     return found
 
 
-async def run_conversation(
-    host: str, conversation: Conversation, tokens: dict[str, str]
-) -> None:
+async def run_conversation(host: str, conversation: Conversation, tokens: dict[str, str]) -> None:
     """Play the client's part; check the server's, frame by frame."""
     sockets: dict[str, ClientConnection] = {}
     skipping: set[str] = set()  # after "name< …": frames up to the next expected one

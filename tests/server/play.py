@@ -13,16 +13,26 @@ from typing import Any
 import pytest
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from engine.events import LegalActions
-from server import accounts, tables
-from server.actor import CommandRefused, TableActor
+from engine.actions import LegalActions
+from server import accounts, commands, tables
+from server.actor import TableActor
+from server.cluster import TableHandle
 from server.db.models import Role
 from server.passwords import Passwords
+from server.table_types import CommandRefused
 
 _ids = itertools.count()
 PASSWORDS = Passwords(time_cost=1, memory_kib=8, parallelism=1)
 
 Choose = Callable[[LegalActions, random.Random], tuple[str, int | None]]
+
+
+async def submit(table: TableHandle, name: str, player: str, **fields: Any) -> dict[str, Any]:
+    """The command record ``name`` with these fields, as code on the server builds one (the
+    table still judges what it is given: a buy-in that is not a whole number is refused)."""
+    if name not in commands.COMMANDS:
+        commands.parse(name, player, fields)  # refused: no such command
+    return await table.submit(commands.COMMANDS[name](player=player, **fields))
 
 
 def random_legal(legal: LegalActions, rng: random.Random) -> tuple[str, int | None]:
@@ -72,7 +82,7 @@ async def play(
         if amount is not None:
             data["amount"] = amount
         try:
-            await actor.submit("act", occupant.player, **data)
+            await submit(actor, "act", occupant.player, **data)
         except CommandRefused as refused:
             assert refused.code in ("not_your_turn", "no_hand"), refused.code
 
@@ -97,8 +107,12 @@ async def seed(
     async with sessionmaker() as session:
         for player in players:
             await accounts.register(
-                session, passwords=PASSWORDS, username=player, password="x" * 8,
-                role=Role.PLAYER, bankroll=bankroll,
+                session,
+                passwords=PASSWORDS,
+                username=player,
+                password="x" * 8,
+                role=Role.PLAYER,
+                bankroll=bankroll,
             )
         record = await tables.create(
             session, name=name, config=config or {}, min_buy_in=20, max_buy_in=500
@@ -115,7 +129,7 @@ async def crash(actor: TableActor) -> None:
 
     actor._next_command = boom  # type: ignore[method-assign,assignment]
     with contextlib.suppress(CommandRefused):  # refused if the loop was busy: it dies first
-        await actor.submit("snapshot", "")  # wakes the loop, which then dies
+        await submit(actor, "snapshot", "")  # wakes the loop, which then dies
     assert actor.task is not None
     with pytest.raises(RuntimeError):
         await actor.task

@@ -8,24 +8,38 @@ import random
 from typing import Any
 
 import pytest
+from play import submit
 
 from engine.variants import TableConfig, find_variant
-from server.actor import SEQ_PER_RUN, CommandRefused, TableActor, TableSettings
+from server.actor import TableActor
 from server.bus import MemoryBus, Subscription, player_channel, table_channel
+from server.table_loop import Lifecycle
+from server.table_types import CommandRefused, TableSettings
 from tests.server.fakes import MemoryTableStore
 
 FAST = TableSettings(
-    min_buy_in=20, max_buy_in=500, action_clock=0.05, time_bank=0.05,
-    pause_between_hands=0.0, waiting_offer=0.2, sit_out_limit=0.3,
+    min_buy_in=20,
+    max_buy_in=500,
+    action_clock=0.05,
+    time_bank=0.05,
+    pause_between_hands=0.0,
+    waiting_offer=0.2,
+    sit_out_limit=0.3,
 )
 
 
-def make_actor(seed: int = 1, variant: str = "seven_card_stud", **settings: Any) -> TableActor:
+def make_actor(
+    seed: int = 1, variant: str = "seven_card_stud", run: int = 1, **settings: Any
+) -> TableActor:
     rng = random.Random(seed)
     return TableActor(
-        7, TableConfig(variant=find_variant(variant)), bus=MemoryBus(), store=MemoryTableStore(),
+        7,
+        TableConfig(variant=find_variant(variant)),
+        bus=MemoryBus(),
+        store=MemoryTableStore(),
         settings=dataclasses.replace(FAST, **settings),
         rng_factory=lambda: random.Random(rng.random()),
+        run=run,
     )
 
 
@@ -51,8 +65,8 @@ async def test_two_players_sit_and_the_clock_plays_their_hands() -> None:
     public = actor.bus.subscribe(table_channel(7))
     actor.start()
     try:
-        assert await actor.submit("sit", "ann", buy_in=100, seat=0) == {"seat": 0, "stack": 100}
-        await actor.submit("sit", "bob", buy_in=100)
+        assert await submit(actor, "sit", "ann", buy_in=100, seat=0) == {"seat": 0, "stack": 100}
+        await submit(actor, "sit", "bob", buy_in=100)
         store = actor.store
         assert isinstance(store, MemoryTableStore)
         await wait_for(lambda: len(store.hands) >= 3)
@@ -73,8 +87,8 @@ async def test_down_cards_reach_only_their_owner() -> None:
     ann = actor.bus.subscribe(player_channel(7, "ann"))
     actor.start()
     try:
-        await actor.submit("sit", "ann", buy_in=100, seat=0)
-        await actor.submit("sit", "bob", buy_in=100, seat=1)
+        await submit(actor, "sit", "ann", buy_in=100, seat=0)
+        await submit(actor, "sit", "bob", buy_in=100, seat=1)
         await wait_for(lambda: actor.table.hand is not None)
         await asyncio.sleep(0.01)
         hand = actor.table.hand
@@ -85,10 +99,10 @@ async def test_down_cards_reach_only_their_owner() -> None:
         private = drain(ann)
         assert private and all(m["private"] for m in private)
         assert all(m["data"]["seat"] == 0 for m in private)
-        snap = await actor.submit("snapshot", "ann")
+        snap = await submit(actor, "snapshot", "ann")
         assert snap["you"] == 0
         assert snap["hand"]["seats"][0]["down"] and snap["hand"]["seats"][1]["down"] == []
-        spectator = await actor.submit("snapshot", "")
+        spectator = await submit(actor, "snapshot", "")
         assert spectator["hand"]["seats"][0]["down"] == []
     finally:
         await actor.stop()
@@ -105,19 +119,19 @@ async def test_actions_with_the_same_action_id_happen_once() -> None:
     actor = make_actor(action_clock=5.0)
     actor.start()
     try:
-        await actor.submit("sit", "ann", buy_in=100, seat=0)
-        await actor.submit("sit", "bob", buy_in=100, seat=1)
+        await submit(actor, "sit", "ann", buy_in=100, seat=0)
+        await submit(actor, "sit", "bob", buy_in=100, seat=1)
         await wait_for(lambda: actor.table.hand is not None)
         hand = actor.table.hand
         assert hand is not None
         seat = hand.seat_to_act()
         player = "ann" if seat == 0 else "bob"
-        first = await actor.submit("act", player, action_id="a1", kind="bring_in")
+        first = await submit(actor, "act", player, action_id="a1", kind="bring_in")
         actions = len(hand.actions)
-        again = await actor.submit("act", player, action_id="a1", kind="bring_in")
+        again = await submit(actor, "act", player, action_id="a1", kind="bring_in")
         assert again == first and len(hand.actions) == actions
         with pytest.raises(CommandRefused) as refused:
-            await actor.submit("act", player, action_id="a2", kind="bring_in")
+            await submit(actor, "act", player, action_id="a2", kind="bring_in")
         assert refused.value.code == "not_your_turn"
         assert len(hand.actions) == actions
     finally:
@@ -134,17 +148,17 @@ async def test_refusals_have_stable_codes_and_change_nothing() -> None:
             ({"buy_in": 100, "seat": 99}, "bad_seat"),
         ]:
             with pytest.raises(CommandRefused) as refused:
-                await actor.submit("sit", "ann", **data)
+                await submit(actor, "sit", "ann", **data)
             assert refused.value.code == code
-        await actor.submit("sit", "ann", buy_in=100, seat=3)
+        await submit(actor, "sit", "ann", buy_in=100, seat=3)
         with pytest.raises(CommandRefused) as refused:
-            await actor.submit("sit", "bob", buy_in=100, seat=3)
+            await submit(actor, "sit", "bob", buy_in=100, seat=3)
         assert refused.value.code == "seat_taken"
         with pytest.raises(CommandRefused) as refused:
-            await actor.submit("act", "ann", action_id="x", kind="fold")
+            await submit(actor, "act", "ann", action_id="x", kind="fold")
         assert refused.value.code == "no_hand"
         with pytest.raises(CommandRefused) as refused:
-            await actor.submit("dance", "ann")
+            await submit(actor, "dance", "ann")
         assert refused.value.code == "unknown_command"
         assert actor.store.wallet("bob") == 10_000  # type: ignore[attr-defined]
     finally:
@@ -157,19 +171,19 @@ async def test_a_failing_hand_is_cancelled_with_every_chip_returned() -> None:
     assert isinstance(store, MemoryTableStore)
     actor.start()
     try:
-        await actor.submit("sit", "ann", buy_in=100, seat=0)
-        await actor.submit("sit", "bob", buy_in=100, seat=1)
+        await submit(actor, "sit", "ann", buy_in=100, seat=0)
+        await submit(actor, "sit", "bob", buy_in=100, seat=1)
         await wait_for(lambda: actor.table.hand is not None)
         hand = actor.table.hand
         assert hand is not None
         seat = hand.seat_to_act()
         player = "ann" if seat == 0 else "bob"
-        await actor.submit("act", player, action_id="b", kind="bring_in")
+        await submit(actor, "act", player, action_id="b", kind="bring_in")
         store.fail_next_save = True
         # Fold the other player: the hand ends, saving it fails, the hand is cancelled.
         other = "bob" if player == "ann" else "ann"
         with pytest.raises(CommandRefused) as refused:
-            await actor.submit("act", other, action_id="f", kind="fold")
+            await submit(actor, "act", other, action_id="f", kind="fold")
         assert refused.value.code == "internal_error"
         assert actor.hands_cancelled == 1
         stacks = [s.stack for s in actor.table.seats if s is not None]
@@ -184,21 +198,21 @@ async def test_waiting_list_offers_a_freed_seat_for_a_limited_time() -> None:
     actor = make_actor(action_clock=5.0, seat_count=2)
     actor.start()
     try:
-        await actor.submit("sit", "ann", buy_in=100)
-        await actor.submit("sit_out", "ann", next_hand=False)
-        await actor.submit("sit", "bob", buy_in=100)
+        await submit(actor, "sit", "ann", buy_in=100)
+        await submit(actor, "sit_out", "ann", next_hand=False)
+        await submit(actor, "sit", "bob", buy_in=100)
         with pytest.raises(CommandRefused) as refused:
-            await actor.submit("sit", "cat", buy_in=100)
+            await submit(actor, "sit", "cat", buy_in=100)
         assert refused.value.code == "table_full"
-        assert await actor.submit("join_waiting_list", "cat") == {"position": 1}
-        await actor.submit("join_waiting_list", "dan")
-        await actor.submit("leave", "ann")
+        assert await submit(actor, "join_waiting_list", "cat") == {"position": 1}
+        await submit(actor, "join_waiting_list", "dan")
+        await submit(actor, "leave", "ann")
         assert actor.offer is not None and actor.offer[0] == "cat"
         with pytest.raises(CommandRefused) as refused:
-            await actor.submit("sit", "dan", buy_in=100)
+            await submit(actor, "sit", "dan", buy_in=100)
         assert refused.value.code == "table_full"
         await wait_for(lambda: actor.offer is not None and actor.offer[0] == "dan")
-        await actor.submit("sit", "dan", buy_in=100)
+        await submit(actor, "sit", "dan", buy_in=100)
         assert actor.table.seat_of("dan") is not None
         assert actor.store.wallet("ann") == 10_000  # type: ignore[attr-defined]
     finally:
@@ -209,8 +223,8 @@ async def test_a_player_sat_out_too_long_is_removed() -> None:
     actor = make_actor(action_clock=5.0)
     actor.start()
     try:
-        await actor.submit("sit", "ann", buy_in=100)
-        await actor.submit("sit_out", "ann")
+        await submit(actor, "sit", "ann", buy_in=100)
+        await submit(actor, "sit_out", "ann")
         await wait_for(lambda: actor.table.seat_of("ann") is None, timeout=2.0)
         assert actor.store.wallet("ann") == 10_000  # type: ignore[attr-defined]
     finally:
@@ -220,10 +234,10 @@ async def test_a_player_sat_out_too_long_is_removed() -> None:
 async def test_a_stopped_table_refuses_commands_at_once() -> None:
     actor = make_actor(action_clock=5.0)
     actor.start()
-    await actor.submit("sit", "ann", buy_in=100)
+    await submit(actor, "sit", "ann", buy_in=100)
     await actor.stop()
     with pytest.raises(CommandRefused) as refused:
-        await asyncio.wait_for(actor.submit("sit_in", "ann"), 1.0)
+        await asyncio.wait_for(submit(actor, "sit_in", "ann"), 1.0)
     assert refused.value.code == "table_closed"
 
 
@@ -231,15 +245,15 @@ async def test_a_connection_told_to_another_run_of_the_table_is_refused() -> Non
     """A gateway tells the run of the table it heard from; an actor of an older run (a node
     that has not yet learnt the table moved) counts nothing, the actor of that run does."""
     old = make_actor(action_clock=5.0)
-    new = make_actor(action_clock=5.0)
-    new.restore([(0, "ann", 100)], seq=2 * SEQ_PER_RUN, sitting_out=set())
+    new = make_actor(action_clock=5.0, run=2)
+    new.restore([(0, "ann", 100)], sitting_out=set())
     old.start()
     new.start()
     try:
         with pytest.raises(CommandRefused) as refused:
-            await old.submit("connection", "ann", connected=True, run=2)
+            await submit(old, "presence", "ann", connected=True, run=2)
         assert refused.value.code == "table_moved" and "ann" not in old.players
-        await new.submit("connection", "ann", connected=True, run=2)
+        await submit(new, "presence", "ann", connected=True, run=2)
         assert new.snapshot("ann")["seats"][0]["connected"]
     finally:
         await old.stop()
@@ -253,19 +267,19 @@ async def test_a_player_who_left_mid_hand_after_a_cancelled_hand_is_cashed_out()
     assert isinstance(store, MemoryTableStore)
     actor.start()
     try:
-        await actor.submit("sit", "ann", buy_in=100, seat=0)
-        await actor.submit("sit", "bob", buy_in=100, seat=1)
+        await submit(actor, "sit", "ann", buy_in=100, seat=0)
+        await submit(actor, "sit", "bob", buy_in=100, seat=1)
         await wait_for(lambda: actor.table.hand is not None)
-        assert await actor.submit("leave", "bob") == {"seat": 1, "after_hand": True}
-        await actor.submit("add_chips", "ann", amount=50)
+        assert await submit(actor, "leave", "bob") == {"seat": 1, "after_hand": True}
+        await submit(actor, "add_chips", "ann", amount=50)
         hand = actor.table.hand
         assert hand is not None
         seat = hand.seat_to_act()
         player, other = ("ann", "bob") if seat == 0 else ("bob", "ann")
-        await actor.submit("act", player, action_id="b", kind="bring_in")
+        await submit(actor, "act", player, action_id="b", kind="bring_in")
         store.fail_next_save = True  # the fold ends the hand; saving it fails: cancelled
         with pytest.raises(CommandRefused) as refused:
-            await actor.submit("act", other, action_id="f", kind="fold")
+            await submit(actor, "act", other, action_id="f", kind="fold")
         assert refused.value.code == "internal_error" and actor.hands_cancelled == 1
         assert actor.table.seat_of("bob") is None
         assert store.wallet("bob") == 10_000
@@ -280,12 +294,36 @@ async def test_a_snapshot_says_who_sits_out_once_the_hand_ends() -> None:
     actor = make_actor(action_clock=30.0)
     actor.start()
     try:
-        await actor.submit("sit", "ann", buy_in=100)
-        await actor.submit("sit", "bob", buy_in=100)
+        await submit(actor, "sit", "ann", buy_in=100)
+        await submit(actor, "sit", "bob", buy_in=100)
         await wait_for(lambda: actor.table.hand is not None, timeout=2.0)
-        await actor.submit("sit_out", "ann", next_hand=True)
+        await submit(actor, "sit_out", "ann", next_hand=True)
         seat = actor.snapshot(None)["seats"][0]
         assert seat["player"] == "ann"
         assert seat["sit_out_next_hand"] is True and seat["sitting_out"] is False
     finally:
         await actor.stop()
+
+
+async def test_the_actor_s_life_moves_only_as_its_states_allow() -> None:
+    """New, then busy and idle in turn while it serves, then stopped; a move the lifecycle
+    does not list is a bug and raises."""
+    actor = make_actor(action_clock=5.0)
+    assert actor.state is Lifecycle.NEW
+    actor.start()
+    await submit(actor, "sit", "ann", buy_in=100)
+    await wait_for(lambda: actor.state is Lifecycle.IDLE)
+    with pytest.raises(RuntimeError):
+        actor._move(Lifecycle.NEW)
+    await actor.stop()
+    assert actor.state is Lifecycle.STOPPED and actor.stopped.is_set()
+    with pytest.raises(RuntimeError):
+        actor._move(Lifecycle.BUSY)
+    taken = make_actor(action_clock=5.0)
+    taken.start()
+    await submit(taken, "sit", "ann", buy_in=100)
+    await taken.stop(taken_over=True)
+    assert taken.state is Lifecycle.TAKEN_OVER and taken.taken_over
+    never = make_actor()
+    await never.stop()
+    assert never.state is Lifecycle.STOPPED

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import io
+import json
 import os
 import shutil
 import socket
@@ -11,10 +13,12 @@ from pathlib import Path
 
 import httpx
 import pytest
+from prometheus_client.parser import text_string_to_metric_families
 from server_helpers import FAST_HASHING, PASSWORD, end_process
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from server import accounts, cli
+from server.db.models import Role
 from server.settings import Settings
 
 
@@ -29,6 +33,18 @@ def test_flags_override_the_environment(monkeypatch: pytest.MonkeyPatch) -> None
     assert settings.redis_url == "redis://r" and settings.demo is False
     assert cli.settings_from(cli.build_parser().parse_args(["--demo"])).demo is True
     assert cli.settings_from(cli.build_parser().parse_args([])).port == 9000
+
+
+def test_the_log_format_comes_from_the_flag_or_the_environment(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    assert cli.settings_from(cli.build_parser().parse_args([])).log_format == "text"
+    monkeypatch.setenv("STUD_LOG_FORMAT", "json")
+    assert cli.settings_from(cli.build_parser().parse_args([])).log_format == "json"
+    flag = cli.build_parser().parse_args(["--log-format", "text"])
+    assert cli.settings_from(flag).log_format == "text"
+    with pytest.raises(SystemExit):
+        cli.build_parser().parse_args(["--log-format", "xml"])
 
 
 def test_help_names_every_flag() -> None:
@@ -57,6 +73,51 @@ async def test_create_operator_refuses_a_weak_password(settings: Settings) -> No
         await cli.create_operator(settings, "boss", lambda: "short")
     with pytest.raises(SystemExit, match="needs a password"):
         await cli.create_operator(settings, "boss", lambda: None)
+
+
+def test_create_operator_takes_a_role() -> None:
+    parse = cli.build_parser().parse_args
+    assert parse(["create-operator", "boss"]).role == "operator"
+    assert parse(["create-operator", "sue", "--role", "support"]).role == "support"
+    with pytest.raises(SystemExit):
+        parse(["create-operator", "ann", "--role", "player"])
+
+
+async def test_create_operator_makes_and_moves_support_accounts(
+    settings: Settings, session: AsyncSession
+) -> None:
+    def ask() -> str:
+        return PASSWORD
+
+    support = Role.SUPPORT
+    assert await cli.create_operator(settings, "sue", ask, support) == "support sue created"
+    again = "sue is already a support account"
+    assert await cli.create_operator(settings, "Sue", ask, support) == again
+    promoted = "sue is now an operator (was support)"
+    assert await cli.create_operator(settings, "sue", ask) == promoted
+    demoted = "sue is now a support account (was operator)"
+    assert await cli.create_operator(settings, "sue", ask, support) == demoted
+    sue = await accounts.find_by_username(session, username="sue")
+    assert sue is not None and sue.role == "support"
+    with pytest.raises(ValueError, match="not a staff role"):
+        await cli.create_operator(settings, "ann", ask, Role.PLAYER)
+
+
+def test_create_operator_role_support_from_the_command_line(
+    database_url: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for key, value in FAST_HASHING.items():
+        monkeypatch.setenv(f"STUD_{key.upper()}", str(value))
+    command = ["--database-url", database_url, "create-operator", "sue", "--role", "support"]
+    monkeypatch.setattr("sys.stdin", io.StringIO(f"{PASSWORD}\n"))
+    assert cli.main([*command, "--password-stdin"]) == 0
+    assert cli.main(command) == 0
+    assert cli.main(["--database-url", database_url, "create-operator", "sue"]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        "support sue created",
+        "sue is already a support account",
+        "sue is now an operator (was support)",
+    ]
 
 
 def _free_port() -> int:
@@ -98,6 +159,17 @@ def running(
     )
     assert made.returncode == 0, made.stderr
     assert "operator boss created" in made.stdout
+    support = subprocess.run(
+        [stud_server, "--database-url", url, "create-operator", "sue"]
+        + ["--role", "support", "--password-stdin"],
+        input=f"{PASSWORD}\n",
+        env=server_env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert support.returncode == 0, support.stderr
+    assert "support sue created" in support.stdout
 
     port = _free_port()
     log_path = tmp_path / "server.log"
@@ -148,6 +220,12 @@ def test_the_real_server_over_http(running: tuple[str, str]) -> None:
         )
         assert table.status_code == 201, table.text
         names = {t["name"]: t["variant"] for t in http.get("/tables").json()}
+        # The support account made by the CLI reads the back office and changes nothing.
+        login = http.post("/auth/login", json={"username": "sue", "password": PASSWORD})
+        sue = {"Authorization": f"Bearer {login.json()['access_token']}"}
+        assert http.get("/admin/books", headers=sue).json()["balanced"] is True
+        refused = http.post("/admin/tables", headers=sue, json={"name": "Sue's"})
+        assert refused.status_code == 403 and refused.json()["error"]["code"] == "not_operator"
     # --demo opened a table of each main variant next to the operator's.
     assert names == {
         "Razz": "razz",
@@ -155,3 +233,45 @@ def test_the_real_server_over_http(running: tuple[str, str]) -> None:
         "Demo: stud hi-lo": "seven_card_stud_hi_lo",
         "Demo: razz": "razz",
     }, Path(log_path).read_text()
+
+
+def test_the_real_server_writes_json_lines_and_counts_its_play(
+    stud_server: str, server_env: dict[str, str], tmp_path: Path
+) -> None:
+    """``--log-format json``: every line the process writes is a JSON object, uvicorn's own
+    too; the demo tables' house bots play, and ``/metrics`` counts it."""
+    port = _free_port()
+    log_path = tmp_path / "server.log"
+    env = {**server_env, "STUD_DEMO_THINK_SECONDS": "0.01"}
+    with log_path.open("w") as log:
+        process = subprocess.Popen(
+            [stud_server, "--port", str(port), "--database-url", f"sqlite:///{tmp_path / 'j.db'}"]
+            + ["--demo", "--log-format", "json"],
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        hands = 0.0
+        while hands < 1:
+            assert process.poll() is None, log_path.read_text()
+            assert time.monotonic() < deadline, log_path.read_text()
+            time.sleep(0.2)
+            try:
+                scraped = httpx.get(f"{base}/metrics", timeout=1)
+            except httpx.TransportError:
+                continue
+            assert scraped.status_code == 200
+            hands = sum(
+                sample.value
+                for family in text_string_to_metric_families(scraped.text)
+                for sample in family.samples
+                if sample.name == "stud_hands_finished_total"
+            )
+    finally:
+        end_process(process)
+    lines = [json.loads(line) for line in log_path.read_text().splitlines() if line.strip()]
+    assert lines and all({"time", "level", "logger", "message"} <= line.keys() for line in lines)
+    assert any(line["logger"].startswith("uvicorn") for line in lines)

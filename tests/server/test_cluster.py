@@ -8,6 +8,7 @@ and a table that pauses while its database is away.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 from collections.abc import AsyncIterator
 from typing import Any
@@ -15,22 +16,24 @@ from typing import Any
 import pytest
 from backends import PostgresServer, needs_postgresql, needs_redis, redis_prefix, redis_url
 from fakes import MemoryTableStore
-from play import calling, play, seed, wait_for
+from play import PASSWORDS, calling, play, seed, submit, wait_for
 from server_helpers import FAST_HASHING
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from engine.views import view
-from server import tables
-from server.actor import SEQ_PER_RUN, CommandRefused, TableActor, TableSettings, TableTakenOver
+from server import accounts, commands, ledger, tables
+from server.actor import TableActor
 from server.bus import MemoryBus, Subscription, table_channel
 from server.cluster import RedisLeases, RemoteTable
-from server.db.models import HandRecord, LiveHand
+from server.db.models import Account, HandRecord, LiveHand, Role, TableRecord
 from server.db.session import make_engine, make_sessionmaker
 from server.lobby import Cardroom
+from server.publisher import SEQ_PER_RUN
 from server.redis_bus import RedisBus
 from server.settings import Settings
 from server.table_store import DatabaseTableStore, check_books, claim_table, seated_players
+from server.table_types import CommandRefused, TableSettings, TableTakenOver
 
 LEASE = 1.0
 
@@ -93,8 +96,7 @@ async def test_a_node_that_lost_its_table_writes_nothing(
         await stale.cash_out(table_id, "ann", 100)
     await DatabaseTableStore(sessionmaker, fence=new).buy_in(table_id, "bob", 50, seat=1)
     async with sessionmaker() as session:
-        assert await seated_players(session, table_id=table_id) == [(0, "ann", 100),
-                                                                   (1, "bob", 50)]
+        assert await seated_players(session, table_id=table_id) == [(0, "ann", 100), (1, "bob", 50)]
         assert (await check_books(session)).balanced
 
 
@@ -104,14 +106,19 @@ async def test_a_node_that_lost_its_table_writes_nothing(
 async def test_the_table_pauses_while_the_database_is_away_and_shows_nothing_unwritten() -> None:
     store = MemoryTableStore()
     bus = MemoryBus()
-    actor = TableActor(1, tables.config_from_json({}), bus=bus, store=store,
-                       settings=TableSettings(pause_between_hands=0.0, action_clock=30.0),
-                       rng_factory=lambda: random.Random(5))
+    actor = TableActor(
+        1,
+        tables.config_from_json({}),
+        bus=bus,
+        store=store,
+        settings=TableSettings(pause_between_hands=0.0, action_clock=30.0),
+        rng_factory=lambda: random.Random(5),
+    )
     events = bus.subscribe(table_channel(1))
     actor.start()
     try:
-        await actor.submit("sit", "ann", buy_in=100)
-        await actor.submit("sit", "bob", buy_in=100)
+        await submit(actor, "sit", "ann", buy_in=100)
+        await submit(actor, "sit", "bob", buy_in=100)
         await wait_for(lambda: actor.table.hand is not None and actor.deadline is not None)
         hand = actor.table.hand
         assert hand is not None
@@ -120,9 +127,7 @@ async def test_the_table_pauses_while_the_database_is_away_and_shows_nothing_unw
         deadline = actor.deadline
         drain(events)
         store.down = True
-        acting = asyncio.create_task(
-            actor.submit("act", player, action_id="a1", kind="bring_in")
-        )
+        acting = asyncio.create_task(submit(actor, "act", player, action_id="a1", kind="bring_in"))
         paused = await next_event(events)
         assert paused["kind"] == "table_paused" and paused["data"] == {"reason": "database"}
         await asyncio.sleep(0.3)
@@ -159,14 +164,27 @@ async def next_event(subscription: Subscription) -> dict[str, Any]:
 class Node:
     """One node of the cardroom, in this process: its own bus, leases and cardroom."""
 
-    def __init__(self, name: str, url: str, sessionmaker: async_sessionmaker[AsyncSession],
-                 settings: Settings) -> None:
+    def __init__(
+        self,
+        name: str,
+        url: str,
+        sessionmaker: async_sessionmaker[AsyncSession],
+        settings: Settings,
+    ) -> None:
+        self.url = url
         self.bus = RedisBus(url)
         self.leases = RedisLeases(url, name, LEASE)
         self.cardroom = Cardroom(
-            bus=self.bus, sessionmaker=sessionmaker, leases=self.leases,
+            bus=self.bus,
+            sessionmaker=sessionmaker,
+            leases=self.leases,
             settings=settings.model_copy(update={"node_id": name}),
         )
+        self.bus.on_published = self.cardroom.metrics.bus_published  # as the app wires it
+
+    def metric(self, name: str, **labels: str) -> float:
+        value = self.cardroom.metrics.registry.get_sample_value(name, labels)
+        return 0.0 if value is None else value
 
     async def start(self) -> None:
         await self.cardroom.start()
@@ -179,8 +197,8 @@ class Node:
             task.cancel()
         await room.router.close()
         for table in room._tables.values():
-            table.actor.taken_over = True  # whatever it was doing, it never finishes
-            await table.actor.stop()
+            # Whatever it was doing, it never finishes.
+            await table.actor.stop(taken_over=True)
         await self.bus.close()
         await self.leases._redis.aclose()
 
@@ -204,8 +222,13 @@ async def nodes(shared: tuple[str, AsyncEngine]) -> AsyncIterator[list[Node]]:
     database_url, engine = shared
     sessionmaker = make_sessionmaker(engine)
     url = redis_url(prefix=redis_prefix())
-    settings = Settings(database_url=database_url, pause_between_hands_seconds=0,
-                        action_clock_seconds=30, lease_seconds=LEASE, **FAST_HASHING)
+    settings = Settings(
+        database_url=database_url,
+        pause_between_hands_seconds=0,
+        action_clock_seconds=30,
+        lease_seconds=LEASE,
+        **FAST_HASHING,
+    )
     made = [Node(name, url, sessionmaker, settings) for name in ("a", "b")]
     yield made
     for node in made:
@@ -221,13 +244,16 @@ async def act_through(handle: Any, actor: TableActor, rng: random.Random) -> Non
         return
     legal = hand.legal_actions()
     player = actor.table.seats[legal.seat].player  # type: ignore[index,union-attr]
-    kind = next(k for k in ("check", "call", "bring_in") if k in legal.kinds) \
-        if rng.random() < 0.8 or legal.wager is None else legal.wager
+    kind = (
+        next(k for k in ("check", "call", "bring_in") if k in legal.kinds)
+        if rng.random() < 0.8 or legal.wager is None
+        else legal.wager
+    )
     data: dict[str, Any] = {"action_id": f"x{rng.random()}", "kind": kind}
     if kind == legal.wager:
         data["amount"] = legal.min_to
     try:
-        await handle.submit("act", player, **data)
+        await submit(handle, "act", player, **data)
     except CommandRefused as refused:
         assert refused.code in {"not_your_turn", "no_hand"}, refused.code
 
@@ -250,9 +276,9 @@ async def test_a_dead_node_s_table_is_taken_over_and_its_hand_finished(
     remote = await b.cardroom.table(table_id)
     assert isinstance(remote, RemoteTable)
     for player in ("ann", "bob", "cat"):
-        assert (await remote.submit("sit", player, buy_in=100))["stack"] == 100
+        assert (await submit(remote, "sit", player, buy_in=100))["stack"] == 100
     with pytest.raises(CommandRefused) as refused:
-        await remote.submit("sit", "ann", buy_in=100)
+        await submit(remote, "sit", "ann", buy_in=100)
     assert refused.value.code == "already_seated"
     watcher = b.bus.subscribe(table_channel(table_id))
     await b.bus.wait_ready(5)
@@ -262,7 +288,7 @@ async def test_a_dead_node_s_table_is_taken_over_and_its_hand_finished(
     hand = running.table.hand
     assert hand is not None and not hand.is_over()
     # cat asks to leave when the hand ends; a's next word to the other nodes carries it.
-    assert await remote.submit("leave", "cat") == {"seat": 2, "after_hand": True}
+    assert await submit(remote, "leave", "cat") == {"seat": 2, "after_hand": True}
     await asyncio.sleep(LEASE)
     number, seq = running.hand_number, running.seq
     seen = {seat: view(hand.events, seat) for seat in hand.seats}
@@ -283,6 +309,10 @@ async def test_a_dead_node_s_table_is_taken_over_and_its_hand_finished(
     assert note["data"] == {"hand": number, "node": "b", "resumed": True}
     assert note["seq"] > seq and note["seq"] >= SEQ_PER_RUN, "clients see a gap: they resync"
     assert [s["node"] for s in b.cardroom.lobby()] == ["b"]
+    assert b.metric("stud_table_takeovers_total", reason="lease_expired") == 1
+    assert b.metric("stud_table_takeovers_total", reason="released") == 0
+    assert a.metric("stud_table_takeovers_total", reason="lease_expired") == 0
+    assert a.metric("stud_bus_publish_seconds_count") > 0
     cat = taken.table.seats[2]
     assert cat is not None and cat.player == "cat" and cat.leaving
     await play(taken, lambda: taken.hand_number >= number + 1, choose=calling)
@@ -292,9 +322,12 @@ async def test_a_dead_node_s_table_is_taken_over_and_its_hand_finished(
             select(HandRecord).where(HandRecord.table_id == table_id, HandRecord.number == number)
         )
         assert finished is not None and finished.result["cancelled"] is False
-        assert await session.scalar(
-            select(func.count()).select_from(HandRecord).where(HandRecord.table_id == table_id)
-        ) >= number
+        assert (
+            await session.scalar(
+                select(func.count()).select_from(HandRecord).where(HandRecord.table_id == table_id)
+            )
+            >= number
+        )
         assert (await check_books(session)).balanced
         assert await session.scalar(select(func.count()).select_from(LiveHand)) <= 1
 
@@ -313,13 +346,13 @@ async def test_a_node_stopped_cleanly_hands_its_table_over_at_once(nodes: list[N
     running = a.cardroom.actor(table_id)
     assert running is not None
     for player in ("ann", "bob", "cat"):
-        await running.submit("sit", player, buy_in=100)
+        await submit(running, "sit", player, buy_in=100)
     await wait_for(lambda: running.table.hand is not None)
     await asyncio.sleep(LEASE)  # b has heard of the table from a: it is a's
     assert b.cardroom.actor(table_id) is None
     # cat sits out (now, or once the hand ends if dealt in), and a stops before telling b
     # in its own time.
-    said = await running.submit("sit_out", "cat")
+    said = await submit(running, "sit_out", "cat")
     assert said["sitting_out"] or said["after_hand"]
     number = running.hand_number
     await a.stop()
@@ -327,5 +360,183 @@ async def test_a_node_stopped_cleanly_hands_its_table_over_at_once(nodes: list[N
     await wait_for(lambda: b.cardroom.actor(table_id) is not None, timeout=LEASE)
     taken = b.cardroom.actor(table_id)
     assert taken is not None and taken.hand_number == number
+    assert b.metric("stud_table_takeovers_total", reason="released") == 1
+    assert b.metric("stud_table_takeovers_total", reason="lease_expired") == 0
     cat = taken.table.seats[taken.table.seat_of("cat")]  # type: ignore[index]
     assert cat is not None and (cat.sit_out_next_hand or cat.sitting_out)
+
+
+@needs_redis
+@needs_postgresql
+@pytest.mark.usefixtures("redis_available")
+async def test_the_live_list_of_one_node_shows_the_tables_another_runs(
+    nodes: list[Node],
+) -> None:
+    """Node b lists a's table mid-hand from what a tells in the lobby gossip: the node,
+    street, players, stacks and pot, and how long since it last moved."""
+    a, b = nodes
+    table_id = await seed(a.cardroom.sessionmaker, ["ann", "bob"])
+    await a.start()
+    await wait_for(lambda: a.cardroom.actor(table_id) is not None)
+    await b.start()
+    running = a.cardroom.actor(table_id)
+    assert running is not None
+    for player in ("ann", "bob"):
+        await submit(running, "sit", player, buy_in=100)
+    await wait_for(lambda: running.table.hand is not None)
+    hand = running.table.hand
+    assert hand is not None
+
+    def heard() -> dict[str, Any] | None:
+        rows = b.cardroom.live_tables(stuck_after=0.01)
+        # (b heard of the table when it started, before the hand: wait for a's next word)
+        return rows[0] if rows and rows[0]["state"] == "elsewhere" and rows[0]["in_hand"] else None
+
+    await wait_for(lambda: heard() is not None, timeout=2 * LEASE)
+    row = heard()
+    assert row is not None and b.cardroom.actor(table_id) is None
+    assert (row["id"], row["node"], row["hand_number"]) == (table_id, "a", 1)
+    assert row["in_hand"] is True and row["street"] == "third"
+    assert row["pot"] == hand.pot_total() > 0
+    assert [(p["player"], p["stack"]) for p in row["players"]] == [
+        (running.table.seats[n].player, hand.stacks[i])  # type: ignore[union-attr]
+        for i, n in enumerate(hand.seats)
+    ]
+    assert row["seconds_since_action"] > 0 and row["stuck"] is True
+    assert b.cardroom.live_tables(stuck_after=60)[0]["stuck"] is False
+    own = a.cardroom.live_tables(stuck_after=60)
+    assert [(r["id"], r["state"], r["node"]) for r in own] == [(table_id, "running", "a")]
+
+
+@needs_redis
+@needs_postgresql
+@pytest.mark.usefixtures("redis_available")
+async def test_a_node_started_late_names_the_node_running_each_table_at_once(
+    nodes: list[Node],
+) -> None:
+    """A node (re)started asks the others for their tables: its lobby names who runs each
+    one without waiting for their next lease round."""
+    a, b = nodes
+    table_id = await seed(a.cardroom.sessionmaker, ["ann", "bob"])
+    await a.start()
+    await wait_for(lambda: a.cardroom.actor(table_id) is not None)
+    rounds = a.cardroom._lease_rounds
+    assert rounds is not None
+    rounds.cancel()  # a tells of its tables only when asked from now on
+    await asyncio.sleep(0)
+    await b.start()
+
+    def named() -> Any:
+        return [(line["id"], line["node"]) for line in b.cardroom.lobby()]
+
+    await wait_for(lambda: named() == [(table_id, "a")], timeout=5 * LEASE)
+    assert b.cardroom.actor(table_id) is None
+
+
+# ---------------------------------------------------------------------- an operator's commands
+
+
+@needs_redis
+@needs_postgresql
+@pytest.mark.usefixtures("redis_available")
+async def test_operators_pause_void_and_close_a_table_another_node_runs(
+    nodes: list[Node],
+) -> None:
+    """Node a runs the table; b's cardroom (what b's REST API calls) voids a hand there and
+    pauses it; a dies and b takes it over still paused. Then c resumes it and asks b to close
+    it after the hand in progress; b dies in that hand; c takes the table over, finishes the
+    hand and closes it: everyone cashed out, the books balanced, nobody runs it again."""
+    a, b = nodes
+    sessionmaker = a.cardroom.sessionmaker
+    table_id = await seed(sessionmaker, ["ann", "bob", "cat"])
+    async with sessionmaker() as session:
+        boss = await accounts.register(
+            session,
+            passwords=PASSWORDS,
+            username="boss",
+            password="x" * 8,
+            role=Role.OPERATOR,
+            bankroll=0,
+        )
+        await session.commit()
+    who = {"player": "boss", "operator_id": boss.id}
+    await a.start()
+    await wait_for(lambda: a.cardroom.actor(table_id) is not None)
+    await b.start()
+    running = a.cardroom.actor(table_id)
+    assert running is not None
+    remote = await b.cardroom.table(table_id)
+    assert isinstance(remote, RemoteTable)
+    for player in ("ann", "bob", "cat"):
+        await submit(remote, "sit", player, buy_in=100)
+    await wait_for(lambda: running.table.hand is not None and running.hand_number >= 1)
+    number = running.hand_number
+    voided = await remote.submit(commands.VoidHand(**who, reason="misdeal"))
+    assert voided["hand"] == number and set(voided["stacks"].values()) == {100}
+    await wait_for(lambda: running.hand_number == number + 1 and running.table.hand is not None)
+    paused = await remote.submit(commands.PauseTable(**who, reason="maintenance"))
+    assert paused == {"after_hand": True}
+    with pytest.raises(CommandRefused) as twice:
+        await remote.submit(commands.PauseTable(**who, reason="again"))
+    assert twice.value.code == "table_already_paused"
+    rng = random.Random(5)
+    while running.table.hand is not None:
+        await act_through(remote, running, rng)
+    await asyncio.sleep(LEASE)  # a tells the others of the pause in its next lobby word
+    [row] = b.cardroom.live_tables(stuck_after=60)
+    assert (row["state"], row["paused_by"], row["pause_reason"]) == (
+        "elsewhere",
+        "operator",
+        "maintenance",
+    )
+    last = running.hand_number
+    await a.die()
+
+    await wait_for(lambda: b.cardroom.actor(table_id) is not None, timeout=4 * LEASE + 2)
+    taken = b.cardroom.actor(table_id)
+    assert taken is not None and taken.ops.paused == "maintenance"
+    await asyncio.sleep(0.5)
+    assert taken.hand_number == last and taken.table.hand is None, "still paused"
+
+    c = Node("c", b.url, sessionmaker, b.cardroom.settings)
+    nodes.append(c)
+    await c.start()
+    via_c = await c.cardroom.table(table_id)
+    assert isinstance(via_c, RemoteTable)
+    for player in ("ann", "bob", "cat"):  # back from the takeover: sat in again
+        with contextlib.suppress(CommandRefused):
+            await submit(via_c, "sit_in", player)
+    await via_c.submit(commands.ResumeTable(**who, reason="maintenance over"))
+    await wait_for(lambda: taken.table.hand is not None and not taken.table.hand.is_over())
+    closing = await via_c.submit(commands.CloseTable(**who, reason="end of the night"))
+    assert closing == {"after_hand": True, "cashed_out": {}}
+    in_hand = taken.hand_number
+    await b.die()
+
+    await wait_for(lambda: c.cardroom.actor(table_id) is not None, timeout=4 * LEASE + 2)
+    final = c.cardroom.actor(table_id)
+    assert final is not None and final.ops.closing == "end of the night"
+    assert final.hand_number == in_hand and final.table.hand is not None, "its hand resumed"
+    await play(final, lambda: final.shut, choose=calling)
+    await wait_for(lambda: c.cardroom.actor(table_id) is None)
+    shut = await c.cardroom.table(table_id)
+    assert shut is not None
+    with pytest.raises(CommandRefused) as refused:
+        await submit(shut, "sit", "ann", buy_in=100)
+    assert refused.value.code == "table_shut"
+    await asyncio.sleep(LEASE)
+    assert c.cardroom.actor(table_id) is None and c.cardroom.lobby() == []
+    async with sessionmaker() as session:
+        record = await session.get(TableRecord, table_id)
+        assert record is not None and record.status == "closed"
+        assert await seated_players(session, table_id=table_id) == []
+        assert (await check_books(session)).balanced
+        wallets = [
+            await ledger.balance(session, wallet=ledger.player_wallet(account_id))
+            for account_id in (
+                await session.scalars(
+                    select(Account.id).where(Account.username.in_(["ann", "bob", "cat"]))
+                )
+            ).all()
+        ]
+        assert sum(wallets) == 3 * 1_000, "every chip back in the wallets"

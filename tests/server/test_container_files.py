@@ -404,7 +404,8 @@ def test_the_image_ships_what_the_migrations_need(dockerfile: Dockerfile) -> Non
         for package in sorted(packages):
             source = str(PurePosixPath(root) / package)
             covering = [
-                c for c in copies(dockerfile)
+                c
+                for c in copies(dockerfile)
                 if source == c.source or source.startswith(c.source + "/")
             ]
             assert covering, f"{source} is not copied"
@@ -424,7 +425,8 @@ def test_every_copied_file_is_in_the_build_context(dockerfile: Dockerfile) -> No
         assert not ignore.excludes(source), f"COPY {source}: excluded by .dockerignore"
         if path.is_dir():
             files = [
-                f for f in path.rglob("*")
+                f
+                for f in path.rglob("*")
                 if f.is_file() and "__pycache__" not in f.parts and f.suffix != ".pyc"
             ]
             assert files, source
@@ -432,8 +434,14 @@ def test_every_copied_file_is_in_the_build_context(dockerfile: Dockerfile) -> No
                 relative = file.relative_to(REPO).as_posix()
                 assert not ignore.excludes(relative), f"{relative}: excluded by .dockerignore"
     # ... and the context leaves out what has no place in the image.
-    for junk in (".git", ".venv/bin/python", "stud.db", "server/__pycache__/app.cpython-311.pyc",
-                 "stud_server.egg-info/PKG-INFO", "tests/server/conftest.py"):
+    for junk in (
+        ".git",
+        ".venv/bin/python",
+        "stud.db",
+        "server/__pycache__/app.cpython-311.pyc",
+        "stud_server.egg-info/PKG-INFO",
+        "tests/server/conftest.py",
+    ):
         assert ignore.excludes(junk), f"{junk} would be sent to the build"
 
 
@@ -468,9 +476,9 @@ def image_env(dockerfile: Dockerfile, tmp_path: Path) -> dict[str, str]:
 
 
 @pytest.fixture
-def image_server(dockerfile: Dockerfile, image_env: dict[str, str], tmp_path: Path) -> Iterator[
-    subprocess.Popen[bytes]
-]:
+def image_server(
+    dockerfile: Dockerfile, image_env: dict[str, str], tmp_path: Path
+) -> Iterator[subprocess.Popen[bytes]]:
     """``stud-server`` started as the image starts it: its ENTRYPOINT, CMD and ENV."""
     found = shutil.which(_entrypoint(dockerfile)[0], path=str(Path(sys.executable).parent))
     assert found, "stud-server is not installed: pip install -e '.[dev]'"

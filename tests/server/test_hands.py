@@ -8,11 +8,11 @@ from typing import Any
 import httpx
 import pytest
 from fastapi import FastAPI
-from play import calling, play, wait_for
+from play import calling, play, submit, wait_for
 from server_helpers import FAST_HASHING, bearer, error_code, login, operator_token, register
 from sqlalchemy import select
 
-from engine import phh
+from engine import phh, phh_replay, phh_rules
 from server.db.models import Account, HandPlayer
 from server.lobby import Cardroom
 from server.settings import Settings
@@ -29,7 +29,10 @@ def settings(database_url: str) -> Settings:
 
 
 async def table(
-    app: FastAPI, client: httpx.AsyncClient, settings: Settings, players: list[str],
+    app: FastAPI,
+    client: httpx.AsyncClient,
+    settings: Settings,
+    players: list[str],
     **body: Any,
 ) -> tuple[int, dict[str, str]]:
     """A new table with ``players`` seated; their tokens."""
@@ -38,13 +41,12 @@ async def table(
         await register(client, player)
         tokens[player] = await login(client, player)
     boss = await operator_token(client, settings)
-    created = await client.post("/admin/tables", headers=bearer(boss),
-                                json={"name": "T", **body})
+    created = await client.post("/admin/tables", headers=bearer(boss), json={"name": "T", **body})
     assert created.status_code == 201, created.text
     table_id: int = created.json()["id"]
     actor = app.state.cardroom.actor(table_id)
     for player in players:
-        await actor.submit("sit", player, buy_in=body.get("min_buy_in", 200))
+        await submit(actor, "sit", player, buy_in=body.get("min_buy_in", 200))
     return table_id, tokens
 
 
@@ -67,9 +69,9 @@ async def test_players_read_their_own_hands_page_by_page(
     actor = cardroom.actor(table_id)
     assert actor is not None
     await play(actor, lambda: actor.hand_number >= 8)
-    await actor.submit("sit_out", "ann", next_hand=False)
-    await actor.submit("sit_out", "bob", next_hand=False)
-    await actor.submit("sit_out", "cat", next_hand=False)
+    await submit(actor, "sit_out", "ann", next_hand=False)
+    await submit(actor, "sit_out", "bob", next_hand=False)
+    await submit(actor, "sit_out", "cat", next_hand=False)
     await play(actor, lambda: actor.table.hand is None)
     seen: list[dict[str, Any]] = []
     before: int | None = None
@@ -84,15 +86,21 @@ async def test_players_read_their_own_hands_page_by_page(
     assert ids == sorted(ids, reverse=True) and len(ids) == len(set(ids))
     # Every hand ann was dealt, and only those (a busted player sits out and misses some).
     async with app.state.sessionmaker() as session:
-        dealt = set((await session.scalars(
-            select(HandPlayer.hand_id).join(Account, Account.id == HandPlayer.account_id)
-            .where(Account.username == "ann")
-        )).all())
+        dealt = set(
+            (
+                await session.scalars(
+                    select(HandPlayer.hand_id)
+                    .join(Account, Account.id == HandPlayer.account_id)
+                    .where(Account.username == "ann")
+                )
+            ).all()
+        )
     assert set(ids) == dealt and len(ids) >= 3
     assert {h["table_id"] for h in seen} == {table_id} and seen[0]["variant"] == "seven_card_stud"
     assert all(h["net"] == h["ending"] - h["starting"] for h in seen)
     assert (await client.get("/hands", headers=bearer(dan))).json() == {
-        "hands": [], "next_before": None
+        "hands": [],
+        "next_before": None,
     }
     assert error_code(await client.get("/hands")) == "not_authenticated"
 
@@ -102,7 +110,9 @@ async def test_players_read_their_own_hands_page_by_page(
         everyone = down_cards(full["events"])
         mine = (await client.get(f"/hands/{line['id']}", headers=bearer(tokens["ann"]))).json()
         assert mine["seat"] == line["seat"] and {p["player"] for p in mine["players"]} <= {
-            "ann", "bob", "cat"
+            "ann",
+            "bob",
+            "cat",
         }
         assert all(e["to"] in (None, line["seat"]) for e in mine["events"])
         shown = {e["data"]["seat"] for e in mine["events"] if e["kind"] == "showdown"}
@@ -114,12 +124,18 @@ async def test_players_read_their_own_hands_page_by_page(
         # The PHH names every card this seat saw and no other: the rest is written "??".
         assert mine["phh_withheld"] is None
         named = {
-            w[k : k + 2] for a in phh.loads(mine["phh"]).actions
+            w[k : k + 2]
+            for a in phh.loads(mine["phh"]).actions
             if a.startswith("d dh") or a.split()[1:2] == ["sm"] and len(a.split()) > 2
-            for w in [a.split()[-1]] for k in range(0, len(w), 2)
+            for w in [a.split()[-1]]
+            for k in range(0, len(w), 2)
         } - {"??"}
-        hidden = {c for seat, cards in everyone.items() if seat != line["seat"]
-                  and seat not in shown for c in cards}
+        hidden = {
+            c
+            for seat, cards in everyone.items()
+            if seat != line["seat"] and seat not in shown
+            for c in cards
+        }
         assert named and not named & hidden
         refused = await client.get(f"/hands/{line['id']}", headers=bearer(dan))
         assert refused.status_code == 404 and error_code(refused) == "unknown_hand"
@@ -131,9 +147,15 @@ async def test_each_player_gets_the_phh_of_an_all_in_hand_and_it_replays(
     app: FastAPI, client: httpx.AsyncClient, settings: Settings
 ) -> None:
     # PHH rules, stacks so short that both players are all in on third street: both show.
-    rules = config_to_json(phh.phh_config("F7S", 1, 2, 5, 10))
+    rules = config_to_json(phh_rules.phh_config("F7S", 1, 2, 5, 10))
     table_id, tokens = await table(
-        app, client, settings, ["ann", "bob"], config=rules, seats=2, min_buy_in=3,
+        app,
+        client,
+        settings,
+        ["ann", "bob"],
+        config=rules,
+        seats=2,
+        min_buy_in=3,
         max_buy_in=3,
     )
     actor = app.state.cardroom.actor(table_id)
@@ -146,5 +168,5 @@ async def test_each_player_gets_the_phh_of_an_all_in_hand_and_it_replays(
         assert hand["phh_withheld"] is None, hand["events"]
         history = phh.loads(hand["phh"])
         assert list(history.finishing_stacks or ()) == [p["ending"] for p in hand["players"]]
-        assert phh.replay(history) == [p["ending"] for p in hand["players"]]
+        assert phh_replay.replay(history) == [p["ending"] for p in hand["players"]]
         assert history.fields["players"] == ["ann", "bob"]

@@ -27,7 +27,9 @@ async def test_readyz_checks_the_database_and_its_revision(
     response = await client.get("/readyz")
     assert response.status_code == 200
     assert response.json()["checks"] == {
-        "database": "ok", "migrations": head_revision(), "bus": "memory",
+        "database": "ok",
+        "migrations": head_revision(),
+        "bus": "memory",
         "node": settings.node_id,
     }
 
@@ -87,7 +89,8 @@ async def test_readyz_says_not_ready_while_the_redis_bus_is_away(tmp_path: Path)
     nobody = free_port()  # no Redis listens there
     settings = Settings(
         database_url=f"sqlite+aiosqlite:///{tmp_path / 'stud.db'}",
-        redis_url=f"redis://127.0.0.1:{nobody}/0", **FAST_HASHING,
+        redis_url=f"redis://127.0.0.1:{nobody}/0",
+        **FAST_HASHING,
     )
     await apply_migrations(settings)
     app = create_app(settings)

@@ -26,7 +26,7 @@ import pytest
 from server_helpers import end_process
 from websockets.asyncio.client import ClientConnection, connect
 
-from engine import phh
+from engine import phh, phh_replay, phh_rules
 from server.table_config import config_to_json
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -59,11 +59,21 @@ def server(tmp_path: Path) -> Iterator[str]:
         "STUD_PASSWORD_TIME_COST": "1",
         "STUD_PASSWORD_MEMORY_KIB": "8",
         "STUD_PASSWORD_PARALLELISM": "1",
+        "STUD_LOGIN_PER_ADDRESS_PER_MINUTE": "100000",
+        "STUD_LOGIN_PER_ACCOUNT_PER_MINUTE": "100000",
+        "STUD_REGISTER_PER_ADDRESS_PER_MINUTE": "100000",
+        "STUD_STARTING_GRANTS_PER_ADDRESS": "100000",
+        "STUD_WS_SOCKETS_PER_ADDRESS": "100000",
     }
     command = [sys.executable, "-m", "server"]
     subprocess.run(
         [*command, "create-operator", "boss", "--password-stdin"],
-        input=PASSWORD + "\n", text=True, env=env, cwd=ROOT, check=True, capture_output=True,
+        input=PASSWORD + "\n",
+        text=True,
+        env=env,
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
     )
     log = (tmp_path / "server.log").open("w")
     process = subprocess.Popen(
@@ -83,8 +93,11 @@ def server(tmp_path: Path) -> Iterator[str]:
     finally:
         end_process(process)
         log.close()
-        errors = [line for line in (tmp_path / "server.log").read_text().splitlines()
-                  if "Traceback" in line or line.startswith("ERROR")]
+        errors = [
+            line
+            for line in (tmp_path / "server.log").read_text().splitlines()
+            if "Traceback" in line or line.startswith("ERROR")
+        ]
         assert not errors, (tmp_path / "server.log").read_text()[-5000:]
 
 
@@ -187,16 +200,25 @@ class Client:
         elif kind == "seat_left" and data["player"] == self.name:
             self.seat = None
             self.left.set()
-        elif (kind == "sat_out" and data["seat"] == self.seat and data.get("busted")
-              and not self.leaving):
+        elif (
+            kind == "sat_out"
+            and data["seat"] == self.seat
+            and data.get("busted")
+            and not self.leaving
+        ):
             await self.send(type="add_chips", table=table, amount=BUY_IN)
             await self.send(type="sit_in", table=table)
         elif kind == "turn" and data["seat"] == self.seat and self.seat is not None:
             action, amount = choose(data, self.rng)
             extra = {} if amount is None else {"amount": amount}
             self.acted += 1
-            await self.send(type="act", table=table, action_id=f"{self.name}-{self.next_id}",
-                            kind=action, **extra)
+            await self.send(
+                type="act",
+                table=table,
+                action_id=f"{self.name}-{self.next_id}",
+                kind=action,
+                **extra,
+            )
 
     async def sit(self, table: int) -> None:
         self.table, self.seat, self.leaving = table, None, False
@@ -235,15 +257,22 @@ async def test_a_cardroom_plays_a_hundred_hands(server: str) -> None:
 async def play_a_hundred_hands(http: httpx.AsyncClient, server: str) -> None:
     boss = await login(http, "boss")
     rules = {
-        "Stud": config_to_json(phh.phh_config("F7S", 1, 2, 5, 10)),
+        "Stud": config_to_json(phh_rules.phh_config("F7S", 1, 2, 5, 10)),
         "Razz": {"variant": "razz"},
-        "Hi-Lo": config_to_json(phh.phh_config("F7S/8", 1, 2, 5, 10)),
+        "Hi-Lo": config_to_json(phh_rules.phh_config("F7S/8", 1, 2, 5, 10)),
     }
     ids = {}
     for name, config in rules.items():
-        created = await http.post("/admin/tables", headers=auth(boss), json={
-            "name": name, "config": config, "min_buy_in": 100, "max_buy_in": 1000,
-        })
+        created = await http.post(
+            "/admin/tables",
+            headers=auth(boss),
+            json={
+                "name": name,
+                "config": config,
+                "min_buy_in": 100,
+                "max_buy_in": 1000,
+            },
+        )
         assert created.status_code == 201, created.text
         ids[name] = created.json()["id"]
     lobby = (await http.get("/tables")).json()
@@ -251,8 +280,9 @@ async def play_a_hundred_hands(http: httpx.AsyncClient, server: str) -> None:
 
     clients = []
     for n, name in enumerate(PLAYERS):
-        registered = await http.post("/auth/register",
-                                     json={"username": name, "password": PASSWORD})
+        registered = await http.post(
+            "/auth/register", json={"username": name, "password": PASSWORD}
+        )
         assert registered.status_code == 201, registered.text
         clients.append(Client(name, await login(http, name), server, random.Random(n)))
     readers = []
@@ -308,8 +338,9 @@ async def play_a_hundred_hands(http: httpx.AsyncClient, server: str) -> None:
     books = (await http.get("/admin/books", headers=auth(boss))).json()
     assert books["balanced"] is True, books
     assert all(t["pool"] == t["seats"] == 0 for t in books["tables"].values()), books
-    wallets = [(await http.get("/wallet", headers=auth(c.token))).json()["balance"]
-               for c in clients]
+    wallets = [
+        (await http.get("/wallet", headers=auth(c.token))).json()["balance"] for c in clients
+    ]
     assert sum(wallets) == BANKROLL * len(clients)
     # No gaps; the dropped client played on after coming back.
     assert [g for c in clients for g in c.gaps] == []
@@ -326,7 +357,8 @@ async def play_a_hundred_hands(http: httpx.AsyncClient, server: str) -> None:
             if event["kind"] == "down_cards":
                 key = (record["table_id"], record["number"])
                 down.setdefault(key, {}).setdefault(event["to"], set()).update(
-                    event["data"]["cards"])
+                    event["data"]["cards"]
+                )
     checked = 0
     for client in clients:
         for table, number, seat, text in client.frames:
@@ -343,7 +375,7 @@ async def play_a_hundred_hands(http: httpx.AsyncClient, server: str) -> None:
     for record in records:
         if record["table_id"] != ids["Razz"] and not record["result"]["cancelled"]:
             history = phh.loads(record["phh"])
-            assert phh.replay(history) == list(history.finishing_stacks or ()), record["phh"]
+            assert phh_replay.replay(history) == list(history.finishing_stacks or ()), record["phh"]
             replayed += 1
     assert replayed >= 50
 

@@ -126,6 +126,13 @@ async def test_verify_books_finds_a_balance_changed_behind_the_ledger(
     await session.execute(text("UPDATE wallets SET balance = balance + 5 WHERE name = 'player:1'"))
     books = await ledger.verify_books(session)
     assert not books.balanced and books.mismatched == ("player:1",)
+    assert books.differences() == [
+        "wallet player:1 holds 105 chips, but its ledger movements add up to 100 (5 chips more)",
+        "the player wallets and table pools hold 105 chips, but the house issued 100 "
+        "(100 given out, 0 taken back): 5 chips too many",
+        "the house bankroll stands at -100, but the chips out of it are 105 "
+        "(it should stand at -105)",
+    ]
 
 
 async def test_random_movements_match_a_model_of_the_books(session: AsyncSession) -> None:

@@ -2,20 +2,23 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import httpx
 import pytest
 from fastapi import FastAPI
-from play import calling, crash, play, seed, wait_for
+from play import calling, crash, play, seed, submit, wait_for
 from server_helpers import FAST_HASHING, bearer, error_code, operator_token
 from sqlalchemy import func, select, update
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from engine.views import view
 from server.bus import MemoryBus
-from server.db.models import HandRecord, LiveAction, LiveHand
+from server.db.models import HandRecord, LiveAction, LiveHand, TableRecord
 from server.db.session import make_sessionmaker
-from server.lobby import STATS_WINDOW, Cardroom, TableStats
+from server.lobby import Cardroom
 from server.settings import Settings
+from server.table_stats import STATS_WINDOW, TableStats
 from server.table_store import check_books, seated_players
 
 
@@ -34,9 +37,7 @@ def sessionmaker(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:
     return make_sessionmaker(engine)
 
 
-def cardroom_on(
-    sessionmaker: async_sessionmaker[AsyncSession], settings: Settings
-) -> Cardroom:
+def cardroom_on(sessionmaker: async_sessionmaker[AsyncSession], settings: Settings) -> Cardroom:
     return Cardroom(bus=MemoryBus(), sessionmaker=sessionmaker, settings=settings)
 
 
@@ -49,7 +50,7 @@ async def test_a_restart_resumes_the_hand_in_progress_where_it_was(
     actor = first.actor(table_id)
     assert actor is not None
     for player in ("ann", "bob", "cat"):
-        await actor.submit("sit", player, buy_in=100)
+        await submit(actor, "sit", player, buy_in=100)
     hands = actor.hand_number
     await play(actor, lambda: actor.hand_number >= hands + 3)  # 2 saved, 1 in progress
     await play(actor, lambda: actor.recorded_actions >= 3, choose=calling)
@@ -97,19 +98,22 @@ async def test_a_hand_that_cannot_be_resumed_is_voided_with_every_chip_back(
     actor = first.actor(table_id)
     assert actor is not None
     for player in ("ann", "bob"):
-        await actor.submit("sit", player, buy_in=100)
+        await submit(actor, "sit", player, buy_in=100)
     await play(actor, lambda: actor.hand_number >= 2)
     await play(actor, lambda: actor.recorded_actions >= 2, choose=calling)
     hand = actor.table.hand
     assert hand is not None and not hand.is_over()
     number = actor.hand_number
-    starting = {actor.table.seats[s].player: hand.starting[i]  # type: ignore[union-attr]
-                for i, s in enumerate(hand.seats)}
+    starting = {
+        actor.table.seats[s].player: hand.starting[i]  # type: ignore[union-attr]
+        for i, s in enumerate(hand.seats)
+    }
     await first.stop()
     async with sessionmaker() as session, session.begin():
         # What no engine would take: the stored actions no longer replay.
         await session.execute(
-            update(LiveAction).where(LiveAction.table_id == table_id, LiveAction.position == 1)
+            update(LiveAction)
+            .where(LiveAction.table_id == table_id, LiveAction.position == 1)
             .values(action={"seat": 0, "kind": "raise", "amount": 10**6})
         )
 
@@ -147,7 +151,7 @@ async def test_a_crashed_actor_restarts_and_the_other_tables_play_on(
         assert a is not None and b is not None
         for actor, players in ((a, ("ann", "bob")), (b, ("cat", "dan"))):
             for player in players:
-                await actor.submit("sit", player, buy_in=100)
+                await submit(actor, "sit", player, buy_in=100)
         await play(a, lambda: a.hand_number >= 2)
         hand = a.table.hand
         assert hand is not None and not hand.is_over()
@@ -206,9 +210,9 @@ async def test_the_lobby_lists_tables_as_they_play(
     cardroom: Cardroom = app.state.cardroom
     actor = cardroom.actor(table_id)
     assert actor is not None, "the new table's actor runs at once"
-    await actor.submit("sit", "ann", buy_in=200)
-    await actor.submit("sit", "bob", buy_in=200)
-    await actor.submit("join_waiting_list", "cat")
+    await submit(actor, "sit", "ann", buy_in=200)
+    await submit(actor, "sit", "bob", buy_in=200)
+    await submit(actor, "join_waiting_list", "cat")
     await play(actor, lambda: actor.hand_number >= 4)
     [listed] = (await client.get("/tables")).json()
     assert listed["id"] == table_id and listed["name"] == "Razz" and listed["variant"] == "razz"
@@ -235,3 +239,33 @@ async def test_the_books_endpoint_is_for_operators(
     boss = await operator_token(client, settings)
     books = (await client.get("/admin/books", headers=bearer(boss))).json()
     assert books["balanced"] is True and books["granted"] == books["held"] == 10_000
+
+
+async def test_a_table_taken_twice_at_once_is_claimed_once(
+    sessionmaker: async_sessionmaker[AsyncSession], settings: Settings
+) -> None:
+    """An operator's new table and a lease round reach for it at the same moment: one claim
+    (the fencing token stays 1), one actor, and it runs."""
+    cardroom = cardroom_on(sessionmaker, settings)
+    await cardroom.start()
+    try:
+        table_ids = [await seed(sessionmaker, [], name=f"T{n}") for n in range(5)]
+        async with sessionmaker() as session:
+            records = [await session.get(TableRecord, table_id) for table_id in table_ids]
+        await asyncio.gather(
+            *(cardroom.open_table(record) for record in records if record is not None),
+            cardroom._open_all(),
+            *(cardroom.open_table(record) for record in records if record is not None),
+        )
+        async with sessionmaker() as session:
+            fences = (
+                await session.scalars(
+                    select(TableRecord.fence).where(TableRecord.id.in_(table_ids))
+                )
+            ).all()
+        assert list(fences) == [1] * len(table_ids)
+        for table_id in table_ids:
+            actor = cardroom.actor(table_id)
+            assert actor is not None and actor.task is not None and not actor.task.done()
+    finally:
+        await cardroom.stop()

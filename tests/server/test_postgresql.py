@@ -16,7 +16,13 @@ from alembic.script import ScriptDirectory
 from backends import PostgresServer, needs_postgresql
 from sqlalchemy import func, inspect, select, text
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
-from test_migrations import MODEL_TABLES, _differences, table_names
+from test_migrations import (
+    MODEL_TABLES,
+    _differences,
+    table_names,
+    walk_the_audit_log,
+    walk_the_support_role,
+)
 
 from server import accounts, ledger
 from server.db import migrate
@@ -75,6 +81,17 @@ async def test_the_migrations_make_exactly_the_models(empty: AsyncEngine) -> Non
     assert {"uq_accounts_username_lower"} <= {index["name"] for index in indexes}
 
 
+async def test_the_support_role_up_and_down(empty: AsyncEngine) -> None:
+    """Revision 0004 alters the role CHECK in place, keeping every account and its rows."""
+    await walk_the_support_role(empty)
+
+
+async def test_the_audit_log_up_and_down(empty: AsyncEngine) -> None:
+    """Revision 0005 adds the audit log (JSONB values, a foreign key to the actor) and
+    drops it again, keeping every account."""
+    await walk_the_audit_log(empty)
+
+
 # ---------------------------------------------------------------------- the ledger, concurrently
 
 
@@ -89,8 +106,7 @@ async def pooled(empty_url: str) -> AsyncIterator[async_sessionmaker[AsyncSessio
 
 async def player(sessions: async_sessionmaker[AsyncSession], name: str, chips: int) -> int:
     async with sessions() as session:
-        account = await accounts.create(session, username=name, password_hash="-",
-                                        role=Role.PLAYER)
+        account = await accounts.create(session, username=name, password_hash="-", role=Role.PLAYER)
         if chips:
             await ledger.grant(session, account_id=account.id, amount=chips)
         await session.commit()
@@ -100,8 +116,9 @@ async def player(sessions: async_sessionmaker[AsyncSession], name: str, chips: i
 async def tables(sessions: async_sessionmaker[AsyncSession], *ids: int) -> None:
     async with sessions() as session:
         for table_id in ids:
-            await ledger.open_wallet(session, name=ledger.table_pool(table_id),
-                                     kind=WalletKind.TABLE)
+            await ledger.open_wallet(
+                session, name=ledger.table_pool(table_id), kind=WalletKind.TABLE
+            )
         await session.commit()
 
 
@@ -159,9 +176,14 @@ async def test_opposite_transfers_at_once_do_not_deadlock(
         debit, credit = (ann, bob) if n % 2 else (bob, ann)
         async with pooled() as session:
             await start.wait()
-            await ledger.transfer(session, debit=ledger.player_wallet(debit),
-                                  credit=ledger.player_wallet(credit), amount=1 + n % 5,
-                                  kind=EntryKind.ADJUSTMENT, reference=str(n))
+            await ledger.transfer(
+                session,
+                debit=ledger.player_wallet(debit),
+                credit=ledger.player_wallet(credit),
+                amount=1 + n % 5,
+                kind=EntryKind.ADJUSTMENT,
+                reference=str(n),
+            )
             await asyncio.sleep(0.002)
             await session.commit()
 
@@ -192,8 +214,13 @@ async def test_random_concurrent_movements_keep_the_books(
             debit, credit, amount = work.get_nowait()
             async with pooled() as session:
                 try:
-                    await ledger.transfer(session, debit=debit, credit=credit, amount=amount,
-                                          kind=EntryKind.ADJUSTMENT)
+                    await ledger.transfer(
+                        session,
+                        debit=debit,
+                        credit=credit,
+                        amount=amount,
+                        kind=EntryKind.ADJUSTMENT,
+                    )
                     await session.commit()
                 except ledger.InsufficientFunds:
                     refused += 1
@@ -229,8 +256,13 @@ async def test_nodes_starting_together_migrate_one_after_the_other(empty_url: st
     """Each node migrates on start: on one fresh database, at the same moment, all succeed."""
     nodes = [
         await asyncio.create_subprocess_exec(
-            sys.executable, "-c", _MIGRATE_ON_GO, empty_url, stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+            sys.executable,
+            "-c",
+            _MIGRATE_ON_GO,
+            empty_url,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
         )
         for _ in range(3)
     ]

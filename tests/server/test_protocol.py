@@ -37,7 +37,7 @@ EXAMPLES = conversations((ROOT / "docs" / "protocol.md").read_text())
 
 # The examples' deck, stacked: heads-up, seat 0 gets As Ks / 7h, seat 1 Qd Qc / 2c (and
 # brings in); then 9h 3c, 5d 9c, Jh 4d, Kd 6s on the later streets.
-TOP = parse_cards("AsQdKsQc7h2c" "9h3c" "5d9c" "Jh4d" "Kd6s")
+TOP = parse_cards("AsQdKsQc7h2c9h3c5d9cJh4dKd6s")
 STACKED = TOP + [card for card in range(52) if card not in TOP]
 
 
@@ -131,6 +131,29 @@ async def test_a_frame_too_large_and_binary_frames_are_refused(tmp_path: Path) -
         await ws.close()
 
 
+async def test_an_id_nested_deep_is_refused_and_the_connection_stays(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """An id is echoed back: one nested 300 deep (more than can be written back) is refused
+    with bad_json and a null id, nothing is logged as an error, and the socket stays open."""
+    nested: dict[str, object] = {}
+    inner = nested
+    for _ in range(300):
+        inner["a"] = {}
+        inner = inner["a"]  # type: ignore[assignment]
+    async with examples_server(tmp_path) as room:
+        ws = await hello(room.host)
+        await ws.send(json.dumps({"type": "ping", "id": nested}))
+        error = await receive(ws)
+        assert error["type"] == "error" and error["code"] == "bad_json" and error["id"] is None
+        await ws.send(json.dumps({"type": "ping", "id": [1, 2]}))
+        assert (await receive(ws))["code"] == "bad_json"
+        await ws.send(json.dumps({"type": "ping", "id": "p-3"}))
+        assert await receive(ws) == {"v": 1, "type": "pong", "id": "p-3"}
+        await ws.close()
+    assert not [r for r in caplog.records if r.levelname in ("ERROR", "CRITICAL")]
+
+
 async def test_a_silent_connection_is_closed(tmp_path: Path) -> None:
     async with examples_server(tmp_path, ws_idle_seconds=0.3) as room:
         ws = await hello(room.host)
@@ -164,8 +187,9 @@ async def test_a_dropped_player_reconnects_resyncs_and_plays_on(tmp_path: Path) 
         assert snapshot["you"] == 1 and snapshot["hand"]["seats"]["1"]["down"] == ["Qd", "Qc"]
         assert snapshot["hand"]["seats"]["0"]["down"] == []
         assert snapshot["seats"][1]["connected"] is True
-        await bob.send(json.dumps({"type": "act", "id": 3, "table": 1, "action_id": "b",
-                                   "kind": "bring_in"}))
+        await bob.send(
+            json.dumps({"type": "act", "id": 3, "table": 1, "action_id": "b", "kind": "bring_in"})
+        )
         # The frames after the snapshot: its events, with no gap, then the reply.
         frames = [await receive(bob)]
         while frames[-1]["type"] != "reply":

@@ -54,7 +54,8 @@ def test_a_redis_url_picks_the_redis_bus() -> None:
 
 def test_the_channel_prefix_is_ours_and_the_rest_of_the_url_is_redis_py_s() -> None:
     assert split_url("redis://h:6379/2?channel_prefix=prod:&socket_keepalive=true") == (
-        "redis://h:6379/2?socket_keepalive=true", "prod:"
+        "redis://h:6379/2?socket_keepalive=true",
+        "prod:",
     )
     assert split_url("rediss://u:p@h/0") == ("rediss://u:p@h/0", "")
 
@@ -148,7 +149,12 @@ async def test_a_local_frame_follows_what_was_published_before_it(bus: RedisBus)
     bus.publish_now(table_channel(1), {"seq": 3})
     subscription.offer({"reply": 3})
     assert await drain(subscription, 6) == [
-        {"seq": 1}, {"seq": 2}, {"reply": 1}, {"reply": 2}, {"seq": 3}, {"reply": 3}
+        {"seq": 1},
+        {"seq": 2},
+        {"reply": 1},
+        {"reply": 2},
+        {"seq": 3},
+        {"reply": 3},
     ]
 
 
@@ -277,9 +283,7 @@ async def test_a_redis_restart_loses_nothing_published_meanwhile(
         await bus.wait_ready(READY)
         bus.publish_now(table_channel(1), {"seq": 12})
         got = await drain(subscription, 12)
-        assert got == [{"seq": n} for n in range(2, 12)] + [
-            {"reply": "after seq 11"}, {"seq": 12}
-        ]
+        assert got == [{"seq": n} for n in range(2, 12)] + [{"reply": "after seq 11"}, {"seq": 12}]
         assert bus.reconnects >= 1 and bus.lost == 0
     finally:
         await bus.close()

@@ -5,18 +5,19 @@ from __future__ import annotations
 import random
 
 import pytest
-from play import play, seed, wait_for
+from play import play, seed, submit, wait_for
 from server_helpers import FAST_HASHING
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from server import ledger, tables
-from server.actor import CommandRefused, FinishedHand, TableActor, TableSettings
+from server.actor import TableActor
 from server.bus import MemoryBus
 from server.db.models import HandPlayer, HandRecord, SeatRecord
 from server.db.session import make_sessionmaker
 from server.settings import Settings
 from server.table_store import BooksError, DatabaseTableStore, check_books, table_chips
+from server.table_types import CommandRefused, FinishedHand, TableSettings
 
 
 @pytest.fixture
@@ -47,9 +48,13 @@ class CheckedStore(DatabaseTableStore):
 def make_actor(table_id: int, store: DatabaseTableStore, seed_: int = 3) -> TableActor:
     rng = random.Random(seed_)
     return TableActor(
-        table_id, tables.config_from_json({}), bus=MemoryBus(), store=store,
-        settings=TableSettings(min_buy_in=20, max_buy_in=500, action_clock=5.0,
-                               pause_between_hands=0.0),
+        table_id,
+        tables.config_from_json({}),
+        bus=MemoryBus(),
+        store=store,
+        settings=TableSettings(
+            min_buy_in=20, max_buy_in=500, action_clock=5.0, pause_between_hands=0.0
+        ),
         rng_factory=lambda: random.Random(rng.random()),
     )
 
@@ -64,20 +69,20 @@ async def test_every_hand_keeps_the_books(
     actor.start()
     try:
         for n, player in enumerate(players):
-            await actor.submit("sit", player, buy_in=100 + 10 * n)
+            await submit(actor, "sit", player, buy_in=100 + 10 * n)
         await play(actor, lambda: len(store.saved) >= 4)
         # Chips added and a departure during a hand take effect when it ends.
         await wait_for(lambda: actor.table.hand is not None)
-        await actor.submit("add_chips", "ann", amount=50)
-        await actor.submit("leave", "dan")
+        await submit(actor, "add_chips", "ann", amount=50)
+        await submit(actor, "leave", "dan")
         await play(actor, lambda: len(store.saved) >= 12)
         for player in players:
             if actor.table.seat_of(player) is not None:
-                await actor.submit("sit_out", player, next_hand=True)
+                await submit(actor, "sit_out", player, next_hand=True)
         await play(actor, lambda: actor.table.hand is None)
         for player in players:
             if actor.table.seat_of(player) is not None:
-                await actor.submit("leave", player)
+                await submit(actor, "leave", player)
     finally:
         await actor.stop()
     assert store.checks and all(store.checks)
@@ -104,12 +109,12 @@ async def test_a_buy_in_beyond_the_wallet_is_refused_and_changes_nothing(
     actor.start()
     try:
         with pytest.raises(CommandRefused) as refused:
-            await actor.submit("sit", "ann", buy_in=200)
+            await submit(actor, "sit", "ann", buy_in=200)
         assert refused.value.code == "insufficient_funds"
         assert actor.table.seat_of("ann") is None
-        await actor.submit("sit", "ann", buy_in=100)
+        await submit(actor, "sit", "ann", buy_in=100)
         with pytest.raises(CommandRefused) as refused:
-            await actor.submit("add_chips", "ann", amount=60)
+            await submit(actor, "add_chips", "ann", amount=60)
         assert refused.value.code == "insufficient_funds"
         assert actor.table.seats[0] is not None and actor.table.seats[0].stack == 100
     finally:
@@ -128,15 +133,25 @@ async def test_a_hand_that_would_make_chips_is_not_saved(
     await store.buy_in(table_id, "ann", 100, seat=0)
     await store.buy_in(table_id, "bob", 100, seat=1)
     bad = FinishedHand(
-        table_id=table_id, number=1, events=[], result={}, players={0: "ann", 1: "bob"},
-        starting={"ann": 100, "bob": 100}, stacks={"ann": 150, "bob": 60},
+        table_id=table_id,
+        number=1,
+        events=[],
+        result={},
+        players={0: "ann", 1: "bob"},
+        starting={"ann": 100, "bob": 100},
+        stacks={"ann": 150, "bob": 60},
     )
     with pytest.raises(BooksError):
         await store.save_hand(bad)
     # A seat that is not there cannot win chips either: the transaction rolls back whole.
     ghost = FinishedHand(
-        table_id=table_id, number=1, events=[], result={}, players={0: "ann", 1: "bob"},
-        starting={"ann": 100, "bob": 100}, stacks={"ann": 150, "bob": 50},
+        table_id=table_id,
+        number=1,
+        events=[],
+        result={},
+        players={0: "ann", 1: "bob"},
+        starting={"ann": 100, "bob": 100},
+        stacks={"ann": 150, "bob": 50},
     )
     await store.cash_out(table_id, "bob", 100)
     with pytest.raises(BooksError):

@@ -75,8 +75,11 @@ def test_the_page_and_its_files_are_served(demo_server: LiveServer) -> None:
     assert page.status_code == 200
     assert page.headers["content-type"].startswith("text/html")
     assert '<script type="module" src="/web/app.js">' in page.text
-    for name, media in (("app.js", "text/javascript"), ("protocol.js", "text/javascript"),
-                        ("style.css", "text/css")):
+    for name, media in (
+        ("app.js", "text/javascript"),
+        ("protocol.js", "text/javascript"),
+        ("style.css", "text/css"),
+    ):
         response = httpx.get(f"{demo_server.url}/web/{name}")
         assert response.status_code == 200, name
         assert response.headers["content-type"].startswith(media)
@@ -135,16 +138,21 @@ def test_a_person_plays_hands_to_showdown_against_house_bots(
                     assert others.locator(".card:not(.back)").count() >= 1
                     checked_midhand = True
                 _act_once(page)
-            elif not shot_showdown and page.locator(".seat .hand-name").count() and \
-                    page.locator(".seat.winner").count() and page.locator(".seat.me .card").count():
+            elif (
+                not shot_showdown
+                and page.locator(".seat .hand-name").count()
+                and page.locator(".seat.winner").count()
+                and page.locator(".seat.me .card").count()
+            ):
                 page.screenshot(path=str(artifacts / "table-showdown-1280.png"), full_page=True)
                 shot_showdown = True
             page.wait_for_timeout(80)
         assert checked_midhand and shot_turn
 
         # The session's hand history against the server's records.
-        token = httpx.post(f"{url}/auth/login",
-                           json={"username": name, "password": PASSWORD}).json()["access_token"]
+        token = httpx.post(
+            f"{url}/auth/login", json={"username": name, "password": PASSWORD}
+        ).json()["access_token"]
         entries = page.locator("#history li")
         expect(entries.first).not_to_have_attribute("data-hand-id", "", timeout=10_000)
         expect(entries.nth(2)).not_to_have_attribute("data-hand-id", "", timeout=10_000)
@@ -154,10 +162,20 @@ def test_a_person_plays_hands_to_showdown_against_house_bots(
             assert hand["number"] == int(entry.get_attribute("data-hand-number") or 0)
             seat = hand["seat"]
             events = hand["events"]
-            down = [c for e in events if e["kind"] == "down_cards" and e["to"] == seat
-                    for c in e["data"]["cards"]]
-            up = [c for e in events if e["kind"] == "street_dealt"
-                  for d in e["data"]["deals"] if d["seat"] == seat for c in d["up"]]
+            down = [
+                c
+                for e in events
+                if e["kind"] == "down_cards" and e["to"] == seat
+                for c in e["data"]["cards"]
+            ]
+            up = [
+                c
+                for e in events
+                if e["kind"] == "street_dealt"
+                for d in e["data"]["deals"]
+                if d["seat"] == seat
+                for c in d["up"]
+            ]
             assert (entry.get_attribute("data-my-down") or "").split() == down
             assert (entry.get_attribute("data-my-up") or "").split() == up
             names = {p["seat"]: p["player"] for p in hand["players"]}
@@ -191,7 +209,8 @@ def test_a_person_plays_hands_to_showdown_against_house_bots(
         width = page.evaluate("document.documentElement.scrollWidth")
         wide = page.evaluate(
             "[...document.querySelectorAll('body *')].filter(e => e.getBoundingClientRect()"
-            ".right > 391).map(e => e.tagName + '.' + e.className + '#' + e.id).slice(0, 12)")
+            ".right > 391).map(e => e.tagName + '.' + e.className + '#' + e.id).slice(0, 12)"
+        )
         assert width <= 390, f"the page is {width} px wide at 390 px: {wide}"
         for button in page.locator("#actions .act").all():
             box = button.bounding_box()
@@ -229,13 +248,21 @@ def test_a_gap_in_seq_makes_the_page_resync(
         def to_page(message: str | bytes) -> None:
             frame = json.loads(message)
             result = frame.get("result")
-            if frame.get("type") == "reply" and isinstance(result, dict) \
-                    and result.get("type") == "snapshot":
+            if (
+                frame.get("type") == "reply"
+                and isinstance(result, dict)
+                and result.get("type") == "snapshot"
+            ):
                 snapshots.append(result["seq"])
             # An event after the snapshot (those before it are in it, and the page drops them).
-            if (not dropped and snapshots and frame.get("type") == "event"
-                    and not frame.get("private") and frame["seq"] > snapshots[0]
-                    and frame.get("kind") in ("action", "turn", "clock")):
+            if (
+                not dropped
+                and snapshots
+                and frame.get("type") == "event"
+                and not frame.get("private")
+                and frame["seq"] > snapshots[0]
+                and frame.get("kind") in ("action", "turn", "clock")
+            ):
                 dropped.append(frame)
                 return
             route.send(message)

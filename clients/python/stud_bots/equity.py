@@ -34,8 +34,13 @@ def streets_left(view: TableView) -> int:
     return len(names) - 1 - names.index(view.street)
 
 
-def equity(view: TableView, *, samples: int = 200, rng: random.Random | None = None,
-           low_qualifier: int | None = 8) -> float:
+def equity(
+    view: TableView,
+    *,
+    samples: int = 200,
+    rng: random.Random | None = None,
+    low_qualifier: int | None = 8,
+) -> float:
     """My expected share of the pot (0..1) against the live hands, if all went to showdown.
 
     1.0 when nobody is left against me; 0.0 when I hold no cards in this hand.
@@ -76,7 +81,7 @@ def equity(view: TableView, *, samples: int = 200, rng: random.Random | None = N
         at = extra_common
         hands = []
         for cards, count in zip(known, missing, strict=True):
-            hands.append(cards + board + draw[at:at + count])
+            hands.append(cards + board + draw[at : at + count])
             at += count
         total += judge(hands)
     return total / samples

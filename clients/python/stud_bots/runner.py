@@ -36,6 +36,7 @@ from stud_bots.strategies import STRATEGIES, Bot, make_bot
 from stud_client import (
     Action,
     ConnectionLost,
+    ErrorCode,
     ServerError,
     StudClient,
     StudError,
@@ -47,8 +48,15 @@ from stud_client import (
 __all__ = ["Options", "main", "parse_args", "run"]
 
 # "--variant mixed" deals these in turn, one per table.
-MIXED_VARIANTS = ("seven_card_stud", "razz", "seven_card_stud_hi_lo", "five_card_stud",
-                  "six_card_stud", "eight_card_stud", "five_card_stud_hi_lo")
+MIXED_VARIANTS = (
+    "seven_card_stud",
+    "razz",
+    "seven_card_stud_hi_lo",
+    "five_card_stud",
+    "six_card_stud",
+    "eight_card_stud",
+    "five_card_stud_hi_lo",
+)
 SETTLE_SECONDS = 60.0  # after the last hand, how long bots have to leave their tables
 
 
@@ -102,29 +110,53 @@ def parse_args(argv: Sequence[str] | None = None) -> Options:
     parser.add_argument("--server", required=True, help="base URL, e.g. http://127.0.0.1:8000")
     parser.add_argument("--tables", type=int, default=1, help="tables to open (default 1)")
     parser.add_argument("--seats", type=int, default=2, help="bots per table (default 2)")
-    parser.add_argument("--hands", type=int, default=100,
-                        help="hands to play, over all tables (default 100)")
-    parser.add_argument("--strategy", default="rules",
-                        help=f"{', '.join(STRATEGIES)}, a comma list, or 'mixed' (seat by seat)")
+    parser.add_argument(
+        "--hands", type=int, default=100, help="hands to play, over all tables (default 100)"
+    )
+    parser.add_argument(
+        "--strategy",
+        default="rules",
+        help=f"{', '.join(STRATEGIES)}, a comma list, or 'mixed' (seat by seat)",
+    )
     parser.add_argument("--think-ms", default="0-0", help="think time per action, LOW-HIGH")
-    parser.add_argument("--variant", default="seven_card_stud",
-                        help="a variant, a comma list, or 'mixed' (table by table): "
-                        + ", ".join(VARIANTS))
-    parser.add_argument("--table", type=int, action="append", default=[], metavar="ID",
-                        help="join this table instead of opening tables (repeatable)")
-    parser.add_argument("--operator", help="operator account that opens the tables "
-                        "(password from STUD_OPERATOR_PASSWORD, else prompted)")
-    parser.add_argument("--operator-token", default=os.environ.get("STUD_OPERATOR_TOKEN"),
-                        help="an operator's access token (default: STUD_OPERATOR_TOKEN)")
-    parser.add_argument("--table-config", default="{}",
-                        help="JSON rule settings added to every table opened")
-    parser.add_argument("--buy-in", type=int, help="chips per seat (default: 50 big bets, "
-                        "within the table's range)")
+    parser.add_argument(
+        "--variant",
+        default="seven_card_stud",
+        help="a variant, a comma list, or 'mixed' (table by table): " + ", ".join(VARIANTS),
+    )
+    parser.add_argument(
+        "--table",
+        type=int,
+        action="append",
+        default=[],
+        metavar="ID",
+        help="join this table instead of opening tables (repeatable)",
+    )
+    parser.add_argument(
+        "--operator",
+        help="operator account that opens the tables "
+        "(password from STUD_OPERATOR_PASSWORD, else prompted)",
+    )
+    parser.add_argument(
+        "--operator-token",
+        default=os.environ.get("STUD_OPERATOR_TOKEN"),
+        help="an operator's access token (default: STUD_OPERATOR_TOKEN)",
+    )
+    parser.add_argument(
+        "--table-config", default="{}", help="JSON rule settings added to every table opened"
+    )
+    parser.add_argument(
+        "--buy-in", type=int, help="chips per seat (default: 50 big bets, within the table's range)"
+    )
     parser.add_argument("--prefix", default="bot", help="bot account names start with this")
     parser.add_argument("--seed", type=int, help="seed the bots' decisions")
     parser.add_argument("--timeout", type=float, help="stop after this many seconds anyway")
-    parser.add_argument("--chaos", type=float, metavar="SECONDS",
-                        help="drop a random bot's connection this often (tests reconnects)")
+    parser.add_argument(
+        "--chaos",
+        type=float,
+        metavar="SECONDS",
+        help="drop a random bot's connection this often (tests reconnects)",
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
     try:
@@ -146,11 +178,23 @@ def parse_args(argv: Sequence[str] | None = None) -> Options:
         if password is None:
             password = getpass.getpass(f"password of {args.operator}: ")
     return Options(
-        server=args.server, tables=len(args.table) or args.tables, seats=args.seats,
-        hands=args.hands, strategies=strategies, think=think, variants=variants,
-        table_ids=tuple(args.table), operator=args.operator, operator_password=password,
-        operator_token=args.operator_token, table_config=config, buy_in=args.buy_in,
-        prefix=args.prefix, seed=args.seed, timeout=args.timeout, chaos=args.chaos,
+        server=args.server,
+        tables=len(args.table) or args.tables,
+        seats=args.seats,
+        hands=args.hands,
+        strategies=strategies,
+        think=think,
+        variants=variants,
+        table_ids=tuple(args.table),
+        operator=args.operator,
+        operator_password=password,
+        operator_token=args.operator_token,
+        table_config=config,
+        buy_in=args.buy_in,
+        prefix=args.prefix,
+        seed=args.seed,
+        timeout=args.timeout,
+        chaos=args.chaos,
         progress=not args.quiet,
     )
 
@@ -234,8 +278,7 @@ async def _play(seat: _Seat, run: _Run) -> None:
         await stream.aclose()
 
 
-async def _take_turn(seat: _Seat, table: Table, view: TableView, low: float,
-                     high: float) -> None:
+async def _take_turn(seat: _Seat, table: Table, view: TableView, low: float, high: float) -> None:
     started = time.monotonic()
     assert view.legal is not None
     action: Action = seat.bot.decide(view, view.legal)
@@ -259,7 +302,7 @@ async def _back_in(seat: _Seat, table: Table, view: TableView) -> None:
             await table.add_chips(min(seat.buy_in, view.max_buy_in) - chips)
         await table.sit_in()
     except ServerError as refusal:
-        if refusal.code == "insufficient_funds":
+        if refusal.code == ErrorCode.INSUFFICIENT_FUNDS:
             seat.leaving = True
             await table.leave()
 
@@ -271,7 +314,7 @@ async def _leave(seat: _Seat) -> None:
     try:
         await seat.table.leave()
     except ServerError as refusal:
-        if refusal.code != "not_seated":
+        if refusal.code != ErrorCode.NOT_SEATED:
             return
     except (ConnectionLost, TimeoutError):
         seat.errors["connection_lost"] += 1
@@ -295,22 +338,39 @@ async def _open_tables(options: Options, admin: StudClient, run_id: str) -> list
         if options.seats > find_variant(variant).max_players:
             raise StudError(f"{variant} seats at most {find_variant(variant).max_players}")
         config = {**options.table_config, "variant": variant}
-        ids.append(await admin.create_table(f"{options.prefix}-{run_id}-{number + 1}", config,
-                                            seats=options.seats))
+        ids.append(
+            await admin.create_table(
+                f"{options.prefix}-{run_id}-{number + 1}", config, seats=options.seats
+            )
+        )
     lobby = {t.id: t for t in await admin.tables()}
     return [lobby[t] for t in ids]
 
 
-async def _make_seat(options: Options, info: TableInfo, name: str, strategy: str,
-                     rng: random.Random, password: str, gate: asyncio.Semaphore) -> _Seat:
+async def _make_seat(
+    options: Options,
+    info: TableInfo,
+    name: str,
+    strategy: str,
+    rng: random.Random,
+    password: str,
+    gate: asyncio.Semaphore,
+) -> _Seat:
     client = StudClient(options.server)
     async with gate:
         await client.register(name, password, bot=True)
         await client.login(name, password)
     buy_in = options.buy_in or 50 * info.stakes.big_bet
     buy_in = max(info.min_buy_in, min(info.max_buy_in, buy_in))
-    return _Seat(name, strategy, make_bot(strategy, random.Random(rng.random())), client, info,
-                 buy_in, random.Random(rng.random()))
+    return _Seat(
+        name,
+        strategy,
+        make_bot(strategy, random.Random(rng.random())),
+        client,
+        info,
+        buy_in,
+        random.Random(rng.random()),
+    )
 
 
 def _percentile(values: list[float], share: float) -> float | None:
@@ -336,8 +396,12 @@ def _report(run: _Run, seats: list[_Seat], timed_out: bool) -> dict[str, Any]:
         "reconnects": sum(s.client.stats.reconnects for s in seats),
         "resyncs": sum(s.client.stats.resyncs for s in seats),
         "retries": sum(s.client.stats.retries for s in seats),
-        "latency_ms": {"p50": _percentile(latencies, 0.50), "p95": _percentile(latencies, 0.95),
-                       "p99": _percentile(latencies, 0.99), "count": len(latencies)},
+        "latency_ms": {
+            "p50": _percentile(latencies, 0.50),
+            "p95": _percentile(latencies, 0.95),
+            "p99": _percentile(latencies, 0.99),
+            "count": len(latencies),
+        },
         "seconds": round(time.monotonic() - run.started, 2),
         "tables": sorted({s.info.id for s in seats}),
         "bots": len(seats),
@@ -359,12 +423,15 @@ class _Progress:
         done = min(run.hands, total)
         filled = done * 30 // total
         actions = sum(s.client.stats.actions for s in self.seats)
-        errors = sum(sum(s.client.stats.errors.values()) + sum(s.errors.values())
-                     for s in self.seats)
+        errors = sum(
+            sum(s.client.stats.errors.values()) + sum(s.errors.values()) for s in self.seats
+        )
         reconnects = sum(s.client.stats.reconnects for s in self.seats)
-        return (f"[{'#' * filled}{'.' * (30 - filled)}] {run.hands}/{total} hands  "
-                f"{actions} actions  {errors} errors  {reconnects} reconnects  "
-                f"{time.monotonic() - run.started:.1f}s")
+        return (
+            f"[{'#' * filled}{'.' * (30 - filled)}] {run.hands}/{total} hands  "
+            f"{actions} actions  {errors} errors  {reconnects} reconnects  "
+            f"{time.monotonic() - run.started:.1f}s"
+        )
 
     def show(self, final: bool = False) -> None:
         if self.tty:
@@ -404,11 +471,23 @@ async def run(options: Options, *, progress_to: TextIO | None = None) -> dict[st
     async with StudClient(options.server) as admin:
         infos = await _open_tables(options, admin, run_id)
         gate = asyncio.Semaphore(4)
-        seats = list(await asyncio.gather(*(
-            _make_seat(options, info, f"{options.prefix}-{run_id}-{t}-{s}",
-                       options.strategies[s % len(options.strategies)], rng, password, gate)
-            for t, info in enumerate(infos) for s in range(options.seats)
-        )))
+        seats = list(
+            await asyncio.gather(
+                *(
+                    _make_seat(
+                        options,
+                        info,
+                        f"{options.prefix}-{run_id}-{t}-{s}",
+                        options.strategies[s % len(options.strategies)],
+                        rng,
+                        password,
+                        gate,
+                    )
+                    for t, info in enumerate(infos)
+                    for s in range(options.seats)
+                )
+            )
+        )
         progress = _Progress(state, seats, progress_to or sys.stderr)
         try:
             if options.progress:
@@ -438,8 +517,7 @@ async def run(options: Options, *, progress_to: TextIO | None = None) -> dict[st
             for helper in helpers:
                 helper.cancel()
             await asyncio.gather(*helpers, *tasks, return_exceptions=True)
-            await asyncio.gather(*(seat.client.close() for seat in seats),
-                                 return_exceptions=True)
+            await asyncio.gather(*(seat.client.close() for seat in seats), return_exceptions=True)
             if options.progress:
                 progress.show(final=True)
     return _report(state, seats, timed_out)

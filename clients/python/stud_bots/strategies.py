@@ -13,8 +13,7 @@ from typing import Protocol, runtime_checkable
 from stud_bots.equity import equity, streets_left
 from stud_client import Action, LegalActions, TableView
 
-__all__ = ["STRATEGIES", "Bot", "CallingStation", "RandomBot", "RuleBot", "make_bot",
-           "passive"]
+__all__ = ["STRATEGIES", "Bot", "CallingStation", "RandomBot", "RuleBot", "make_bot", "passive"]
 
 
 @runtime_checkable
@@ -83,8 +82,14 @@ class RuleBot:
     and bluffs rarely.
     """
 
-    def __init__(self, rng: random.Random | None = None, *, samples: int = 150,
-                 aggression: float = 0.3, bluff: float = 0.03) -> None:
+    def __init__(
+        self,
+        rng: random.Random | None = None,
+        *,
+        samples: int = 150,
+        aggression: float = 0.3,
+        bluff: float = 0.03,
+    ) -> None:
         self.rng = rng or random.Random()
         self.samples = samples
         self.aggression = aggression

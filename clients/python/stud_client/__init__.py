@@ -7,7 +7,7 @@ Action(kind='call', amount=None)
 """
 
 from stud_client.client import ClientStats, StudClient
-from stud_client.errors import ConnectionLost, ServerError, StudError
+from stud_client.errors import ConnectionLost, ErrorCode, ServerError, StudError
 from stud_client.table import ActResult, EventStream, Table, TableEvent
 from stud_client.view import (
     Action,
@@ -25,6 +25,7 @@ __all__ = [
     "ClientStats",
     "Clock",
     "ConnectionLost",
+    "ErrorCode",
     "EventStream",
     "LegalActions",
     "SeatView",

@@ -28,7 +28,7 @@ import orjson
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
 
-from stud_client.errors import ConnectionLost, ServerError, StudError
+from stud_client.errors import ConnectionLost, ErrorCode, ServerError, StudError
 from stud_client.table import Table
 from stud_client.view import TableInfo
 
@@ -37,7 +37,15 @@ __all__ = ["ClientStats", "StudClient"]
 log = logging.getLogger(__name__)
 PROTOCOL_VERSION = 1
 # Refusals of the token on signing in again that no retry can mend.
-FATAL = frozenset({"bad_token", "token_expired", "token_revoked", "unknown_player"})
+FATAL = frozenset(
+    {
+        ErrorCode.BAD_TOKEN,
+        ErrorCode.TOKEN_EXPIRED,
+        ErrorCode.TOKEN_REVOKED,
+        ErrorCode.ACCOUNT_SUSPENDED,
+        ErrorCode.UNKNOWN_PLAYER,
+    }
+)
 
 
 @dataclass(slots=True)
@@ -118,16 +126,21 @@ class StudClient:
     async def __aenter__(self) -> StudClient:
         return self
 
-    async def __aexit__(self, kind: type[BaseException] | None, error: BaseException | None,
-                        trace: TracebackType | None) -> None:
+    async def __aexit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
         await self.close()
 
     # ------------------------------------------------------------------ REST
 
     async def _rest(self, method: str, path: str, *, json: Any = None) -> Any:
         headers = {"Authorization": f"Bearer {self.token}"} if self.token else {}
-        response = await self._http.request(method, self.base_url + path, json=json,
-                                            headers=headers)
+        response = await self._http.request(
+            method, self.base_url + path, json=json, headers=headers
+        )
         if response.status_code >= 400:
             try:
                 error = response.json()["error"]
@@ -140,16 +153,32 @@ class StudClient:
     async def register(self, username: str, password: str, *, bot: bool = False) -> dict[str, Any]:
         """A new account with the server's starting bankroll; ``bot`` marks a program."""
         account: dict[str, Any] = await self._rest(
-            "POST", "/auth/register",
+            "POST",
+            "/auth/register",
             json={"username": username, "password": password, "bot": bot},
         )
         return account
 
+    async def logout(self, *, everywhere: bool = False) -> None:
+        """Log out this token (``everywhere``: every token of the account). The server signs
+        out the websockets of what it revoked, this client's among them."""
+        await self._rest("POST", "/auth/logout-everywhere" if everywhere else "/auth/logout")
+
+    @property
+    def signed_out(self) -> ServerError | None:
+        """Why the server signed this client out (``token_revoked``, ``token_expired``,
+        ``account_suspended``), or None. Once signed out it does not reconnect: log in again
+        and ``connect``."""
+        fatal = self._fatal
+        return fatal if isinstance(fatal, ServerError) else None
+
     async def login(self, username: str, password: str) -> str:
         """Log in; the token is kept for every later call and for the websocket."""
-        body = await self._rest("POST", "/auth/login",
-                                json={"username": username, "password": password})
+        body = await self._rest(
+            "POST", "/auth/login", json={"username": username, "password": password}
+        )
         self.token = str(body["access_token"])
+        self._fatal = None  # a new token: a client signed out may connect again
         return self.token
 
     async def tables(self) -> list[TableInfo]:
@@ -172,8 +201,11 @@ class StudClient:
         """Operators only: open a table (``config``: rule settings, see
         ``GET /admin/table-config``); returns its id."""
         body: dict[str, Any] = {"name": name, "config": dict(config or {})}
-        for key, value in (("seats", seats), ("min_buy_in", min_buy_in),
-                           ("max_buy_in", max_buy_in)):
+        for key, value in (
+            ("seats", seats),
+            ("min_buy_in", min_buy_in),
+            ("max_buy_in", max_buy_in),
+        ):
             if value is not None:
                 body[key] = value
         return int((await self._rest("POST", "/admin/tables", json=body))["id"])
@@ -215,7 +247,7 @@ class StudClient:
         self._ready.clear()
         ws, self._ws = self._ws, None
         if ws is not None:
-            with contextlib.suppress(Exception):
+            with contextlib.suppress(ConnectionClosed, OSError):  # the line is gone already
                 await ws.close()
         if self._runner is not None:
             self._runner.cancel()  # it may be waiting to reconnect
@@ -243,12 +275,22 @@ class StudClient:
         for tried, number in enumerate(order, 1):
             try:
                 await self._open_at(_ws_url(self.urls[number]))
-            except (OSError, TimeoutError, InvalidHandshake, InvalidURI, ConnectionClosed,
-                    StudError) as error:
+            except (
+                OSError,
+                TimeoutError,
+                InvalidHandshake,
+                InvalidURI,
+                ConnectionClosed,
+                StudError,
+            ) as error:
                 if tried == len(order):
                     raise
-                log.info("stud client: %s did not answer (%s); trying %s", self.urls[number],
-                         error, self.urls[order[tried]])
+                log.info(
+                    "stud client: %s did not answer (%s); trying %s",
+                    self.urls[number],
+                    error,
+                    self.urls[order[tried]],
+                )
                 continue
             if number != self._current:
                 log.info("stud client: now connected to %s", self.urls[number])
@@ -258,8 +300,14 @@ class StudClient:
             return
 
     async def _open_at(self, ws_url: str) -> None:
-        ws = await connect(ws_url, open_timeout=self.request_timeout, ping_interval=20,
-                           ping_timeout=20, close_timeout=2, max_size=2**20)
+        ws = await connect(
+            ws_url,
+            open_timeout=self.request_timeout,
+            ping_interval=20,
+            ping_timeout=20,
+            close_timeout=2,
+            max_size=2**20,
+        )
         try:
             hello = orjson.loads(await asyncio.wait_for(ws.recv(), self.request_timeout))
         except BaseException:
@@ -310,6 +358,11 @@ class StudClient:
             if self._closing:
                 return
             self._lost()
+            if self._fatal is not None:
+                # Signed out: the same token will never do. Requests raise why at once.
+                self._ready.set()
+                self._runner = None
+                return
             attempt = 0
             while not self._closing:
                 low, high = self.backoff
@@ -319,8 +372,14 @@ class StudClient:
                 try:
                     await self._open()
                     break
-                except (OSError, TimeoutError, InvalidHandshake, InvalidURI, ConnectionClosed,
-                        StudError) as error:
+                except (
+                    OSError,
+                    TimeoutError,
+                    InvalidHandshake,
+                    InvalidURI,
+                    ConnectionClosed,
+                    StudError,
+                ) as error:
                     log.info("stud client: reconnect attempt %s failed (%s)", attempt, error)
             if self._closing:
                 return
@@ -342,7 +401,7 @@ class StudClient:
         pending, self._pending = self._pending, {}
         for future in pending.values():
             if not future.done():
-                future.set_exception(ConnectionLost("the connection dropped"))
+                future.set_exception(self._fatal or ConnectionLost("the connection dropped"))
 
     async def _beat(self, every: float) -> None:
         while not self._closing:
@@ -429,6 +488,13 @@ class StudClient:
             future = self._pending.pop(frame.get("id"), None)
             if future is not None and not future.done():
                 future.set_result(result)
+        elif kind == "signed_out":
+            # The token ended (logged out, revoked, expired, the account suspended): the
+            # server closes the socket next; no reconnect with this token.
+            code = str(frame.get("code"))
+            self._fatal = ServerError(code, str(frame.get("message")))
+            log.warning("stud client: signed out by the server (%s)", code)
+            self._fail_pending()
         elif kind == "error":
             code = str(frame.get("code"))
             self.stats.errors[code] += 1

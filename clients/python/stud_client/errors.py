@@ -1,12 +1,14 @@
 """What can go wrong, as two small exceptions: the server said no, or the line dropped.
 
-Branch on ``ServerError.code`` (stable, listed in docs/protocol.md and server/errors.py),
-never on the message.
+Branch on ``ServerError.code`` (stable: an :class:`engine.errors.ErrorCode`, listed in
+docs/protocol.md), never on the message.
 """
 
 from __future__ import annotations
 
-__all__ = ["ConnectionLost", "ServerError", "StudError"]
+from engine.errors import ErrorCode
+
+__all__ = ["ConnectionLost", "ErrorCode", "ServerError", "StudError"]
 
 
 class StudError(Exception):
@@ -14,13 +16,25 @@ class StudError(Exception):
 
 
 class ServerError(StudError):
-    """A refusal from the server, over HTTP or the websocket; nothing changed there."""
+    """A refusal from the server, over HTTP or the websocket; nothing changed there.
+
+    ``code`` is the :class:`ErrorCode` the server sent (equal to its string), or the raw
+    string when the server (or a proxy in front of it: ``http_502``) sent one this client
+    does not know.
+    """
 
     def __init__(self, code: str, message: str, *, status: int | None = None) -> None:
         super().__init__(f"{code}: {message}")
-        self.code = code
+        self.code: ErrorCode | str = _known(code)
         self.message = message
         self.status = status  # the HTTP status, None for a websocket error frame
+
+
+def _known(code: str) -> ErrorCode | str:
+    try:
+        return ErrorCode(code)
+    except ValueError:
+        return code
 
 
 class ConnectionLost(StudError):

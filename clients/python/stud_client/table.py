@@ -2,7 +2,9 @@
 
 The state is a snapshot plus the events after it, applied only in ``seq`` order: an event
 older than the state is dropped, a gap asks for a resync and nothing is applied until the
-fresh snapshot comes. The hand is folded by ``engine.views`` (see ``stud_client.view``).
+fresh snapshot comes. The table and its hand are folded by the engine's one reducer,
+``engine.table_view.TablePicture`` (the hand's part is ``engine.views.view``), the one the
+server's snapshots come from; this module adds only what a connection knows (timing).
 """
 
 from __future__ import annotations
@@ -17,9 +19,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from engine.events import Event
-from engine.views import view as fold
-from stud_client.errors import ConnectionLost, ServerError
+from engine.events import ActionTaken, Turn, decode
+from engine.table_events import Clock as ClockEvent
+from engine.table_events import TableRestarted
+from engine.table_view import TablePicture
+from stud_client.errors import ConnectionLost, ErrorCode, ServerError
 from stud_client.view import (
     Action,
     Clock,
@@ -27,7 +31,6 @@ from stud_client.view import (
     Stakes,
     TableView,
     legal_from,
-    picture_events,
 )
 
 if TYPE_CHECKING:
@@ -37,17 +40,17 @@ __all__ = ["ActResult", "EventStream", "Table", "TableEvent"]
 
 log = logging.getLogger(__name__)
 
-# Events of a hand in progress: folded by engine.views.
-HAND_EVENTS = frozenset({
-    "hand_started", "ante", "down_cards", "street_dealt", "common_card", "deck_procedure",
-    "announcement", "turn", "action", "uncalled_returned", "showdown", "muck", "pot_awarded",
-    "hand_ended",
-})
 # Refusals worth the same command again a moment later (docs/protocol.md).
-TRY_AGAIN = frozenset({
-    "table_busy", "table_restarting", "table_closed", "table_moved", "table_unavailable",
-    "database_unavailable",
-})
+TRY_AGAIN = frozenset(
+    {
+        ErrorCode.TABLE_BUSY,
+        ErrorCode.TABLE_RESTARTING,
+        ErrorCode.TABLE_CLOSED,
+        ErrorCode.TABLE_MOVED,
+        ErrorCode.TABLE_UNAVAILABLE,
+        ErrorCode.DATABASE_UNAVAILABLE,
+    }
+)
 LISTENER_QUEUE = 4096
 _action_ids = itertools.count(1)
 
@@ -94,17 +97,6 @@ class ActResult:
     retries: int  # times it was sent again after a drop or a busy table
 
 
-@dataclass(slots=True)
-class _Seat:
-    player: str | None
-    stack: int = 0
-    pending_chips: int = 0
-    sitting_out: bool = False
-    sit_out_next_hand: bool = False
-    leaving: bool = False
-    connected: bool = False
-
-
 class Table:
     """A table this client watches (``StudClient.watch``): the view and the commands."""
 
@@ -116,13 +108,9 @@ class Table:
         self._variant = ""
         self._stakes = Stakes(0, 0, 1, 1)
         self._buy_in = (0, 0)
-        self._seats: list[_Seat] = []
-        self._you: int | None = None
-        self._hand_number: int | None = None
-        self._hand: list[Event] = []
+        self._picture = TablePicture(0, client.player)  # the table, folded by the engine
         self._turn_seq: int | None = None
-        self._clock: Clock | None = None
-        self._waiting: tuple[str, ...] = ()
+        self._clock: Clock | None = None  # the picture's clock, as a monotonic deadline
         self._version = 0
         self._view: TableView | None = None
         self._changed = asyncio.Event()
@@ -139,7 +127,7 @@ class Table:
     @property
     def seat(self) -> int | None:
         """My seat here (cheap: no view is built)."""
-        return self._you
+        return self._picture.you
 
     @property
     def view(self) -> TableView:
@@ -180,11 +168,12 @@ class Table:
             try:
                 result = await self._command("sit", retry=False, **fields)
             except ServerError as refusal:
-                if refusal.code != "already_seated":
+                if refusal.code != ErrorCode.ALREADY_SEATED:
                     raise
                 await self.resync()
-                assert self._you is not None
-                return self._you
+                you = self._picture.you
+                assert you is not None
+                return you
         return int(result["seat"])
 
     async def add_chips(self, amount: int) -> dict[str, Any]:
@@ -206,7 +195,7 @@ class Table:
             try:
                 return await self._command("leave", retry=False)
             except ServerError as refusal:
-                if refusal.code != "not_seated":
+                if refusal.code != ErrorCode.NOT_SEATED:
                     raise
                 return {"left": True}
 
@@ -240,7 +229,7 @@ class Table:
                 except ServerError as refusal:
                     if refusal.code not in TRY_AGAIN or tries >= retries:
                         raise
-                    await asyncio.sleep(0.05 * 2 ** tries)
+                    await asyncio.sleep(0.05 * 2**tries)
                 tries += 1
                 stats.retries += 1
             seen = self._acting[1] if len(self._acting) > 1 else time.monotonic()
@@ -266,13 +255,12 @@ class Table:
         tries = 0
         while True:
             try:
-                result: dict[str, Any] = await self._client._request(kind, table=self.id,
-                                                                     **fields)
+                result: dict[str, Any] = await self._client._request(kind, table=self.id, **fields)
                 return result
             except ServerError as refusal:
                 if not retry or refusal.code not in TRY_AGAIN or tries >= 3:
                     raise
-            await asyncio.sleep(0.05 * 2 ** tries)
+            await asyncio.sleep(0.05 * 2**tries)
             tries += 1
 
     # ------------------------------------------------------------------ applying
@@ -282,29 +270,27 @@ class Table:
         self._resyncing = False
         self._variant = snapshot["variant"]
         stakes = snapshot["stakes"]
-        self._stakes = Stakes(stakes["ante"], stakes["bring_in"], stakes["small_bet"],
-                              stakes["big_bet"], stakes.get("structure", "fixed_limit"))
+        self._stakes = Stakes(
+            stakes["ante"],
+            stakes["bring_in"],
+            stakes["small_bet"],
+            stakes["big_bet"],
+            stakes.get("structure", "fixed_limit"),
+        )
         self._buy_in = (snapshot["buy_in"]["min"], snapshot["buy_in"]["max"])
-        self._seats = [
-            _Seat(s.get("player"), s.get("stack", 0), s.get("pending_chips", 0),
-                  s.get("sitting_out", False), s.get("sit_out_next_hand", False),
-                  s.get("leaving", False),
-                  s.get("connected", False))
-            for s in snapshot["seats"]
-        ]
-        self._you = snapshot["you"]
-        self._hand_number = snapshot["hand_number"]
+        picture = self._picture = TablePicture.of_snapshot(snapshot, self._client.player)
         hand = snapshot["hand"]
-        self._hand = picture_events(hand) if hand is not None else []
         self._turn_seq = self._seq if hand is not None and hand["legal"] is not None else None
         clock = snapshot.get("clock")
         self._clock = None
         if clock is not None and isinstance(clock.get("remaining"), int | float):
+            # The seconds left, as the clock of the seat to act: an action stops it.
+            picture.clock = ClockEvent(clock["seat"], clock["remaining"], 0.0)
             self._clock = Clock(clock["seat"], time.monotonic() + clock["remaining"])
-        self._waiting = tuple(snapshot.get("waiting", ()))
         self._synced.set()
-        self._changed_now(TableEvent(self.id, self._seq, "snapshot", snapshot,
-                                     hand=self._hand_number))
+        self._changed_now(
+            TableEvent(self.id, self._seq, "snapshot", snapshot, hand=picture.hand_number)
+        )
 
     def _on_drop(self) -> None:
         """The connection dropped: hold every event until the next snapshot."""
@@ -327,78 +313,32 @@ class Table:
             self._seq = seq
         kind, data = frame["kind"], frame["data"]
         self._apply(kind, data, seq, private)
-        self._changed_now(TableEvent(self.id, seq, kind, data, private, self._hand_number))
+        self._changed_now(TableEvent(self.id, seq, kind, data, private, self._picture.hand_number))
 
     def _apply(self, kind: str, data: Mapping[str, Any], seq: int, private: bool) -> None:
-        if kind in HAND_EVENTS:
-            if kind == "hand_started":
-                self._hand = []
-            to = data.get("seat") if private else None
-            self._hand.append(Event(kind, dict(data), to))
-            if kind == "turn":
-                self._turn_seq = seq
-            elif kind == "action":
-                self._clock = None
-                if self._acting and data.get("seat") == self._you and len(self._acting) == 1:
-                    self._acting.append(time.monotonic())
-            elif kind == "hand_ended":
-                self._clock = None
-                self._turn_seq = None
-                self._settle({e["seat"]: e["stack"] for e in data["stacks"]})
-            return
-        seats = self._seats
-        me = self._client.player
-        if kind == "seat_taken":
-            seats[data["seat"]] = _Seat(data["player"], data["stack"], connected=True)
-            if data["player"] == me:
-                self._you = data["seat"]
-        elif kind == "seat_left":
-            seats[data["seat"]] = _Seat(None)
-            if data["player"] == me:
-                self._you = None
-        elif kind == "sat_out":
-            if data.get("after_hand"):
-                seats[data["seat"]].sit_out_next_hand = True
-            else:
-                seats[data["seat"]].sitting_out = True
-        elif kind == "sat_in":
-            seats[data["seat"]].sitting_out = False
-            seats[data["seat"]].sit_out_next_hand = False
-        elif kind == "leaving":
-            seats[data["seat"]].leaving = True
-        elif kind == "chips_added":
-            if data.get("after_hand"):
-                seats[data["seat"]].pending_chips += data["amount"]
-            else:
-                seats[data["seat"]].stack += data["amount"]
-        elif kind == "hand_number":
-            self._hand_number = data["hand"]
-            self._hand = []
-            self._turn_seq = None
-        elif kind == "clock":
-            self._clock = Clock(data["seat"], time.monotonic() + data["action_clock"]
-                                + data["time_bank"])
-        elif kind == "hand_cancelled":
-            self._hand = []
-            self._clock = None
-            self._turn_seq = None
-            self._settle({int(s): chips for s, chips in data["stacks"].items()})
-        elif kind == "waiting_list":
-            self._waiting = tuple(data["waiting"])
-        elif kind == "table_restarted":
+        """Fold the event into the picture (the engine's reducer), then what only this
+        connection knows: when the clock runs out, which turn this is, how long an act took."""
+        event = decode(kind, data, data.get("seat") if private else None)
+        picture = self._picture
+        picture.me = self._client.player
+        running = picture.clock
+        picture.apply(event)
+        if picture.clock is not running:
+            clock = picture.clock
+            self._clock = (
+                None
+                if clock is None
+                else Clock(clock.seat, time.monotonic() + clock.action_clock + clock.time_bank)
+            )
+        if isinstance(event, Turn):
+            self._turn_seq = seq
+        elif isinstance(event, ActionTaken):
+            if self._acting and event.seat == picture.you and len(self._acting) == 1:
+                self._acting.append(time.monotonic())
+        elif isinstance(event, TableRestarted):
             self._resyncing = True
             self._synced.clear()
             self._client._resync_soon(self.id)
-
-    def _settle(self, stacks: Mapping[int, int]) -> None:
-        """A hand is over: its stacks, chips added meanwhile, sit-outs asked for."""
-        for number, seat in enumerate(self._seats):
-            if number in stacks:
-                seat.stack = stacks[number]
-            seat.stack += seat.pending_chips
-            seat.pending_chips = 0
-            if seat.sit_out_next_hand:
-                seat.sitting_out, seat.sit_out_next_hand = True, False
 
     def _changed_now(self, event: TableEvent) -> None:
         self._version += 1
@@ -412,24 +352,48 @@ class Table:
             queue.put_nowait(event)
 
     def _build(self) -> TableView:
-        picture = fold(self._hand, self._you) if self._hand else None
+        table = self._picture
+        picture = table.hand_view()
         hand_seats: dict[int, dict[str, Any]] = picture["seats"] if picture else {}
         over = bool(picture and picture["over"])
         seats = []
-        for number, seat in enumerate(self._seats):
+        for number, seat in enumerate(table.seats):
             h = hand_seats.get(number)
             if h is None:
-                seats.append(SeatView(
-                    number, seat.player, seat.stack, seat.pending_chips, seat.sitting_out,
-                    seat.leaving, seat.connected, sit_out_next_hand=seat.sit_out_next_hand,
-                ))
+                seats.append(
+                    SeatView(
+                        number,
+                        seat.player,
+                        seat.stack,
+                        seat.pending_chips,
+                        seat.sitting_out,
+                        seat.leaving,
+                        seat.connected,
+                        sit_out_next_hand=seat.sit_out_next_hand,
+                    )
+                )
                 continue
-            seats.append(SeatView(
-                number, seat.player, seat.stack if over else h["stack"], seat.pending_chips,
-                seat.sitting_out, seat.leaving, seat.connected, True, h["bet"], h["in_pot"],
-                tuple(h["up"]), tuple(h["down"]), h["down_count"], h["folded"], h["all_in"],
-                h["shown"], sit_out_next_hand=seat.sit_out_next_hand,
-            ))
+            seats.append(
+                SeatView(
+                    number,
+                    seat.player,
+                    seat.stack if over else h["stack"],
+                    seat.pending_chips,
+                    seat.sitting_out,
+                    seat.leaving,
+                    seat.connected,
+                    True,
+                    h["bet"],
+                    h["in_pot"],
+                    tuple(h["up"]),
+                    tuple(h["down"]),
+                    h["down_count"],
+                    h["folded"],
+                    h["all_in"],
+                    h["shown"],
+                    sit_out_next_hand=seat.sit_out_next_hand,
+                )
+            )
         legal = picture["legal"] if picture else None
         return TableView(
             table=self.id,
@@ -439,8 +403,8 @@ class Table:
             min_buy_in=self._buy_in[0],
             max_buy_in=self._buy_in[1],
             seats=tuple(seats),
-            you=self._you,
-            hand_number=self._hand_number,
+            you=table.you,
+            hand_number=table.hand_number,
             street=picture["street"] if picture else None,
             pot=picture["pot"] if picture else 0,
             common=tuple(picture["common"]) if picture else (),
@@ -451,5 +415,5 @@ class Table:
             announcements=tuple(picture["announcements"]) if picture else (),
             awards=tuple(picture["awards"]) if picture else (),
             hand_over=over,
-            waiting=self._waiting,
+            waiting=tuple(table.waiting),
         )

@@ -1,23 +1,32 @@
 """The typed picture of a table that a caller (or a bot) reads, and the actions it sends.
 
-The hand part of the picture is ``engine.views.view``, the same pure fold of events the
-server uses for its snapshots: the client never re-implements the rules of what a seat may
-see. A snapshot taken in the middle of a hand carries the server's fold, not the events;
-:func:`picture_events` turns that picture back into a short list of events that the fold
-maps to the very same picture, so the events that follow fold on top of it.
+The picture is folded by the engine (``engine.table_view.TablePicture``, whose hand part is
+``engine.views.view``), the same fold the server's snapshots come from: the client never
+re-implements the rules of what a seat may see, nor what the table does between hands. A
+snapshot taken in the middle of a hand carries the server's fold, not the events;
+:func:`picture_events` (from the engine) turns that picture back into a short list of events
+that the fold maps to the very same picture, so the events that follow fold on top of it.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from engine.events import ACTION_KINDS, Event, LegalActions
+from engine.actions import ACTION_KINDS, LegalActions
+from engine.table_view import picture_events
 
 __all__ = [
-    "Action", "Clock", "LegalActions", "SeatView", "Stakes", "TableInfo", "TableView",
+    "Action",
+    "Clock",
+    "LegalActions",
+    "SeatView",
+    "Stakes",
+    "TableInfo",
+    "TableView",
+    "picture_events",
 ]
 
 
@@ -72,12 +81,23 @@ class TableInfo:
     def from_json(cls, data: Mapping[str, Any]) -> TableInfo:
         stakes = data["stakes"]
         return cls(
-            id=data["id"], name=data["name"], variant=data["variant"],
-            stakes=Stakes(stakes["ante"], stakes["bring_in"], stakes["small_bet"],
-                          stakes["big_bet"], data.get("structure", "fixed_limit")),
-            seats=data["seats"], seats_taken=data["seats_taken"], waiting=data["waiting"],
-            min_buy_in=data["min_buy_in"], max_buy_in=data["max_buy_in"],
-            average_pot=data["average_pot"], hands_per_hour=data["hands_per_hour"],
+            id=data["id"],
+            name=data["name"],
+            variant=data["variant"],
+            stakes=Stakes(
+                stakes["ante"],
+                stakes["bring_in"],
+                stakes["small_bet"],
+                stakes["big_bet"],
+                data.get("structure", "fixed_limit"),
+            ),
+            seats=data["seats"],
+            seats_taken=data["seats_taken"],
+            waiting=data["waiting"],
+            min_buy_in=data["min_buy_in"],
+            max_buy_in=data["max_buy_in"],
+            average_pot=data["average_pot"],
+            hands_per_hour=data["hands_per_hour"],
         )
 
 
@@ -186,55 +206,3 @@ def legal_from(data: Mapping[str, Any]) -> LegalActions:
         max_to=data.get("max_to", 0),
         to_choices=tuple(data.get("to_choices", ())),
     )
-
-
-def picture_events(picture: Mapping[str, Any]) -> list[Event]:
-    """Events that ``engine.views.view(events, picture["viewer"])`` folds into ``picture``.
-
-    A snapshot's hand (seat numbers as JSON strings or ints) comes back as: the hand's
-    start, each seat's chips in as one ante, the cards as one deal, the street bets and
-    folds as zero-chip actions, the viewer's own down cards, the announcements, showdowns
-    and awards so far, the turn, and the end. tests/clients checks the round trip on every
-    prefix of random hands of every variant.
-    """
-    seats = {int(k): v for k, v in picture["seats"].items()}
-    viewer = picture.get("viewer")
-    won: dict[int, int] = {}
-    for award in picture["awards"]:
-        won[award["seat"]] = won.get(award["seat"], 0) + award["amount"]
-    events = [Event("hand_started", {
-        "variant": picture["variant"],
-        "seats": [{"seat": n, "stack": s["stack"] + s["in_pot"] - won.get(n, 0)}
-                  for n, s in seats.items()],
-    })]
-    for n, s in seats.items():
-        events.append(Event("ante", {"seat": n, "amount": s["in_pot"], "all_in": s["all_in"]}))
-    common: Sequence[str] = picture["common"]
-    if picture["street"] is not None:
-        deals = [{"seat": n, "up": list(s["up"]), "down": s["down_count"]}
-                 for n, s in seats.items()]
-        events.append(Event("street_dealt", {"street": picture["street"], "deals": deals}))
-        for card in common:
-            events.append(Event("common_card", {"street": picture["street"], "card": card}))
-    for n, s in seats.items():
-        if s["bet"] or s["folded"]:
-            kind = "fold" if s["folded"] else "call"
-            events.append(Event("action", {"seat": n, "action": kind, "amount": 0,
-                                           "to": s["bet"]}))
-    if viewer is not None and viewer in seats and seats[viewer]["down"]:
-        events.append(Event("down_cards", {"seat": viewer, "street": picture["street"],
-                                           "cards": list(seats[viewer]["down"])}, viewer))
-    for announcement in picture["announcements"]:
-        events.append(Event("announcement", dict(announcement)))
-    for n, s in seats.items():
-        if s["shown"]:
-            data = {"seat": n, "cards": list(s["up"]) + list(s["down"]), **s.get("hand", {})}
-            events.append(Event("showdown", data))
-    for award in picture["awards"]:
-        events.append(Event("pot_awarded", dict(award)))
-    if picture["legal"] is not None:
-        events.append(Event("turn", dict(picture["legal"])))
-    if picture["over"]:
-        events.append(Event("hand_ended", {
-            "stacks": [{"seat": n, "stack": s["stack"]} for n, s in seats.items()]}))
-    return events

@@ -1,0 +1,94 @@
+"""The deal of a street: the deck's round, each seat's cards and board, and the events
+that show them, each seat's down cards to that seat alone.
+
+Like :mod:`engine.betting`, a function of the :class:`~engine.hand.Hand`, which calls it once
+a street. As its upcards fall, each seat's board is kept as a rank-pattern key
+(:data:`engine.plan.BOARD_STEP`) while every upcard is known (a replayed record may deal
+``??``), for the order of play (:mod:`engine.order`).
+"""
+
+from __future__ import annotations
+
+from itertools import compress
+from typing import TYPE_CHECKING
+
+from engine.cards import UNKNOWN, format_card
+from engine.events import CommonCard, Deal, DeckProcedure, DownCards, StreetDealt, new_event
+from engine.plan import BOARD_STEP
+
+if TYPE_CHECKING:
+    from engine.hand import Hand
+
+_new_tuple = tuple.__new__
+_CARD_TEXT = tuple(format_card(c) for c in range(UNKNOWN + 1))  # a replay's "??" last
+
+
+def deal_street(hand: Hand) -> None:
+    """Deal the hand's current street to every seat still receiving cards (or the common
+    card when the deck runs short), with the events that show it."""
+    plan = hand._plan
+    street = hand.street
+    receiving = hand.receiving
+    takers = list(compress(range(hand.n), receiving))
+    faces = plan.faces[street]
+    per_seat = len(faces)
+    dealt, common, procedure = hand.deck.deal_round(
+        per_seat * len(takers), hand.config.burn_cards and street > 0
+    )
+    name = plan.names[street]
+    if procedure is not None:
+        hand.events.append(new_event(DeckProcedure, (name, procedure)))
+    if common is not None:
+        hand.common.append(common)
+        hand.events.append(new_event(CommonCard, (name, format_card(common))))
+        return
+    text = _CARD_TEXT
+    step = BOARD_STEP
+    seats, folded, cards, ups = hand.seats, hand.folded, hand.cards, hand.up
+    keys = hand._board_keys
+    events = hand.events
+    public: list[Deal] = []
+    if per_seat == 1 and faces[0]:  # one upcard each (fourth to sixth street)
+        for card, i in zip(dealt, takers, strict=True):
+            cards[i].append(card)
+            ups[i].append(card)
+            if card == UNKNOWN:
+                hand._known_boards = False
+            else:
+                keys[i] += step[card]
+            public.append(_new_tuple(Deal, (seats[i], (text[card],), 0, folded[i])))
+    elif per_seat == 1:  # one down card each (the river)
+        for card, i in zip(dealt, takers, strict=True):
+            seat = seats[i]
+            cards[i].append(card)
+            public.append(_new_tuple(Deal, (seat, (), 1, folded[i])))
+            events.append(new_event(DownCards, (seat, name, (text[card],))))
+    else:
+        count = len(takers)
+        known = True
+        for n, i in enumerate(takers):
+            seat = seats[i]
+            mine = dealt[n::count]
+            cards[i] += mine
+            up = ups[i]
+            shown: list[str] = []
+            down: list[str] = []
+            for card, face_up in zip(mine, faces, strict=True):
+                if not face_up:
+                    down.append(text[card])
+                    continue
+                up.append(card)
+                shown.append(text[card])
+                if card == UNKNOWN:
+                    known = False
+                else:
+                    keys[i] += step[card]
+            public.append(_new_tuple(Deal, (seat, tuple(shown), len(down), folded[i])))
+            if down:
+                events.append(new_event(DownCards, (seat, name, tuple(down))))
+        if not known:
+            hand._known_boards = False
+    events.append(new_event(StreetDealt, (name, tuple(public))))
+
+
+__all__ = ["deal_street"]

@@ -1,0 +1,90 @@
+"""The server's log lines: plain text, or JSON lines (``--log-format json``).
+
+A table actor's task names its table (:func:`table_context`, set once when its loop
+starts; a task's context is its own), and every line written from that task carries the
+table id and the number of its hand (the one in progress, or the last dealt; 0 before the
+first), whichever module writes it. A JSON line is one object: ``time`` (UTC, ISO 8601),
+``level``, ``logger``, ``message``, then ``table`` and ``hand`` when a table wrote it, and
+``exception`` with the traceback when there is one.
+"""
+
+from __future__ import annotations
+
+import logging
+from contextvars import ContextVar
+from datetime import UTC, datetime
+from typing import Any, Literal, Protocol
+
+import orjson
+
+LogFormat = Literal["text", "json"]
+TEXT_FORMAT = "%(levelname)s %(name)s: %(message)s"
+
+
+class LoggedTable(Protocol):
+    @property
+    def table_id(self) -> int: ...
+
+    @property
+    def hand_number(self) -> int: ...
+
+
+_table: ContextVar[LoggedTable | None] = ContextVar("stud_table", default=None)
+
+
+def table_context(table: LoggedTable) -> None:
+    """From here on, the lines the current task writes are the table's (call it first
+    thing in the table's own task: the setting stays within that task)."""
+    _table.set(table)
+
+
+class TableFilter(logging.Filter):
+    """Adds ``table`` and ``hand`` to a record written by a table's task (a record that
+    names its table with ``extra={"table": ...}`` keeps it)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        table = _table.get()
+        if table is not None and not hasattr(record, "table"):
+            record.table = table.table_id
+            record.hand = table.hand_number
+        return True
+
+
+class JsonFormatter(logging.Formatter):
+    """One JSON object per line."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        line: dict[str, Any] = {
+            "time": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
+            "level": record.levelname,
+            "logger": record.name,
+            "message": record.getMessage(),
+        }
+        table = getattr(record, "table", None)
+        if table is not None:
+            line["table"] = table
+            hand = getattr(record, "hand", None)
+            if hand is not None:
+                line["hand"] = hand
+        if record.exc_info:
+            line["exception"] = self.formatException(record.exc_info)
+        elif record.exc_text:
+            line["exception"] = record.exc_text
+        if record.stack_info:
+            line["stack"] = self.formatStack(record.stack_info)
+        return orjson.dumps(line, default=str).decode()
+
+
+def handler(log_format: LogFormat) -> logging.Handler:
+    """A handler to standard error in that format, with the table's context."""
+    out = logging.StreamHandler()
+    out.setFormatter(JsonFormatter() if log_format == "json" else logging.Formatter(TEXT_FORMAT))
+    out.addFilter(TableFilter())
+    return out
+
+
+def configure(level: str, log_format: LogFormat) -> None:
+    """The root logger writes every line (uvicorn's too, when it is run without its own
+    logging configuration) in the format asked for; like ``logging.basicConfig``, nothing
+    changes if the root logger has a handler already."""
+    logging.basicConfig(level=level.upper(), handlers=[handler(log_format)])

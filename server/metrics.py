@@ -1,0 +1,177 @@
+"""What a node counts for Prometheus (``GET /metrics``), in a registry of its own.
+
+Each app has its :class:`Metrics` (a ``CollectorRegistry`` per app, never the library's
+global one, so tests and several apps in one process do not collide). The hot path pays
+one counter increment or one histogram observation per thing counted, through a child
+per label value made once and kept (``labels()`` takes a lock and a lookup each call).
+Gauges of the tables (how many in each lifecycle state, how many paused) are read from
+the table actors when Prometheus scrapes, costing nothing in between.
+
+Every name, with its labels, is listed in docs/architecture.md ("Metrics and logs").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, TypeVar
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+from prometheus_client.core import GaugeMetricFamily, Metric
+from prometheus_client.exposition import choose_encoder
+from prometheus_client.registry import Collector
+
+if TYPE_CHECKING:
+    from server.table_loop import TableLoop
+
+# From half a millisecond (an in-memory command) to ten seconds (a database timing out).
+LATENCY_BUCKETS = (
+    0.0005,
+    0.001,
+    0.0025,
+    0.005,
+    0.01,
+    0.025,
+    0.05,
+    0.1,
+    0.25,
+    0.5,
+    1.0,
+    2.5,
+    5.0,
+    10.0,
+)
+
+_Child = TypeVar("_Child", Counter, Histogram)
+
+
+class Metrics:
+    """One app's metrics; the table actors, the journal, the websocket and the cardroom
+    call its methods, ``GET /metrics`` renders it."""
+
+    def __init__(self) -> None:
+        self.registry = registry = CollectorRegistry(auto_describe=True)
+        self.connections = Gauge(
+            "stud_websocket_connections", "Open websocket connections.", registry=registry
+        )
+        self.hands_finished = Counter(
+            "stud_hands_finished", "Hands played to their end and recorded.", registry=registry
+        )
+        self.hands_cancelled = Counter(
+            "stud_hands_cancelled",
+            "Hands voided, every chip back (an error, a hand that could not be resumed).",
+            registry=registry,
+        )
+        self.actions = Counter(
+            "stud_actions",
+            "Actions applied to hands, by kind (timeout: the clock acted for the player).",
+            ["kind"],
+            registry=registry,
+        )
+        self.command_seconds = Histogram(
+            "stud_command_seconds",
+            "From a command entering a table's inbox to its reply, by command.",
+            ["command"],
+            buckets=LATENCY_BUCKETS,
+            registry=registry,
+        )
+        self.refusals = Counter(
+            "stud_refusals",
+            "Refusals answered, by error code and by who answered (table: a table actor of "
+            "this node, or its inbox; websocket: an error frame sent to a client).",
+            ["code", "source"],
+            registry=registry,
+        )
+        self.db_write_seconds = Histogram(
+            "stud_db_write_seconds",
+            "A table's database writes that succeeded, by write.",
+            ["write"],
+            buckets=LATENCY_BUCKETS,
+            registry=registry,
+        )
+        self.bus_publish_seconds = Histogram(
+            "stud_bus_publish_seconds",
+            "One pipeline of publishes to Redis, written and confirmed (no samples on the "
+            "in-memory bus).",
+            buckets=LATENCY_BUCKETS,
+            registry=registry,
+        )
+        self.takeovers = Counter(
+            "stud_table_takeovers",
+            "Tables this node took over from another node (released: the node stopped and "
+            "gave it back; lease_expired: its lease ran out).",
+            ["reason"],
+            registry=registry,
+        )
+        self._children: dict[tuple[object, ...], Counter | Histogram] = {}
+        self._tables: Callable[[], Iterable[TableLoop]] = tuple
+        for reason in ("released", "lease_expired"):  # at zero from the start
+            self._child(self.takeovers, reason)
+        registry.register(_TablesCollector(self))
+
+    # ------------------------------------------------------------------ what is counted
+
+    def _child(self, metric: _Child, *values: str) -> _Child:
+        key = (id(metric), *values)
+        child = self._children.get(key)
+        if child is None:
+            child = self._children[key] = metric.labels(*values)
+        return child  # type: ignore[return-value]
+
+    def command_answered(self, command: str, seconds: float) -> None:
+        self._child(self.command_seconds, command).observe(seconds)
+
+    def refused(self, code: str, source: str) -> None:
+        self._child(self.refusals, str(code), source).inc()
+
+    def action(self, kind: str) -> None:
+        self._child(self.actions, kind).inc()
+
+    def db_write(self, write: str, seconds: float) -> None:
+        self._child(self.db_write_seconds, write).observe(seconds)
+
+    def bus_published(self, seconds: float) -> None:
+        self.bus_publish_seconds.observe(seconds)
+
+    def takeover(self, reason: str) -> None:
+        self._child(self.takeovers, reason).inc()
+
+    def watch_tables(self, tables: Callable[[], Iterable[TableLoop]]) -> None:
+        """Where the table gauges are read from at each scrape: this node's actors."""
+        self._tables = tables
+
+    def tables(self) -> Iterable[TableLoop]:
+        return self._tables()
+
+    def exposition(self, accept: str | None) -> tuple[bytes, str]:
+        """The metrics in the format the scraper accepts (Prometheus' text format unless
+        it asks for OpenMetrics), and that format's content type."""
+        encoder, content_type = choose_encoder(accept or "")
+        return encoder(self.registry), content_type
+
+
+class _TablesCollector(Collector):
+    """The tables this node runs, by lifecycle state, and the paused ones, read when
+    scraped (every state listed, at zero too, so a query never finds a series missing)."""
+
+    def __init__(self, metrics: Metrics) -> None:
+        self.metrics = metrics
+
+    def collect(self) -> Iterator[Metric]:
+        from server.table_loop import Lifecycle  # the loop imports this module
+
+        counts = dict.fromkeys(Lifecycle, 0)
+        paused = 0
+        for table in self.metrics.tables():
+            counts[table.state] += 1
+            paused += table.paused
+        by_state = GaugeMetricFamily(
+            "stud_tables", "Tables run by this node, by lifecycle state.", labels=["state"]
+        )
+        for state, count in counts.items():
+            by_state.add_metric([state.value], count)
+        yield by_state
+        yield GaugeMetricFamily(
+            "stud_tables_paused",
+            "Tables of this node paused (waiting for the database to answer).",
+            value=paused,
+        )

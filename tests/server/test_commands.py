@@ -1,0 +1,71 @@
+"""Commands as records: parsed once at the edge, each refusal with its code; carried to
+another node and built back as they were."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from engine.errors import ErrorCode
+from server import commands
+from server.commands import Act, Chat, Presence, Sit, SitOut, Snapshot
+from server.table_types import CommandRefused
+
+
+def test_a_message_becomes_its_record_and_other_fields_are_ignored() -> None:
+    message = {"v": 1, "type": "act", "id": 4, "table": 1, "action_id": "a1", "kind": "raise"}
+    assert commands.parse("act", "ann", message | {"amount": 20}) == Act(
+        player="ann", action_id="a1", kind="raise", amount=20
+    )
+    assert commands.parse("sit", "bob", {"buy_in": 100}) == Sit(player="bob", buy_in=100)
+    assert commands.parse("sit_out", "bob", {}) == SitOut(player="bob", next_hand=True)
+
+
+@pytest.mark.parametrize(
+    ("name", "fields", "code"),
+    [
+        ("dance", {}, ErrorCode.UNKNOWN_COMMAND),
+        ("sit", {}, ErrorCode.BAD_AMOUNT),
+        ("sit", {"buy_in": "100"}, ErrorCode.BAD_FIELD),
+        ("sit", {"buy_in": True}, ErrorCode.BAD_FIELD),
+        ("sit", {"buy_in": 100, "seat": 1.5}, ErrorCode.BAD_FIELD),
+        ("add_chips", {}, ErrorCode.BAD_AMOUNT),
+        ("act", {"kind": "fold"}, ErrorCode.BAD_ACTION_ID),
+        ("act", {"action_id": "", "kind": "fold"}, ErrorCode.BAD_ACTION_ID),
+        ("act", {"action_id": "x" * 65, "kind": "fold"}, ErrorCode.BAD_ACTION_ID),
+        ("act", {"action_id": "a"}, ErrorCode.UNKNOWN_ACTION),
+        ("act", {"action_id": "a", "kind": 3}, ErrorCode.BAD_FIELD),
+        ("act", {"action_id": "a", "kind": "bet", "amount": "5"}, ErrorCode.BAD_FIELD),
+        ("sit_out", {"next_hand": 1}, ErrorCode.BAD_FIELD),
+        ("chat", {}, ErrorCode.BAD_CHAT),
+        ("chat", {"text": "   "}, ErrorCode.BAD_CHAT),
+        ("chat", {"text": "x" * 501}, ErrorCode.BAD_CHAT),
+        ("presence", {}, ErrorCode.BAD_FIELD),
+    ],
+)
+def test_each_refusal_has_its_code(name: str, fields: dict[str, Any], code: ErrorCode) -> None:
+    with pytest.raises(CommandRefused) as refused:
+        commands.parse(name, "ann", fields)
+    assert refused.value.code == code
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        Sit(player="ann", buy_in=100, seat=2),
+        Act(player="ann", action_id="a1", kind="bet", amount=None),
+        Chat(player="bob", text="gl"),
+        Snapshot(player="", reply_to="connection:ab", reply_id={"nested": [1]}),
+        Presence(player="cat", connected=True, run=3),
+    ],
+)
+def test_a_record_travels_to_another_node_as_it_is(command: commands.TableCommand) -> None:
+    assert commands.decode(commands.encode(command)) == command
+
+
+@pytest.mark.parametrize("bad", [None, "sit", {"name": "dance"}, {"name": "sit", "player": "a"}])
+def test_a_malformed_command_from_another_node_is_refused(bad: Any) -> None:
+    with pytest.raises(CommandRefused) as refused:
+        commands.decode(bad)
+    assert refused.value.code == ErrorCode.BAD_COMMAND
