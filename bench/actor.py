@@ -44,6 +44,7 @@ from server.commands import Act, Sit  # noqa: E402
 from server.db import migrate  # noqa: E402
 from server.db.models import Role  # noqa: E402
 from server.db.session import make_engine, make_sessionmaker  # noqa: E402
+from server.deck_seal import DeckSeal  # noqa: E402
 from server.passwords import Passwords  # noqa: E402
 from server.table_store import DatabaseTableStore, claim_table  # noqa: E402
 from server.table_types import FinishedHand, LiveHandState, TableSettings, TableStore  # noqa: E402
@@ -106,7 +107,8 @@ async def database_store(url: str) -> tuple[TableStore, int, AsyncEngine]:
         await session.commit()
     async with sessionmaker() as session, session.begin():
         fence = await claim_table(session, table_id=record.id)
-    return DatabaseTableStore(sessionmaker, fence=fence), record.id, engine
+    store = DatabaseTableStore(sessionmaker, seal=DeckSeal.generate(), fence=fence)
+    return store, record.id, engine
 
 
 @contextlib.asynccontextmanager

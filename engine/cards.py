@@ -15,8 +15,12 @@ from __future__ import annotations
 import random
 import secrets
 from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from engine.errors import ErrorCode, InvalidAction
+
+if TYPE_CHECKING:
+    from engine.fair import FairDeal
 
 RANKS = "23456789TJQKA"
 SUITS = "cdhs"
@@ -107,13 +111,22 @@ def format_cards(cards: Iterable[Card], sep: str = "") -> str:
     return sep.join(_CARD_TEXT[c] for c in cards)
 
 
+class Scrambler(Protocol):
+    """What scrambles the burn cards of a stacked deck: ``random.Random`` or a fair deal's
+    stream (engine.fair)."""
+
+    def shuffle(self, x: list[Any], /) -> None: ...
+
+
 class Deck:
     """A shuffled deck dealt from the top; the bottom card is never dealt.
 
     The random source is injected: a seeded ``random.Random`` for tests and
     replays, ``secrets.SystemRandom()`` (the default) in play. A stacked order
     may be given instead, top card first. The same source scrambles the burn
-    cards when the deck runs short (SCS 18, Robert's 15).
+    cards when the deck runs short (SCS 18, Robert's 15): for a stacked order it may be
+    any :class:`Scrambler`. ``fair``: the seeds a provably fair deck was derived from
+    (engine.fair), None for any other deck.
     """
 
     __slots__ = (
@@ -124,17 +137,23 @@ class Deck:
         "bottom_dealable",
         "set_aside_cards",
         "settled",
+        "fair",
         "_getrandbits",
     )
 
-    def __init__(self, order: Sequence[Card] | None = None, rng: random.Random | None = None):
-        self.rng: random.Random = rng if rng is not None else secrets.SystemRandom()
+    def __init__(
+        self, order: Sequence[Card] | None = None, rng: random.Random | Scrambler | None = None
+    ):
+        if order is None and rng is not None and not isinstance(rng, random.Random):
+            raise TypeError("a deck shuffled as it is dealt needs a random.Random")
+        self.rng: random.Random | Scrambler = rng if rng is not None else secrets.SystemRandom()
+        self.fair: FairDeal | None = None
         # Random's unbiased integer draw (what its own shuffle uses) draws from getrandbits:
         # when the source draws that way, _settle writes the same draw out (a call less per
         # card); None: the source's own draw.
         draw = getattr(getattr(self.rng, "_randbelow", None), "__func__", None)
         inlinable = draw is not None and draw is _DRAW_WITH_GETRANDBITS
-        self._getrandbits = self.rng.getrandbits if inlinable else None
+        self._getrandbits = cast(random.Random, self.rng).getrandbits if inlinable else None
         # Cards before ``settled`` are in their final order. A random deck is shuffled as it
         # is dealt (Fisher-Yates, one step per card): the same uniform order as shuffling it
         # all first, without drawing for the cards a short hand never reaches.
@@ -176,7 +195,8 @@ class Deck:
                 cards[j] = cards[i]
                 cards[i] = card
         else:
-            draw = getattr(self.rng, "_randbelow", self.rng.randrange)
+            rng = cast(random.Random, self.rng)  # only an unshuffled deck settles
+            draw = getattr(rng, "_randbelow", rng.randrange)
             for i in range(self.settled, upto):
                 j = i + draw(size - i)
                 cards[i], cards[j] = cards[j], cards[i]

@@ -93,6 +93,8 @@ class ErrorCode(StrEnum):
     ALREADY_SEATED = "already_seated"
     NOT_SEATED = "not_seated"
     BAD_CHAT = "bad_chat"
+    BAD_CLIENT_SEED = "bad_client_seed"
+    SEED_WINDOW_CLOSED = "seed_window_closed"
     CHAT_NOT_ALLOWED = "chat_not_allowed"
     UNKNOWN_PLAYER = "unknown_player"
 

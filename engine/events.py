@@ -193,18 +193,21 @@ class _HandStarted(NamedTuple):
     small_bet: int
     big_bet: int
     seats: tuple[SeatStack, ...]
+    commitment: str | None = None  # SHA-256 of the server seed (engine.fair), hex
+    client_seeds: tuple[tuple[int, str], ...] = ()  # (seat, seed) that went into the deck
 
 
 @event_type
 class HandStarted(Event, _HandStarted):
-    """A hand begins: its game and stakes, and each dealt seat's chips."""
+    """A hand begins: its game and stakes, and each dealt seat's chips; for a provably fair
+    deck (engine.fair), the commitment to its server seed and the client seeds it used."""
 
     __slots__ = ()
     kind = "hand_started"
 
     def encode(self) -> dict[str, Any]:
-        variant, structure, ante, bring_in, small_bet, big_bet, seats = self
-        return {
+        variant, structure, ante, bring_in, small_bet, big_bet, seats, committed, seeds = self
+        data: dict[str, Any] = {
             "variant": variant,
             "structure": structure,
             "ante": ante,
@@ -213,6 +216,10 @@ class HandStarted(Event, _HandStarted):
             "big_bet": big_bet,
             "seats": [{"seat": seat, "stack": stack} for seat, stack in seats],
         }
+        if committed is not None:
+            data["commitment"] = committed
+            data["client_seeds"] = [{"seat": seat, "seed": seed} for seat, seed in seeds]
+        return data
 
     @classmethod
     def from_data(cls, data: Mapping[str, Any]) -> HandStarted:
@@ -224,6 +231,8 @@ class HandStarted(Event, _HandStarted):
             data.get("small_bet", 0),
             data.get("big_bet", 0),
             _stacks(data["seats"]),
+            data.get("commitment"),
+            tuple((e["seat"], e["seed"]) for e in data.get("client_seeds", ())),
         )
 
 
@@ -506,19 +515,27 @@ class PotAwarded(Event, _PotAwarded):
 
 class _HandEnded(NamedTuple):
     stacks: tuple[SeatStack, ...]
+    server_seed: str | None = None  # a provably fair deck's seed, revealed (hex)
 
 
 @event_type
 class HandEnded(Event, _HandEnded):
+    """The hand is over: each seat's chips; for a provably fair deck, its server seed."""
+
     __slots__ = ()
     kind = "hand_ended"
 
     def encode(self) -> dict[str, Any]:
-        return {"stacks": [{"seat": seat, "stack": stack} for seat, stack in self[0]]}
+        data: dict[str, Any] = {
+            "stacks": [{"seat": seat, "stack": stack} for seat, stack in self[0]]
+        }
+        if self[1] is not None:
+            data["server_seed"] = self[1]
+        return data
 
     @classmethod
     def from_data(cls, data: Mapping[str, Any]) -> HandEnded:
-        return cls(_stacks(data["stacks"]))
+        return cls(_stacks(data["stacks"]), data.get("server_seed"))
 
 
 HAND_EVENT_TYPES = tuple(EVENT_TYPES.values())

@@ -216,7 +216,9 @@ class Hand:
                 for seat, stack in zip(self.seats, self.stacks, strict=True)
             ]
         )
-        self._emit(new_event(HandStarted, (*self._plan.started, entries)))
+        fair = self.deck.fair  # a provably fair deck's commitment and client seeds
+        proof = (fair.commitment, fair.client_seeds) if fair is not None else (None, ())
+        self._emit(new_event(HandStarted, (*self._plan.started, entries, *proof)))
         by_position = config.ante_by_position
         if by_position is not None and len(by_position) != self.n:
             raise InvalidAction(

@@ -203,7 +203,9 @@ def _pay(hand: Hand, pots: list[Pot], shares: list[Share], showdown: bool) -> No
     hand.over = True
     hand.to_act = -1
     hand._legal = None
-    events.append(new_event(HandEnded, (tuple(ended),)))
+    fair = hand.deck.fair  # a provably fair deck's server seed is revealed now (engine.fair)
+    revealed = fair.server_seed.hex() if fair is not None else None
+    events.append(new_event(HandEnded, (tuple(ended), revealed)))
 
 
 def build_result(hand: Hand, pots: list[Pot], shares: list[Share], showdown: bool) -> HandResult:

@@ -25,6 +25,7 @@ __all__ = [
     "OperatorPaused",
     "OperatorResumed",
     "Clock",
+    "DeckCommitted",
     "HandCancelled",
     "HandNumber",
     "Leaving",
@@ -213,6 +214,20 @@ class HandNumber(Event, _HandNumber):
 
     __slots__ = ()
     kind = "hand_number"
+
+
+class _DeckCommitted(NamedTuple):
+    hand: int
+    commitment: str  # SHA-256 of the hand's server seed, hex (engine.fair)
+
+
+@event_type
+class DeckCommitted(Event, _DeckCommitted):
+    """The commitment to the server seed of the table's next hand: client seeds for that hand
+    are taken from now until it is dealt (docs/fairness.md)."""
+
+    __slots__ = ()
+    kind = "deck_committed"
 
 
 class _Clock(NamedTuple):
@@ -412,6 +427,7 @@ TABLE_EVENT_TYPES = (
     SeatOfferExpired,
     ChatSaid,
     HandNumber,
+    DeckCommitted,
     Clock,
     HandCancelled,
     TableRestarted,

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import logging
 import random
-import secrets
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
@@ -38,6 +37,7 @@ from engine.table import Departure, SeatingRules, Table
 from engine.table_events import (
     ChatSaid,
     Clock,
+    DeckCommitted,
     HandNumber,
     Leaving,
     TablePaused,
@@ -88,7 +88,7 @@ class TableActor(TableLoop):
         store: TableStore,
         settings: TableSettings | None = None,
         clock: Callable[[], float] = time.monotonic,
-        rng_factory: Callable[[], random.Random] = secrets.SystemRandom,
+        rng_factory: Callable[[], random.Random] | None = None,
         deck_factory: Callable[[], Deck] | None = None,
         run: int = 1,
         metrics: Metrics | None = None,
@@ -99,8 +99,9 @@ class TableActor(TableLoop):
         self.table = Table(config, settings.seat_count, rules)
         self.bus = bus
         self.clock = clock
-        self.rng_factory = rng_factory
-        self.deck_factory = deck_factory  # tests stack the deck; None: a fresh shuffle
+        self.rng_factory = rng_factory  # seeds server seeds (tests); None: ``secrets``
+        self.deck_factory = deck_factory  # tests stack the deck; None: a provably fair deal
+        self.next_deal: dealing.NextDeal | None = None  # committed to, not dealt yet
         self.publisher = Publisher(bus, table_id, run=run)
         self.clocks = TableClocks(settings, clock)
         self.journal = Journal(
@@ -394,6 +395,20 @@ class TableActor(TableLoop):
         self.publisher.reply(command.reply_to, command.reply_id, snapshot)
         return {"seq": snapshot["seq"]}
 
+    async def _client_seed(self, command: cmd.ClientSeed) -> dict[str, Any]:
+        """A seated player's seed for the next hand, whose commitment is already published
+        (docs/fairness.md); the last seed a player sends before the deal counts."""
+        self.table.seated(command.player)
+        deal = self.next_deal
+        if deal is None or command.hand not in (None, deal.number):
+            waiting = f"hand {deal.number}" if deal is not None else "no hand yet"
+            raise CommandRefused(
+                f"client seeds are taken for the committed next hand only ({waiting})",
+                code=ErrorCode.SEED_WINDOW_CLOSED,
+            )
+        deal.seeds[command.player] = command.seed
+        return {"hand": deal.number}
+
     async def _presence(self, command: cmd.Presence) -> dict[str, Any]:
         """A connection of the player's came or went (a player may have several). One told
         to a given run of the table is refused by any other: a node's actor that has not
@@ -483,7 +498,19 @@ class TableActor(TableLoop):
 
     def _schedule_next_hand(self) -> None:
         if self.table.hand is None and not self.ops.holds_play and len(self.table.dealt_in()) >= 2:
+            self._commit_next_hand()
             self.clocks.schedule_next_hand()
+
+    def _commit_next_hand(self) -> None:
+        """Draw the next hand's server seed and publish its commitment, unless done: client
+        seeds are taken from then until its deal (a stacked deck has none)."""
+        number = self.hand_number + 1
+        if self.deck_factory is not None or (
+            self.next_deal is not None and self.next_deal.number == number
+        ):
+            return
+        self.next_deal = dealing.NextDeal(number, dealing.server_seed(self.rng_factory))
+        self.publisher.publish(DeckCommitted(hand=number, commitment=self.next_deal.commitment))
 
     async def _start_hand(self) -> None:
         dealt = self.table.dealt_in()
@@ -491,8 +518,11 @@ class TableActor(TableLoop):
             return
         seats = self.table.seats
         players = [(n, seats[n].player, seats[n].stack) for n in dealt]  # type: ignore[union-attr]
-        deck, deck_record = dealing.new_deck(self.deck_factory, self.rng_factory)
         number = self.hand_number + 1
+        self._commit_next_hand()  # dealt without the pause between hands: no seed came
+        committed, self.next_deal = self.next_deal, None
+        deal = committed.deal(self.table_id, players) if committed is not None else None
+        deck, deck_record = dealing.new_deck(self.deck_factory, deal)
         config = self.ops.config_json(self.table.config)
         live = LiveHandState(self.table_id, number, deck_record, players, config=config)
         await self.journal.start_hand(live)
@@ -503,6 +533,8 @@ class TableActor(TableLoop):
         self._players_in_hand = {seat: player for seat, player, _ in players}
         self.publisher.publish(HandNumber(hand=self.hand_number))
         self._tell_hand(list(hand.events))
+        # The next hand's seeds may come in all through this one.
+        self._commit_next_hand()
 
     async def _finish_hand(self) -> None:
         hand = self.table.hand
@@ -560,6 +592,7 @@ _HANDLERS: dict[type[cmd.TableCommand], _Handler] = {
     cmd.Act: TableActor._act,
     cmd.Snapshot: TableActor._snapshot,
     cmd.Presence: TableActor._presence,
+    cmd.ClientSeed: TableActor._client_seed,
     **table_ops.HANDLERS,
     cmd.Remove: removal.remove,
 }

@@ -48,6 +48,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        seal = settings.deck_seal()  # first: no key, no start (server/deck_seal.py)
         engine = make_engine(settings.database_url, timeout=settings.db_timeout_seconds)
         app.state.engine = engine
         app.state.sessionmaker = make_sessionmaker(engine)
@@ -61,6 +62,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             bus=bus,
             sessionmaker=app.state.sessionmaker,
             settings=settings,
+            seal=seal,
             leases=leases,
             metrics=app_metrics,
         )

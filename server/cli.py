@@ -33,6 +33,7 @@ from server import accounts, logs, table_store
 from server.db import migrate
 from server.db.models import STAFF_ROLES, Role
 from server.db.session import is_outage, make_engine, make_sessionmaker
+from server.deck_seal import DeckKeyError
 from server.passwords import Passwords
 from server.schemas import AccountCreate
 from server.settings import Settings
@@ -232,6 +233,10 @@ def serve(settings: Settings, log_level: str) -> None:
     from server.app import create_app
     from server.gateway import paced_http_protocol
 
+    try:
+        settings.deck_seal()  # made or read once here: a missing key stops the start at once
+    except DeckKeyError as error:
+        raise SystemExit(f"refused to start: {error}") from None
     asyncio.run(apply_migrations(settings))
     # JSON lines: uvicorn's own lines go through the root logger's handler too.
     extra: dict[str, Any] = {"log_config": None} if settings.log_format == "json" else {}

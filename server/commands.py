@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, get_type_hints
 
+from engine import fair
 from engine.errors import ErrorCode
 from server.table_types import CommandRefused
 
@@ -124,6 +125,19 @@ class Chat(TableCommand):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class ClientSeed(TableCommand):
+    """A seated player's seed for the next hand's deck (docs/fairness.md). ``hand``: the
+    hand it is meant for (refused if that is no longer the one taking seeds)."""
+
+    name: ClassVar[str] = "client_seed"
+    seed: str = _code(ErrorCode.BAD_CLIENT_SEED)
+    hand: int | None = None
+
+    def check(self) -> None:
+        fair.check_client_seed(self.seed)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Snapshot(TableCommand):
     """The table as the sender may see it, published on ``reply_to`` in line with the
     table's events (and answered there only: the command's own reply is a receipt)."""
@@ -145,7 +159,10 @@ class Presence(TableCommand):
 
 COMMANDS: dict[str, type[TableCommand]] = {
     cls.name: cls
-    for cls in (Sit, AddChips, Act, SitOut, SitIn, Leave, JoinWaitingList, Chat, Snapshot, Presence)
+    for cls in (
+        *(Sit, AddChips, Act, SitOut, SitIn, Leave, JoinWaitingList, Chat, ClientSeed),
+        *(Snapshot, Presence),
+    )
 }
 """What a player's message may be (:func:`parse`, the websocket's edge)."""
 

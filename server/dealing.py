@@ -4,9 +4,12 @@ hand dealt again from it, and the record of a finished or voided hand."""
 from __future__ import annotations
 
 import random
+import secrets
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
+from engine import fair
 from engine.actions import Action
 from engine.cards import Deck
 from engine.errors import PhhError
@@ -18,18 +21,45 @@ from engine.variants import TableConfig
 from server.table_types import FinishedHand, LiveHandState
 
 
+@dataclass(slots=True)
+class NextDeal:
+    """The server seed of the table's next hand, committed to before it is dealt, and the
+    client seeds its players sent since (player -> seed; the last one of each counts)."""
+
+    number: int
+    server_seed: bytes
+    seeds: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def commitment(self) -> str:
+        return fair.commitment(self.server_seed)
+
+    def deal(self, table_id: int, players: Sequence[tuple[int, str, int]]) -> fair.FairDeal:
+        """The hand's seeds as dealt: the client seeds of the players dealt in, by seat."""
+        seeds = sorted((seat, self.seeds[p]) for seat, p, _ in players if p in self.seeds)
+        return fair.FairDeal(self.server_seed, table_id, self.number, tuple(seeds))
+
+
+def server_seed(rng_factory: Callable[[], random.Random] | None = None) -> bytes:
+    """A fresh server seed: 32 bytes from ``secrets``; ``rng_factory``: a seeded source for
+    tests and benchmarks that need the same hands every run."""
+    if rng_factory is None:
+        return secrets.token_bytes(fair.SEED_BYTES)
+    return rng_factory().randbytes(fair.SEED_BYTES)
+
+
 def new_deck(
-    deck_factory: Callable[[], Deck] | None, rng_factory: Callable[[], random.Random]
+    deck_factory: Callable[[], Deck] | None, deal: fair.FairDeal | None
 ) -> tuple[Deck, dict[str, Any]]:
-    """A deck and what it takes to deal it again: its whole order, and the seed of the
-    scramble of the burn cards should it run short. ``deck_factory``: a stacked deck."""
+    """A deck and what it takes to deal it again (sealed at rest by the store): the seeds
+    of a provably fair ``deal``, or the whole order of the stacked deck ``deck_factory``
+    makes (tests; such a hand carries no commitment)."""
     if deck_factory is not None:
         deck = deck_factory()
         return deck, {"order": deck.order(), "seed": None}
-    rng = rng_factory()
-    order = Deck(rng=rng).order()
-    seed = rng.getrandbits(64)
-    return Deck(order=order, rng=random.Random(seed)), {"order": order, "seed": seed}
+    if deal is None:
+        raise ValueError("a hand is dealt from a stacked deck or a committed fair deal")
+    return deal.deck(), deal.record()
 
 
 def replay(config: TableConfig, seats: Sequence[Seat | None], live: LiveHandState) -> Hand:
@@ -39,17 +69,24 @@ def replay(config: TableConfig, seats: Sequence[Seat | None], live: LiveHandStat
         occupant = seats[seat] if 0 <= seat < len(seats) else None
         if occupant is None or occupant.player != player or occupant.stack < stack:
             raise ValueError(f"seat {seat} does not hold {player} with {stack} chips")
-    order, seed = live.deck.get("order"), live.deck.get("seed")
-    if order is None:
-        raise ValueError("the deck of the hand was not recorded")
-    deck = Deck(order=order, rng=random.Random(seed) if seed is not None else None)
-    hand = Hand(config, [(seat, stack) for seat, _, stack in live.players], deck)
+    hand = Hand(config, [(seat, stack) for seat, _, stack in live.players], deck_of(live))
     for action in live.actions:
         if action.get("timeout"):
             hand.timeout(action["seat"])
         else:
             hand.apply(Action(action["seat"], action["kind"], action.get("amount")))
     return hand
+
+
+def deck_of(live: LiveHandState) -> Deck:
+    """The stored hand's deck: derived again from its seeds, or its stacked order."""
+    record = live.deck
+    if "server_seed" in record:
+        return fair.FairDeal.from_record(record, table_id=live.table_id, number=live.number).deck()
+    order, seed = record.get("order"), record.get("seed")
+    if order is None:
+        raise ValueError(record.get("unreadable", "the deck of the hand was not recorded"))
+    return Deck(order=order, rng=random.Random(seed) if seed is not None else None)
 
 
 def _event_log(hand: Hand) -> list[dict[str, Any]]:

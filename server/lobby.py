@@ -46,6 +46,7 @@ from server.cluster import (
     renewal_failed,
 )
 from server.db.models import TableRecord, TableStatus
+from server.deck_seal import DeckSeal
 from server.live_tables import live_rows, live_state
 from server.metrics import Metrics
 from server.settings import Settings
@@ -102,11 +103,13 @@ class Cardroom:
         bus: Bus,
         sessionmaker: async_sessionmaker[AsyncSession],
         settings: Settings,
+        seal: DeckSeal,
         leases: Leases | None = None,
         deck_factory: Callable[[], Deck] | None = None,
         metrics: Metrics | None = None,
     ) -> None:
         self.bus = bus
+        self.seal = seal  # what the decks of hands in progress are sealed with at rest
         self.metrics = metrics if metrics is not None else Metrics()
         self.settings = settings
         self.node_id = settings.node_id
@@ -359,8 +362,8 @@ class Cardroom:
         async with self.sessionmaker() as session:
             seats = await table_store.seated_players(session, table_id=record.id)
             last = await table_store.last_hand_number(session, table_id=record.id)
-            live = await table_store.live_hand(session, table_id=record.id)
-        store = table_store.DatabaseTableStore(self.sessionmaker, fence=fence)
+            live = await table_store.live_hand(session, table_id=record.id, seal=self.seal)
+        store = table_store.DatabaseTableStore(self.sessionmaker, seal=self.seal, fence=fence)
         actor = TableActor(
             record.id,
             tables.table_config(record),

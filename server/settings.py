@@ -14,8 +14,10 @@ import os
 import socket
 from typing import Literal
 
-from pydantic import AliasChoices, Field, field_validator
+from pydantic import AliasChoices, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from server.deck_seal import DeckSeal, load_seal
 
 DEFAULT_DATABASE_URL = "sqlite+aiosqlite:///./stud.db"
 
@@ -142,6 +144,23 @@ class Settings(BaseSettings):
     # Browser origins allowed to open a websocket (exact, as "https://play.example.com");
     # empty: the page's own host only. A client that sends no Origin (not a browser) may.
     ws_allowed_origins: list[str] = Field(default_factory=list)
+
+    # The key that seals the deck of a hand in progress in the database (server/deck_seal.py):
+    # 32 bytes in base64 or hex, or a file holding it. Neither: the embedded SQLite keeps a
+    # key file beside its database; PostgreSQL refuses to start. Old keys (a JSON list) are
+    # only read, for a rotation (docs/operators.md).
+    deck_key: SecretStr | None = None
+    deck_key_file: str | None = None
+    deck_old_keys: list[SecretStr] = Field(default_factory=list)
+
+    def deck_seal(self) -> DeckSeal:
+        """The seal of this server's decks, or :class:`~server.deck_seal.DeckKeyError`."""
+        return load_seal(
+            self.database_url,
+            key=self.deck_key.get_secret_value() if self.deck_key is not None else None,
+            key_file=self.deck_key_file,
+            old_keys=[key.get_secret_value() for key in self.deck_old_keys],
+        )
 
     @property
     def base_url(self) -> str:

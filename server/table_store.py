@@ -8,9 +8,10 @@ zero) and the new seat chips, checked against the pool before it commits. Chips 
 made or lost: a write that would break the books raises :class:`BooksError` and changes
 nothing (the actor then cancels the hand, every chip going back).
 
-The hand in progress is written ahead of what the players see: its deck and players before
-it is dealt (``live_hands``), each action before it is announced (``live_actions``); the
-record of the finished hand deletes them in its own transaction. That is what a node taking
+The hand in progress is written ahead of what the players see: its deck (sealed:
+:mod:`server.deck_seal`) and players before it is dealt (``live_hands``), each action before
+it is announced (``live_actions``); the record of the finished hand deletes them in its own
+transaction. That is what a node taking
 the table over resumes from (:func:`live_hand`).
 
 Fencing: a store made with ``fence`` (the token :func:`claim_table` gave the node running the
@@ -46,6 +47,7 @@ from server.db.models import (
 )
 from server.db.session import is_outage
 from server.db.types import utcnow
+from server.deck_seal import DeckSeal, SealBroken
 from server.errors import ErrorCode
 from server.table_types import (
     AuditNote,
@@ -68,9 +70,14 @@ class DatabaseTableStore:
     (None: no check, for tools and tests that own the database alone)."""
 
     def __init__(
-        self, sessionmaker: async_sessionmaker[AsyncSession], *, fence: int | None = None
+        self,
+        sessionmaker: async_sessionmaker[AsyncSession],
+        *,
+        seal: DeckSeal,
+        fence: int | None = None,
     ) -> None:
         self._sessionmaker = sessionmaker
+        self.seal = seal
         self._account_ids: dict[str, int] = {}
         self.fence = fence
 
@@ -149,7 +156,7 @@ class DatabaseTableStore:
                 LiveHand(
                     table_id=live.table_id,
                     number=live.number,
-                    deck=live.deck,
+                    deck=self.seal.seal(live.deck, table_id=live.table_id, number=live.number),
                     players=[list(player) for player in live.players],
                     config=live.config,
                 )
@@ -314,8 +321,12 @@ async def check_fence(session: AsyncSession, *, table_id: int, fence: int) -> No
 # ---------------------------------------------------------------------- reading
 
 
-async def live_hand(session: AsyncSession, *, table_id: int) -> LiveHandState | None:
-    """The hand in progress at the table as written so far, or None."""
+async def live_hand(
+    session: AsyncSession, *, table_id: int, seal: DeckSeal
+) -> LiveHandState | None:
+    """The hand in progress at the table as written so far, or None. A deck that does not
+    open (a key no longer configured) is read as unrecorded: the hand is voided, every chip
+    back (``server.dealing.deck_of``)."""
     row = await session.get(LiveHand, table_id)
     if row is None:
         return None
@@ -326,10 +337,14 @@ async def live_hand(session: AsyncSession, *, table_id: int) -> LiveHandState | 
             .order_by(LiveAction.position)
         )
     ).all()
+    try:
+        deck = seal.open(dict(row.deck), table_id=table_id, number=row.number)
+    except SealBroken as error:
+        deck = {"unreadable": str(error)}
     return LiveHandState(
         table_id=table_id,
         number=row.number,
-        deck=dict(row.deck),
+        deck=deck,
         players=[(int(seat), str(player), int(stack)) for seat, player, stack in row.players],
         actions=[dict(action) for action in actions],
         config=dict(row.config) if row.config is not None else None,

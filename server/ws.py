@@ -490,6 +490,7 @@ _DISPATCH: dict[str, _Handler] = {
             cmd.Leave,
             cmd.JoinWaitingList,
             cmd.Chat,
+            cmd.ClientSeed,
         )
     },
 }

@@ -19,6 +19,7 @@ from server.bus import MemoryBus
 from server.db import migrate
 from server.db.models import HandRecord, LiveHand
 from server.db.session import make_engine, make_sessionmaker
+from server.deck_seal import DeckSeal
 from server.table_store import DatabaseTableStore
 from server.table_types import TableSettings
 
@@ -36,7 +37,7 @@ async def _play_at_a_table(database_url: str) -> int:
             table_id,
             tables.config_from_json({}),
             bus=MemoryBus(),
-            store=DatabaseTableStore(sessionmaker),
+            store=DatabaseTableStore(sessionmaker, seal=DeckSeal.generate()),
             settings=TableSettings(
                 min_buy_in=20, max_buy_in=500, action_clock=5.0, pause_between_hands=0.0
             ),

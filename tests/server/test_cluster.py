@@ -28,6 +28,7 @@ from server.bus import MemoryBus, Subscription, table_channel
 from server.cluster import RedisLeases, RemoteTable
 from server.db.models import Account, HandRecord, LiveHand, Role, TableRecord
 from server.db.session import make_engine, make_sessionmaker
+from server.deck_seal import DeckSeal
 from server.lobby import Cardroom
 from server.publisher import SEQ_PER_RUN
 from server.redis_bus import RedisBus
@@ -36,6 +37,7 @@ from server.table_store import DatabaseTableStore, check_books, claim_table, sea
 from server.table_types import CommandRefused, TableSettings, TableTakenOver
 
 LEASE = 1.0
+SEAL = DeckSeal.generate()
 
 
 @pytest.fixture
@@ -85,7 +87,7 @@ async def test_a_node_that_lost_its_table_writes_nothing(
     table_id = await seed(sessionmaker, ["ann", "bob"])
     async with sessionmaker() as session, session.begin():
         old = await claim_table(session, table_id=table_id)
-    stale = DatabaseTableStore(sessionmaker, fence=old)
+    stale = DatabaseTableStore(sessionmaker, seal=SEAL, fence=old)
     await stale.buy_in(table_id, "ann", 100, seat=0)
     async with sessionmaker() as session, session.begin():
         new = await claim_table(session, table_id=table_id)
@@ -94,7 +96,7 @@ async def test_a_node_that_lost_its_table_writes_nothing(
         await stale.buy_in(table_id, "bob", 100, seat=1)
     with pytest.raises(TableTakenOver):
         await stale.cash_out(table_id, "ann", 100)
-    await DatabaseTableStore(sessionmaker, fence=new).buy_in(table_id, "bob", 50, seat=1)
+    await DatabaseTableStore(sessionmaker, seal=SEAL, fence=new).buy_in(table_id, "bob", 50, seat=1)
     async with sessionmaker() as session:
         assert await seated_players(session, table_id=table_id) == [(0, "ann", 100), (1, "bob", 50)]
         assert (await check_books(session)).balanced
@@ -179,6 +181,7 @@ class Node:
             sessionmaker=sessionmaker,
             leases=self.leases,
             settings=settings.model_copy(update={"node_id": name}),
+            seal=settings.deck_seal(),
         )
         self.bus.on_published = self.cardroom.metrics.bus_published  # as the app wires it
 

@@ -38,7 +38,9 @@ def sessionmaker(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:
 
 
 def cardroom_on(sessionmaker: async_sessionmaker[AsyncSession], settings: Settings) -> Cardroom:
-    return Cardroom(bus=MemoryBus(), sessionmaker=sessionmaker, settings=settings)
+    return Cardroom(
+        bus=MemoryBus(), sessionmaker=sessionmaker, settings=settings, seal=settings.deck_seal()
+    )
 
 
 async def test_a_restart_resumes_the_hand_in_progress_where_it_was(

@@ -15,6 +15,7 @@ from server.actor import TableActor
 from server.bus import MemoryBus
 from server.db.models import HandPlayer, HandRecord, SeatRecord
 from server.db.session import make_sessionmaker
+from server.deck_seal import DeckSeal
 from server.settings import Settings
 from server.table_store import BooksError, DatabaseTableStore, check_books, table_chips
 from server.table_types import CommandRefused, FinishedHand, TableSettings
@@ -30,11 +31,14 @@ def sessionmaker(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:
     return make_sessionmaker(engine)
 
 
+SEAL = DeckSeal.generate()
+
+
 class CheckedStore(DatabaseTableStore):
     """The real store, checking the books after every hand it saves."""
 
     def __init__(self, sessionmaker: async_sessionmaker[AsyncSession]) -> None:
-        super().__init__(sessionmaker)
+        super().__init__(sessionmaker, seal=SEAL)
         self.checks: list[bool] = []
         self.saved: list[FinishedHand] = []
 
@@ -45,7 +49,7 @@ class CheckedStore(DatabaseTableStore):
             self.checks.append((await check_books(session)).balanced)
 
 
-def make_actor(table_id: int, store: DatabaseTableStore, seed_: int = 3) -> TableActor:
+def make_actor(table_id: int, store: DatabaseTableStore, seed_: int = 6) -> TableActor:
     rng = random.Random(seed_)
     return TableActor(
         table_id,
@@ -105,7 +109,7 @@ async def test_a_buy_in_beyond_the_wallet_is_refused_and_changes_nothing(
     sessionmaker: async_sessionmaker[AsyncSession],
 ) -> None:
     table_id = await seed(sessionmaker, ["ann"], bankroll=150)
-    actor = make_actor(table_id, DatabaseTableStore(sessionmaker))
+    actor = make_actor(table_id, DatabaseTableStore(sessionmaker, seal=SEAL))
     actor.start()
     try:
         with pytest.raises(CommandRefused) as refused:
@@ -129,7 +133,7 @@ async def test_a_hand_that_would_make_chips_is_not_saved(
     sessionmaker: async_sessionmaker[AsyncSession],
 ) -> None:
     table_id = await seed(sessionmaker, ["ann", "bob"])
-    store = DatabaseTableStore(sessionmaker)
+    store = DatabaseTableStore(sessionmaker, seal=SEAL)
     await store.buy_in(table_id, "ann", 100, seat=0)
     await store.buy_in(table_id, "bob", 100, seat=1)
     bad = FinishedHand(

@@ -1,0 +1,10 @@
+"""Every test's server seals its decks with one known key (``STUD_DECK_KEY``), as nodes sharing
+a PostgreSQL database must: a server on PostgreSQL refuses to start without one
+(server/deck_seal.py). Tests of the key's own handling unset it."""
+
+from __future__ import annotations
+
+import os
+
+TEST_DECK_KEY = "c3R1ZC10ZXN0cy1kZWNrLWtleS0zMi1ieXRlcyEhISE="
+os.environ.setdefault("STUD_DECK_KEY", TEST_DECK_KEY)
