@@ -18,6 +18,7 @@ from engine.phh_export import export
 from engine.table import Seat
 from engine.table_events import HandCancelled
 from engine.variants import TableConfig
+from server.table_config import config_to_json
 from server.table_types import FinishedHand, LiveHandState
 
 
@@ -100,10 +101,20 @@ def finished_record(
     players: dict[int, str],
     starting: dict[str, int],
 ) -> FinishedHand:
-    """The record of a hand played out: its events, result, stacks and PHH."""
+    """The record of a hand played out: its events, result, stacks, PHH (with the seeds of
+    a provably fair deal as user fields: docs/fairness.md) and rules."""
     result = hand.result()
+    fields: dict[str, Any] = {"table": str(table_id), "players": [players[s] for s in hand.seats]}
+    deal = hand.deck.fair
+    if deal is not None:
+        fields["_deck_method"] = fair.METHOD
+        fields["_deck_commitment"] = deal.commitment
+        fields["_server_seed"] = deal.server_seed.hex()
+        fields["_client_seeds"] = [f"{seat}:{seed}" for seat, seed in deal.client_seeds]
+        fields["_table_id"] = table_id
+        fields["_hand_number"] = number
     try:
-        phh = export(hand, table=str(table_id), players=[players[s] for s in hand.seats])
+        phh = export(hand, **fields)
     except PhhError:
         phh = ""  # PHH has no code for the game (engine.phh_export)
     return FinishedHand(
@@ -120,6 +131,7 @@ def finished_record(
         starting=dict(starting),
         stacks={players[s]: v for s, v in result.stacks.items()},
         phh=phh,
+        config=config_to_json(hand.config),
     )
 
 

@@ -16,8 +16,8 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from engine import phh, phh_export
-from engine.events import Event, decode_all
+from engine import fair, phh, phh_export
+from engine.events import Event, HandEnded, HandStarted, decode_all
 from engine.views import visible_events
 from server.db.models import Account, HandPlayer, HandRecord, TableRecord
 from server.errors import ErrorCode, Refusal
@@ -89,6 +89,7 @@ class HandSeen:
     events: list[dict[str, Any]]
     phh: str | None
     phh_withheld: str | None
+    fairness: dict[str, Any] | None = None
 
 
 async def player_hand(session: AsyncSession, *, hand_id: int, account_id: int) -> HandSeen:
@@ -125,7 +126,31 @@ async def player_hand(session: AsyncSession, *, hand_id: int, account_id: int) -
         events=[e.record() for e in seen],
         phh=phh_text,
         phh_withheld=withheld,
+        fairness=fairness_of(
+            events, table_id=line.table_id, number=line.number, config=hand.config
+        ),
     )
+
+
+def fairness_of(
+    events: list[Event], *, table_id: int, number: int, config: dict[str, Any] | None
+) -> dict[str, Any] | None:
+    """What a player checks the deal with (docs/fairness.md): the commitment and client seeds
+    of ``hand_started``, the server seed ``hand_ended`` revealed, the hand's identity and its
+    rules. None for a hand not dealt from a provably fair deck, or not over."""
+    started = next((e for e in events if isinstance(e, HandStarted)), None)
+    ended = next((e for e in events if isinstance(e, HandEnded)), None)
+    if started is None or started.commitment is None or ended is None or config is None:
+        return None
+    return {
+        "method": fair.METHOD,
+        "table_id": table_id,
+        "hand": number,
+        "commitment": started.commitment,
+        "server_seed": ended.server_seed,
+        "client_seeds": [{"seat": seat, "seed": seed} for seat, seed in started.client_seeds],
+        "config": config,
+    }
 
 
 def _phh_for(text: str, seat: int, seen: list[Event]) -> tuple[str | None, str | None]:

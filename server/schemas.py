@@ -208,6 +208,23 @@ class HandPlayerPublic(BaseModel):
     ending: int
 
 
+class ClientSeedPublic(BaseModel):
+    seat: int
+    seed: str
+
+
+class FairnessPublic(BaseModel):
+    """A provably fair deal, revealed: docs/fairness.md says how the deck follows from it."""
+
+    method: str = Field(description="the derivation, stud-deck/1")
+    table_id: int
+    hand: int = Field(description="the hand's number at its table")
+    commitment: str = Field(description="SHA-256 of the server seed, published before the deal")
+    server_seed: str = Field(description="32 bytes in hex, revealed when the hand ended")
+    client_seeds: list[ClientSeedPublic] = Field(description="by seat, as they went in")
+    config: dict[str, Any] = Field(description="the rules the hand was dealt under")
+
+
 class HandPublic(HandLinePublic):
     """A hand as its player saw it: events for everyone and for their seat only."""
 
@@ -218,6 +235,11 @@ class HandPublic(HandLinePublic):
     phh_withheld: Literal["no_phh", "hidden_cards"] | None = Field(
         description="why phh is null: the table's rules have no PHH form, or it would show "
         "cards you did not see"
+    )
+    fairness: FairnessPublic | None = Field(
+        default=None,
+        description="the seeds the deck was derived from and the rules, for stud-verify "
+        "(docs/fairness.md); null for a hand not dealt from a provably fair deck",
     )
 
 

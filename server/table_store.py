@@ -228,6 +228,7 @@ class DatabaseTableStore:
                 events=hand.events,
                 # A cancelled hand's result says why ({"cancelled": reason}); others say False.
                 result={"cancelled": False, **hand.result},
+                config=hand.config,
             )
             for seat, player in hand.players.items():
                 start, end = hand.starting[player], hand.stacks[player]

@@ -58,6 +58,7 @@ class FinishedHand:
     stacks: dict[str, int]  # player -> chips at the end
     cancelled: bool = False
     phh: str = ""  # engine.phh_export.export of the hand; "" where PHH cannot express its rules
+    config: dict[str, Any] | None = None  # the rules it was dealt under (table config JSON)
 
 
 @dataclass(frozen=True, slots=True)

@@ -117,9 +117,13 @@ async def record_hand(
     phh: str,
     events: list[Any],
     result: dict[str, Any],
+    config: dict[str, Any] | None = None,
 ) -> HandRecord:
-    """Keep a finished hand; (table, number) is unique, so a retried save cannot double it."""
-    hand = HandRecord(table_id=table_id, number=number, phh=phh, events=events, result=result)
+    """Keep a finished hand; (table, number) is unique, so a retried save cannot double it.
+    ``config``: the rules it was dealt under (what a player's verifier replays it by)."""
+    hand = HandRecord(
+        table_id=table_id, number=number, phh=phh, events=events, result=result, config=config
+    )
     session.add(hand)
     await session.flush()
     return hand

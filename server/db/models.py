@@ -236,6 +236,8 @@ class HandRecord(Base):
     phh: Mapped[str] = mapped_column(Text)
     events: Mapped[list[Any]] = mapped_column(Json)
     result: Mapped[dict[str, Any]] = mapped_column(Json)
+    # The rules it was dealt under (server.table_config JSON): what a verifier replays it by.
+    config: Mapped[dict[str, Any] | None] = mapped_column(Json, default=None)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 

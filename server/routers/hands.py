@@ -31,7 +31,8 @@ async def list_hands(
 @router.get("/hands/{hand_id}", responses={404: {"description": "error code unknown_hand"}})
 async def get_hand(hand_id: int, user: CurrentUser, session: SessionDep) -> HandPublic:
     """One of your hands: its event log as your seat saw it (others' down cards only where
-    shown at showdown), the result, and the PHH text when it shows nothing you did not see."""
+    shown at showdown), the result, the PHH text when it shows nothing you did not see, and
+    what ``stud-verify`` checks the deal with (docs/fairness.md)."""
     seen = await hands.player_hand(session, hand_id=hand_id, account_id=user.id)
     return HandPublic.model_validate(
         {
@@ -41,5 +42,6 @@ async def get_hand(hand_id: int, user: CurrentUser, session: SessionDep) -> Hand
             "events": seen.events,
             "phh": seen.phh,
             "phh_withheld": seen.phh_withheld,
+            "fairness": seen.fairness,
         }
     )

@@ -85,13 +85,15 @@ class StudClient:
         backoff: tuple[float, float] = (0.05, 5.0),
         drop_frame: Callable[[Mapping[str, Any]], bool] | None = None,
         http: httpx.AsyncClient | None = None,
+        client_seeds: bool = True,
     ) -> None:
         """``fallback_urls``: other nodes of the same cardroom; a (re)connect tries every URL
         in turn, the one that worked last first, and REST calls go to the current one.
         ``heartbeat``: seconds between pings (None: none; the server then closes an idle
         connection). ``backoff``: first and longest wait between reconnect rounds.
         ``drop_frame``: fault injection for tests; a frame it returns True for is ignored
-        as if the network had lost it."""
+        as if the network had lost it. ``client_seeds``: give a fresh random seed to every
+        hand dealt to this player (docs/fairness.md), as the table announces its commitment."""
         urls = [url.rstrip("/") for url in (base_url, *fallback_urls)]
         self.urls: tuple[str, ...] = tuple(dict.fromkeys(urls))  # in order, each once
         self._current = 0  # the URL that worked last (the first one until one has)
@@ -102,6 +104,7 @@ class StudClient:
         self.request_timeout = request_timeout
         self.backoff = backoff
         self._drop_frame = drop_frame
+        self.client_seeds = client_seeds
         self._own_http = http is None
         self._http = http or httpx.AsyncClient(timeout=request_timeout)
         self._ws: ClientConnection | None = None

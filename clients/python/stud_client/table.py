@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from engine.events import ActionTaken, Turn, decode
 from engine.table_events import Clock as ClockEvent
-from engine.table_events import TableRestarted
+from engine.table_events import DeckCommitted, TableRestarted
 from engine.table_view import TablePicture
 from stud_client.errors import ConnectionLost, ErrorCode, ServerError
 from stud_client.view import (
@@ -117,6 +117,9 @@ class Table:
         self._listeners: list[asyncio.Queue[TableEvent]] = []
         self._synced = asyncio.Event()
         self._acting: list[float] = []  # [sent at, seen at]: the act in flight
+        # hand -> (its commitment, the seed this client gave it): what a player checks the
+        # hand's record against once it is over (docs/fairness.md). The last few hands.
+        self.seeds: dict[int, tuple[str, str]] = {}
 
     # ------------------------------------------------------------------ reading
 
@@ -339,6 +342,21 @@ class Table:
             self._resyncing = True
             self._synced.clear()
             self._client._resync_soon(self.id)
+        elif isinstance(event, DeckCommitted) and picture.you is not None:
+            if self._client.client_seeds:
+                self._client._spawn(self._give_seed(event.hand, event.commitment))
+
+    async def _give_seed(self, hand: int, commitment: str) -> None:
+        """A fresh random seed for the committed next hand. Refused (the hand was dealt
+        already, the seat is gone) or lost, the hand is dealt without it: nothing to retry."""
+        seed = secrets.token_urlsafe(16)
+        try:
+            await self._client._request("client_seed", table=self.id, hand=hand, seed=seed)
+        except (ServerError, ConnectionLost, TimeoutError):
+            return
+        self.seeds[hand] = (commitment, seed)
+        while len(self.seeds) > 32:
+            del self.seeds[min(self.seeds)]
 
     def _changed_now(self, event: TableEvent) -> None:
         self._version += 1

@@ -1,0 +1,168 @@
+"""``stud-verify HAND``: check that a hand you played was dealt from the deck its seeds make.
+
+HAND is the hand history as you download it (``GET /hands/{id}``, JSON). The check, step by
+step (docs/fairness.md): the revealed server seed hashes to the commitment published before
+the deal; the deck is derived again from it, the client seeds and the hand's identity
+(:mod:`engine.fair`, the very code the server deals with); the hand is played again on that
+deck with the actions of the history, under the rules it was dealt by; and every event your
+seat saw, each card in it, must be what the history says.
+
+Exit status: 0 and a short report when everything matches; 1 and the first mismatch when
+something does not; 2 when the file cannot be read as a hand history.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, TextIO
+
+from engine import fair
+from engine.actions import Action
+from engine.errors import EngineError
+from engine.events import HAND_EVENT_TYPES, Event, HandStarted, decode_all
+from engine.hand import Hand
+from engine.views import visible_events
+from server.table_config import config_from_json
+
+_WAGERS = frozenset({"complete", "bet", "raise"})
+_CARD_KINDS = frozenset({"down_cards", "street_dealt", "common_card", "showdown"})
+
+
+class Unreadable(Exception):
+    """The file is not a hand history this tool can check."""
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    fair: bool
+    lines: list[str]
+
+
+def verify(history: Mapping[str, Any]) -> Verdict:
+    """Check one downloaded hand history (see the module's docstring)."""
+    try:
+        proof = history["fairness"]
+        seat = int(history["seat"])
+        logged = decode_all(history["events"])
+    except (KeyError, TypeError, ValueError) as error:
+        raise Unreadable(f"not a hand history as GET /hands/{{id}} gives it ({error})") from None
+    if not isinstance(proof, Mapping):
+        return _unfair("the hand has no fairness record: nothing shows how its deck was made")
+    try:
+        deal = fair.FairDeal(
+            fair.parse_server_seed(proof.get("server_seed")),
+            int(proof["table_id"]),
+            int(proof["hand"]),
+            fair.client_seeds(proof.get("client_seeds", ())),
+        )
+        config = config_from_json(proof["config"])
+    except (KeyError, TypeError, ValueError, EngineError) as error:
+        raise Unreadable(f"its fairness record cannot be read: {error}") from None
+    if proof.get("method") != fair.METHOD:
+        return _unfair(f"the deck was derived by {proof.get('method')!r}, not {fair.METHOD}")
+    if deal.commitment != proof.get("commitment"):
+        return _unfair(
+            f"the server seed does not match the commitment: SHA-256 of the seed is "
+            f"{deal.commitment}, the commitment {proof.get('commitment')}"
+        )
+    started = next((e for e in logged if isinstance(e, HandStarted)), None)
+    if started is None:
+        raise Unreadable("the history has no hand_started event")
+    if started.commitment != deal.commitment:
+        return _unfair(
+            f"the commitment published at the deal ({started.commitment}) is not the "
+            f"revealed seed's ({deal.commitment})"
+        )
+    if started.client_seeds != deal.client_seeds:
+        return _unfair("the client seeds of the record are not those published at the deal")
+    seen = [e for e in logged if isinstance(e, HAND_EVENT_TYPES)]
+    try:
+        replayed = _replay(config, started, deal, seen)
+    except EngineError as error:
+        return _unfair(f"the hand cannot be played again on the derived deck: {error}")
+    expected = [e for e in visible_events(replayed, seat) if isinstance(e, HAND_EVENT_TYPES)]
+    cards = 0
+    for index, (want, got) in enumerate(zip(expected, seen, strict=False)):
+        if want != got:
+            return _unfair(
+                f"event {index + 1} ({got.kind}) differs from the derived deck's: the history "
+                f"has {json.dumps(got.data)}, the deck deals {json.dumps(want.data)}"
+            )
+        if want.kind in _CARD_KINDS:
+            cards += _card_count(want)
+    if len(expected) != len(seen):
+        return _unfair(
+            f"the history has {len(seen)} hand events, the hand played again {len(expected)}"
+        )
+    return Verdict(
+        True,
+        [
+            f"hand {deal.number} at table {deal.table_id}: fair",
+            f"commitment {deal.commitment} matches the revealed server seed",
+            f"client seeds: {_seeds(deal)}",
+            f"{cards} cards seen by seat {seat} are the derived deck's, event for event",
+        ],
+    )
+
+
+def _replay(
+    config: Any, started: HandStarted, deal: fair.FairDeal, seen: list[Event]
+) -> list[Event]:
+    hand = Hand(config, [(s.seat, s.stack) for s in started.seats], deal.deck())
+    for event in seen:
+        if event.kind != "action" or hand.is_over():
+            continue
+        data = event.data
+        if data.get("timeout"):
+            hand.timeout(data["seat"])
+        else:
+            amount = data.get("to") if data["action"] in _WAGERS else None
+            hand.apply(Action(data["seat"], data["action"], amount))
+    return list(hand.events)
+
+
+def _card_count(event: Event) -> int:
+    data = event.data
+    if "cards" in data:
+        return len(data["cards"])
+    if "card" in data:
+        return 1
+    return sum(len(deal.get("cards", ())) for deal in data.get("deals", ()))
+
+
+def _seeds(deal: fair.FairDeal) -> str:
+    return ", ".join(f"seat {seat}: {seed}" for seat, seed in deal.client_seeds) or "none"
+
+
+def _unfair(reason: str) -> Verdict:
+    return Verdict(False, [f"NOT FAIR: {reason}"])
+
+
+def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="stud-verify",
+        description="Check a downloaded hand history against the seeds of its deck "
+        "(docs/fairness.md).",
+    )
+    parser.add_argument("hand", help="the hand history as GET /hands/{id} gives it (JSON)")
+    args = parser.parse_args(argv)
+    out = out or sys.stdout
+    try:
+        with open(args.hand, encoding="utf-8") as handle:
+            history = json.load(handle)
+        if not isinstance(history, Mapping):
+            raise Unreadable("not a JSON object")
+        verdict = verify(history)
+    except (OSError, ValueError, Unreadable) as error:
+        print(f"cannot check {args.hand}: {error}", file=out)
+        return 2
+    print("\n".join(verdict.lines), file=out)
+    return 0 if verdict.fair else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
