@@ -182,6 +182,8 @@ class Deck:
         size = len(cards)
         if upto > size:
             upto = size
+        if upto <= self.settled:
+            return  # in order already (a stacked or derived deck always is)
         getrandbits = self._getrandbits
         if getrandbits is not None and size < len(_BITS):
             for i in range(self.settled, upto):

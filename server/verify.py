@@ -80,10 +80,7 @@ def verify(history: Mapping[str, Any]) -> Verdict:
     if started.client_seeds != deal.client_seeds:
         return _unfair("the client seeds of the record are not those published at the deal")
     seen = [e for e in logged if isinstance(e, HAND_EVENT_TYPES)]
-    try:
-        replayed = _replay(config, started, deal, seen)
-    except EngineError as error:
-        return _unfair(f"the hand cannot be played again on the derived deck: {error}")
+    replayed, failure = _replay(config, started, deal, seen)
     expected = [e for e in visible_events(replayed, seat) if isinstance(e, HAND_EVENT_TYPES)]
     cards = 0
     for index, (want, got) in enumerate(zip(expected, seen, strict=False)):
@@ -94,6 +91,8 @@ def verify(history: Mapping[str, Any]) -> Verdict:
             )
         if want.kind in _CARD_KINDS:
             cards += _card_count(want)
+    if failure is not None:
+        return _unfair(f"the hand cannot be played again on the derived deck: {failure}")
     if len(expected) != len(seen):
         return _unfair(
             f"the history has {len(seen)} hand events, the hand played again {len(expected)}"
@@ -111,18 +110,26 @@ def verify(history: Mapping[str, Any]) -> Verdict:
 
 def _replay(
     config: Any, started: HandStarted, deal: fair.FairDeal, seen: list[Event]
-) -> list[Event]:
-    hand = Hand(config, [(s.seat, s.stack) for s in started.seats], deal.deck())
+) -> tuple[list[Event], EngineError | None]:
+    """The hand played again on the derived deck with the history's actions: its events,
+    and the refusal that stopped it, if one did (the events up to it are compared first)."""
+    try:
+        hand = Hand(config, [(s.seat, s.stack) for s in started.seats], deal.deck())
+    except EngineError as error:
+        return [], error
     for event in seen:
         if event.kind != "action" or hand.is_over():
             continue
         data = event.data
-        if data.get("timeout"):
-            hand.timeout(data["seat"])
-        else:
-            amount = data.get("to") if data["action"] in _WAGERS else None
-            hand.apply(Action(data["seat"], data["action"], amount))
-    return list(hand.events)
+        try:
+            if data.get("timeout"):
+                hand.timeout(data["seat"])
+            else:
+                amount = data.get("to") if data["action"] in _WAGERS else None
+                hand.apply(Action(data["seat"], data["action"], amount))
+        except EngineError as error:
+            return list(hand.events), error
+    return list(hand.events), None
 
 
 def _card_count(event: Event) -> int:

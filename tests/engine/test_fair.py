@@ -1,0 +1,200 @@
+"""Provably fair decks (engine.fair): the method as docs/fairness.md writes it, and the
+uniformity of the decks it derives."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import math
+from collections import Counter
+from collections.abc import Callable, Iterable
+
+import pytest
+
+from engine.actions import Action
+from engine.cards import format_card, parse_card
+from engine.errors import InvalidAction
+from engine.events import DeckProcedure, HandEnded, HandStarted
+from engine.fair import FairDeal, check_client_seed, commitment, parse_server_seed
+from engine.hand import Hand
+from engine.variants import TableConfig, find_variant
+
+DECKS = 100_000  # the chi-square test's derived decks
+SIGNIFICANCE = 0.001
+
+
+def _doc_order(
+    server_seed: bytes, table_id: int, number: int, seeds: list[tuple[int, str]]
+) -> list[str]:
+    """The deck as docs/fairness.md tells a player to compute it, written from the text alone
+    (hmac.new, not the module's code)."""
+    context = f"stud-deck/1\ntable={table_id}\nhand={number}\n"
+    context += "".join(f"seat={seat} seed={seed}\n" for seat, seed in seeds)
+
+    def stream() -> Iterable[int]:
+        counter = 0
+        while True:
+            message = context.encode() + counter.to_bytes(8, "big")
+            yield from hmac.new(server_seed, message, hashlib.sha256).digest()
+            counter += 1
+
+    source = iter(stream())
+
+    def below(n: int) -> int:
+        while True:
+            byte = next(source)
+            if byte < 256 - 256 % n:
+                return byte % n
+
+    cards = [rank + suit for rank in "23456789TJQKA" for suit in "cdhs"]
+    for i in range(len(cards) - 1):
+        j = i + below(len(cards) - i)
+        cards[i], cards[j] = cards[j], cards[i]
+    return cards
+
+
+@pytest.mark.parametrize(
+    ("table_id", "number", "seeds"),
+    [(1, 1, []), (42, 7, [(0, "abc")]), (3, 1000, [(1, "x-Y_9"), (4, "0" * 64), (7, "z")])],
+)
+def test_the_deck_is_the_one_the_documentation_describes(
+    table_id: int, number: int, seeds: list[tuple[int, str]]
+) -> None:
+    server_seed = hashlib.sha256(f"{table_id}/{number}".encode()).digest()
+    deal = FairDeal(server_seed, table_id, number, tuple(seeds))
+    assert [format_card(c) for c in deal.order()] == _doc_order(
+        server_seed, table_id, number, seeds
+    )
+    assert deal.commitment == hashlib.sha256(server_seed).hexdigest() == commitment(server_seed)
+
+
+def test_every_input_changes_the_deck_and_the_same_inputs_give_the_same_deck() -> None:
+    seed = bytes(range(32))
+    base = FairDeal(seed, 1, 1, ((0, "a"), (2, "b")))
+    assert base.order() == FairDeal(seed, 1, 1, ((0, "a"), (2, "b"))).order()
+    others = [
+        FairDeal(bytes(range(1, 33)), 1, 1, ((0, "a"), (2, "b"))),
+        FairDeal(seed, 2, 1, ((0, "a"), (2, "b"))),
+        FairDeal(seed, 1, 2, ((0, "a"), (2, "b"))),
+        FairDeal(seed, 1, 1, ((0, "a"), (2, "c"))),
+        FairDeal(seed, 1, 1, ((0, "a"),)),
+        FairDeal(seed, 1, 1, ((1, "a"), (2, "b"))),
+    ]
+    assert all(other.order() != base.order() for other in others)
+
+
+def test_the_burn_scramble_carries_on_the_hands_stream() -> None:
+    deal = FairDeal(bytes(32), 5, 9)
+    first, second = deal.deck(), deal.deck()
+    pool_a, pool_b = list(range(10)), list(range(10))
+    first.rng.shuffle(pool_a)
+    second.rng.shuffle(pool_b)
+    assert pool_a == pool_b and sorted(pool_a) == list(range(10))
+    assert first.fair is deal and first.order() == deal.order()
+
+
+@pytest.mark.parametrize("seed", ["", "a" * 65, "has space", "é", "a\n", 7, None])
+def test_a_bad_client_seed_is_refused(seed: object) -> None:
+    with pytest.raises(InvalidAction) as refused:
+        check_client_seed(seed)
+    assert refused.value.code == "bad_client_seed"
+
+
+def test_client_seeds_go_one_a_seat_by_seat_and_server_seeds_are_32_bytes() -> None:
+    with pytest.raises(InvalidAction):
+        FairDeal(bytes(32), 1, 1, ((2, "a"), (1, "b")))
+    with pytest.raises(InvalidAction):
+        FairDeal(bytes(32), 1, 1, ((1, "a"), (1, "b")))
+    with pytest.raises(InvalidAction):
+        FairDeal(bytes(31), 1, 1)
+    with pytest.raises(InvalidAction):
+        parse_server_seed("AB" * 32)  # hex, but not lowercase
+    assert parse_server_seed("ab" * 32) == bytes([0xAB]) * 32
+
+
+def _upper_tail(statistic: float, freedom: int) -> float:
+    """P(chi-square with ``freedom`` degrees > statistic), by Wilson and Hilferty's cube root
+    (close for the degrees used here)."""
+    z = ((statistic / freedom) ** (1 / 3) - (1 - 2 / (9 * freedom))) / math.sqrt(2 / (9 * freedom))
+    return 0.5 * math.erfc(z / math.sqrt(2))
+
+
+def _positions(decks: int, order: Callable[[int], list[int]]) -> list[Counter[int]]:
+    """How often each card lands at each position, over ``decks`` decks."""
+    data = bytearray()
+    for number in range(decks):
+        data += bytes(order(number))
+    return [Counter(data[position::52]) for position in range(52)]
+
+
+def _chi_square(counts: list[Counter[int]], decks: int) -> tuple[float, float]:
+    """The whole table's p-value (51 x 51 degrees of freedom: each deck is a permutation),
+    and the smallest p-value of one position (51 degrees)."""
+    expected = decks / 52
+    per_position = [
+        sum((column.get(card, 0) - expected) ** 2 / expected for card in range(52))
+        for column in counts
+    ]
+    whole = _upper_tail(sum(per_position), 51 * 51)
+    worst = min(_upper_tail(statistic, 51) for statistic in per_position)
+    return whole, worst
+
+
+def test_card_positions_are_uniform_over_a_hundred_thousand_derived_decks() -> None:
+    seed = hashlib.sha256(b"chi-square").digest()  # fixed: the test gives one answer
+    counts = _positions(DECKS, lambda number: FairDeal(seed, 7, number).order())
+    whole, worst = _chi_square(counts, DECKS)
+    assert whole > SIGNIFICANCE, f"card positions are not uniform (p = {whole:.2e})"
+    assert worst > SIGNIFICANCE / 52, f"a position is not uniform (p = {worst:.2e})"
+
+
+def test_the_chi_square_test_catches_a_modulo_bias() -> None:
+    """The same stream drawn with ``byte % n`` and no rejection: the test must see it."""
+    seed = hashlib.sha256(b"biased").digest()
+
+    def biased(number: int) -> list[int]:
+        digest = b"".join(
+            hmac.new(seed, f"{number}/{k}".encode(), hashlib.sha256).digest() for k in range(2)
+        )
+        cards = list(range(52))
+        for i in range(51):
+            j = i + digest[i] % (52 - i)
+            cards[i], cards[j] = cards[j], cards[i]
+        return cards
+
+    decks = 20_000
+    whole, _ = _chi_square(_positions(decks, biased), decks)
+    assert whole < 1e-6
+
+
+def test_cards_are_numbered_as_the_documentation_says() -> None:
+    assert (parse_card("2c"), parse_card("2d"), parse_card("3c"), parse_card("As")) == (0, 1, 4, 51)
+
+
+def _passive(hand: Hand) -> Action:
+    legal = hand.legal_actions()
+    assert legal.seat is not None
+    for kind in ("check", "call", "bring_in"):
+        if kind in legal.kinds:
+            return Action(legal.seat, kind)
+    raise AssertionError(legal)
+
+
+def test_a_short_deck_scrambles_its_burns_from_the_stream_and_deals_the_same_again() -> None:
+    """Eight players to the seventh street: the deck runs short, the burn cards are scrambled
+    back in (by the hand's stream), and the same seeds deal the same hand again."""
+    config = TableConfig(variant=find_variant("seven_card_stud"), ante=1, bring_in=2)
+    deal = FairDeal(hashlib.sha256(b"short").digest(), 1, 3, ((0, "a"), (5, "b")))
+    hand = Hand(config, [(seat, 500) for seat in range(8)], deal.deck())
+    while not hand.is_over():
+        hand.apply(_passive(hand))
+    assert any(isinstance(event, DeckProcedure) for event in hand.events)
+    again = Hand(config, [(seat, 500) for seat in range(8)], deal.deck())
+    for action in hand.actions:
+        again.apply(action)
+    assert again.events == hand.events
+    started = hand.events[0]
+    assert isinstance(started, HandStarted)
+    assert started.commitment == deal.commitment and started.client_seeds == deal.client_seeds
+    ended = hand.events[-1]
+    assert isinstance(ended, HandEnded) and ended.server_seed == deal.server_seed.hex()

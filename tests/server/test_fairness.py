@@ -1,0 +1,272 @@
+"""Provably fair dealing at a table (engine.fair through the actor and the store), and the
+deck of a hand in progress sealed at rest (server.deck_seal), on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import base64
+import copy
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+from play import calling, play, seed, submit, wait_for
+from server_helpers import FAST_HASHING
+from sqlalchemy import select
+from sqlalchemy.engine import make_url
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
+
+from engine.cards import format_card
+from engine.events import HandStarted
+from server import commands, dealing, tables
+from server.actor import TableActor
+from server.bus import MemoryBus
+from server.db.models import Account, Base, HandRecord
+from server.db.session import make_sessionmaker
+from server.deck_seal import DeckSeal
+from server.hands import UnknownHand
+from server.routers.hands import get_hand
+from server.settings import Settings
+from server.table_store import DatabaseTableStore, live_hand
+from server.table_types import CommandRefused, TableSettings
+from server.verify import verify
+
+SEAL = DeckSeal.generate()
+
+
+@pytest.fixture
+def settings(database_url: str) -> Settings:
+    return Settings(database_url=database_url, **FAST_HASHING)
+
+
+@pytest.fixture
+def sessionmaker(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:
+    return make_sessionmaker(engine)
+
+
+def make_actor(
+    table_id: int, sessionmaker: async_sessionmaker[AsyncSession], pause: float = 0.0
+) -> TableActor:
+    return TableActor(
+        table_id,
+        tables.config_from_json({}),
+        bus=MemoryBus(),
+        store=DatabaseTableStore(sessionmaker, seal=SEAL),
+        settings=TableSettings(
+            min_buy_in=20, max_buy_in=500, action_clock=30.0, pause_between_hands=pause
+        ),
+    )
+
+
+# ---------------------------------------------------------------------- client seeds
+
+
+async def test_client_seeds_sent_after_the_commitment_go_into_the_deck_by_seat(
+    sessionmaker: async_sessionmaker[AsyncSession],
+) -> None:
+    table_id = await seed(sessionmaker, ["ann", "bob", "cat"])
+    actor = make_actor(table_id, sessionmaker, pause=0.5)
+    actor.start()
+    try:
+        await submit(actor, "sit", "bob", buy_in=100, seat=4)
+        await submit(actor, "sit", "ann", buy_in=100, seat=1)
+        committed = actor.next_deal
+        assert committed is not None and committed.number == 1
+        with pytest.raises(CommandRefused) as refused:
+            await submit(actor, "client_seed", "cat", seed="abc")
+        assert refused.value.code == "not_seated"
+        with pytest.raises(CommandRefused) as refused:
+            await submit(actor, "client_seed", "ann", seed="abc", hand=2)
+        assert refused.value.code == "seed_window_closed"
+        with pytest.raises(CommandRefused) as refused:
+            commands.parse("client_seed", "ann", {"seed": "not a seed!"})
+        assert refused.value.code == "bad_client_seed"
+        assert await submit(actor, "client_seed", "bob", seed="bobs-first") == {"hand": 1}
+        await submit(actor, "client_seed", "bob", seed="bobs-last", hand=1)
+        await submit(actor, "client_seed", "ann", seed="ann_1")
+        await wait_for(lambda: actor.table.hand is not None)
+        hand = actor.table.hand
+        assert hand is not None
+        started = hand.events[0]
+        assert isinstance(started, HandStarted)
+        assert started.commitment == committed.commitment
+        assert started.client_seeds == ((1, "ann_1"), (4, "bobs-last"))
+        # The next hand's commitment is out with this one's deal: late seeds go to it.
+        assert actor.next_deal is not None and actor.next_deal.number == 2
+        with pytest.raises(CommandRefused) as refused:
+            await submit(actor, "client_seed", "ann", seed="late", hand=1)
+        assert refused.value.code == "seed_window_closed"
+        assert await submit(actor, "client_seed", "ann", seed="late") == {"hand": 2}
+    finally:
+        await actor.stop()
+
+
+# ---------------------------------------------------------------------- sealed at rest
+
+
+def _needles(deck: list[int], server_seed: bytes) -> list[str]:
+    """Ways the deck (any three cards in a row of it) or its seed could be written out."""
+    needles = [server_seed.hex(), server_seed.hex().upper(), base64.b64encode(server_seed).decode()]
+    for i in range(len(deck) - 2):
+        run = deck[i : i + 3]
+        texts = [format_card(c) for c in run]
+        needles += ["".join(texts), " ".join(texts), ", ".join(f'"{t}"' for t in texts)]
+        needles += [",".join(f'"{t}"' for t in texts), ", ".join(map(str, run))]
+        needles += [",".join(map(str, run))]
+    return needles
+
+
+async def _every_row(sessionmaker: async_sessionmaker[AsyncSession]) -> str:
+    """Every value of every row of every table, as text."""
+    parts: list[str] = []
+    async with sessionmaker() as session:
+        for table in Base.metadata.sorted_tables:
+            for row in (await session.execute(select(table))).all():
+                for value in row:
+                    if isinstance(value, bytes):
+                        parts.append(value.hex())
+                        parts.append(value.decode("latin-1"))
+                    else:
+                        parts.append(json.dumps(value, default=str))
+    return "\n".join(parts)
+
+
+async def test_the_database_holds_no_card_of_the_hand_in_progress(
+    sessionmaker: async_sessionmaker[AsyncSession], database_url: str
+) -> None:
+    table_id = await seed(sessionmaker, ["ann", "bob", "cat", "dan"])
+    actor = make_actor(table_id, sessionmaker)
+    actor.start()
+    try:
+        for player in ("ann", "bob", "cat", "dan"):
+            await submit(actor, "sit", player, buy_in=200)
+        # A few hands played first: their records (and PHH) are in the database too.
+        await play(actor, lambda: actor.hand_number >= 3 and actor.table.hand is not None)
+        hand = actor.table.hand
+        assert hand is not None and not hand.is_over() and hand.deck.fair is not None
+        deck = list(hand.deck.cards)
+        needles = _needles(deck, hand.deck.fair.server_seed)
+        rows = await _every_row(sessionmaker)
+        assert "sealed" in rows
+        found = [needle for needle in needles if needle in rows]
+        assert found == [], f"the deck of the hand in progress is in the database: {found}"
+        path = make_url(database_url).database
+        if make_url(database_url).get_backend_name() == "sqlite" and path:
+            raw = b"".join(
+                file.read_bytes()
+                for file in Path(path).parent.glob(Path(path).name + "*")
+                if file.is_file()
+            ).decode("latin-1")
+            found = [needle for needle in needles if needle in raw]
+            assert found == [], f"the deck is in the database's files: {found}"
+    finally:
+        await actor.stop()
+    # The search would have found the deck written in the clear.
+    clear = json.dumps({"order": deck, "cards": [format_card(c) for c in deck]})
+    assert all(any(n in clear for n in _needles(deck[i : i + 3], b"\0" * 32)) for i in (0, 20, 49))
+
+
+async def test_a_resumed_hand_deals_the_same_cards_and_old_keys_still_open_it(
+    sessionmaker: async_sessionmaker[AsyncSession],
+) -> None:
+    table_id = await seed(sessionmaker, ["ann", "bob", "cat"])
+    actor = make_actor(table_id, sessionmaker)
+    actor.start()
+    try:
+        for player in ("ann", "bob", "cat"):
+            await submit(actor, "sit", player, buy_in=200)
+        await play(
+            actor,
+            lambda: actor.table.hand is not None and len(actor.table.hand.actions) >= 4,
+            choose=calling,
+        )
+        hand = actor.table.hand
+        assert hand is not None and not hand.is_over()
+        async with sessionmaker() as session:
+            live = await live_hand(session, table_id=table_id, seal=SEAL)
+            rotated = DeckSeal(DeckSeal.generate().key, old_keys=(SEAL.key,))
+            after_rotation = await live_hand(session, table_id=table_id, seal=rotated)
+            lost_key = await live_hand(session, table_id=table_id, seal=DeckSeal.generate())
+        assert live is not None and after_rotation is not None and lost_key is not None
+        assert "server_seed" in live.deck and after_rotation.deck == live.deck
+        resumed = dealing.replay(hand.config, actor.table.seats, live)
+        assert resumed.cards == hand.cards and resumed.events == hand.events
+        assert dealing.deck_of(live).order() == list(hand.deck.cards)
+        with pytest.raises(ValueError, match="no deck key"):
+            dealing.deck_of(lost_key)  # such a hand is voided on resume, every chip back
+    finally:
+        await actor.stop()
+
+
+# ---------------------------------------------------------------------- verification
+
+
+async def _download(session: AsyncSession, hand_id: int, player: str) -> dict[str, Any] | None:
+    """The hand history as ``GET /hands/{id}`` gives it to ``player`` (None: not theirs)."""
+    account = await session.scalar(select(Account).where(Account.username == player))
+    assert account is not None
+    try:
+        return (await get_hand(hand_id, account, session)).model_dump(mode="json")
+    except UnknownHand:
+        return None
+
+
+async def test_played_hands_verify_and_a_tampered_card_or_seed_does_not(
+    sessionmaker: async_sessionmaker[AsyncSession],
+) -> None:
+    players = ["ann", "bob", "cat"]
+    table_id = await seed(sessionmaker, players, config={"variant": "razz"})
+    actor = make_actor(table_id, sessionmaker)
+    actor.start()
+    try:
+        for player in players:
+            await submit(actor, "sit", player, buy_in=200)
+        await play(actor, lambda: actor.hand_number > 6, rng=random.Random(11))
+    finally:
+        await actor.stop()
+    async with sessionmaker() as session:
+        ids = (await session.scalars(select(HandRecord.id).order_by(HandRecord.id))).all()
+        downloads = [await _download(session, i, p) for i in ids for p in players]
+    histories = [h for h in downloads if h is not None]
+    assert len(histories) >= 6 * 2  # six hands or more, two players or more in each
+    for history in histories:
+        verdict = verify(history)
+        assert verdict.fair, (verdict.lines, history["number"])
+    history = histories[-1]
+    down = next(e for e in history["events"] if e["kind"] == "down_cards")
+
+    def tampered(change: Any) -> list[str]:
+        copied = copy.deepcopy(history)
+        change(copied)
+        verdict = verify(copied)
+        assert not verdict.fair
+        return verdict.lines
+
+    def other_card(event: dict[str, Any]) -> None:
+        cards = event["data"]["cards"]
+        cards[0] = next(c for c in ("As", "Kd", "2c") if c not in cards)
+
+    def swap_card(h: dict[str, Any]) -> None:
+        event = next(e for e in h["events"] if e == down)
+        other_card(event)
+
+    assert "differs from the derived deck" in tampered(swap_card)[0]
+
+    def other_seed(h: dict[str, Any]) -> None:
+        seed_hex = h["fairness"]["server_seed"]
+        h["fairness"]["server_seed"] = ("0" if seed_hex[0] != "0" else "1") + seed_hex[1:]
+
+    assert "commitment" in tampered(other_seed)[0]
+
+    def other_client_seed(h: dict[str, Any]) -> None:
+        h["fairness"]["client_seeds"] = [{"seat": history["seat"], "seed": "chosen-later"}]
+
+    assert "client seeds" in tampered(other_client_seed)[0]
+
+    def other_client_seed_everywhere(h: dict[str, Any]) -> None:
+        other_client_seed(h)
+        started = next(e for e in h["events"] if e["kind"] == "hand_started")
+        started["data"]["client_seeds"] = h["fairness"]["client_seeds"]
+
+    assert "differs from the derived deck" in tampered(other_client_seed_everywhere)[0]
