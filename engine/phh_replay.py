@@ -216,6 +216,7 @@ class ScriptedDeck(Deck):
         self.set_aside_cards = []
         self.settled = CARD_COUNT
         self.rng = random.Random(0)  # never used: the record says every card
+        self.fair = None  # a record's cards come from no seed
         self.record = record
         self.receiving: Sequence[bool] = [True] * record.players
 

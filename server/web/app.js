@@ -1,6 +1,8 @@
 // The web page: sign up / log in (REST), the lobby (GET /tables), one table at a time over
-// the websocket protocol (protocol.js), and the session's hand history (GET /hands).
+// the websocket protocol (protocol.js), and the session's hand history (GET /hands), each
+// finished hand checked against the seeds of its deck (fairness.js).
 import { Connection, sidePots } from "./protocol.js";
+import { checkHand, newClientSeed } from "./fairness.js";
 
 const $ = (id) => document.getElementById(id);
 const el = (tag, attrs = {}, ...children) => {
@@ -33,6 +35,7 @@ const session = {
   tableName: "",
   log: [], chat: [], history: [],
   current: null,   // the record of the hand being played, for the history
+  seeds: new Map(), // "table/hand" -> { commitment, seed }: what this page gave each hand
   actedOn: null,   // the turn we already answered
 };
 
@@ -188,8 +191,12 @@ function onTableEvent(kind, data, t, isPrivate) {
       $("table-game").textContent = `${variantName(t.variant)} · ${t.stakes.small_bet}/${t.stakes.big_bet}`;
       if (session.current && (session.current.number !== t.handNumber || !t.hand)) session.current = null;
       break;
+    case "deck_committed":
+      if (t.you !== null && t.you !== undefined) giveSeed(t.id, data.hand, data.commitment);
+      break;
     case "hand_started":
       session.current = { table: t.id, tableName: session.tableName, number: t.handNumber, seat: t.you,
+        given: session.seeds.get(`${t.id}/${t.handNumber}`) || {},
         start: Object.fromEntries(data.seats.map((e) => [e.seat, e.stack])),
         names: Object.fromEntries(data.seats.map((e) => [e.seat, nameAt(t, e.seat)])),
         shows: [], awards: [] };
@@ -254,6 +261,17 @@ function onTableEvent(kind, data, t, isPrivate) {
   }
 }
 
+// A fresh random seed for the committed next hand (docs/fairness.md); refused (too late, no
+// seat) or lost, the hand is dealt without it.
+async function giveSeed(table, hand, commitment) {
+  const seed = newClientSeed();
+  try {
+    await session.conn.command("client_seed", { hand, seed });
+    session.seeds.set(`${table}/${hand}`, { commitment, seed });
+    while (session.seeds.size > 64) session.seeds.delete(session.seeds.keys().next().value);
+  } catch { /* the hand is dealt without this page's seed */ }
+}
+
 function handNames(data) {
   const parts = [];
   if (data.high) parts.push(`high: ${data.high}`);
@@ -303,7 +321,8 @@ function renderHistory() {
         el("strong", { text: `#${h.number}` }), " ",
         el("span", { class: "cards small" }, ...h.down.map((c) => cardEl(c, true)), ...h.up.map((c) => cardEl(c))),
         h.net === null ? null : el("span", { class: h.net > 0 ? "net plus" : h.net < 0 ? "net minus" : "net", text: h.net > 0 ? `+${h.net}` : `${h.net}` }),
-        h.id ? el("button", { type: "button", class: "link", onclick: () => showHand(h.id) }, "details") : null),
+        h.id ? el("button", { type: "button", class: "link", onclick: () => showHand(h.id) }, "details") : null,
+        h.id ? el("button", { type: "button", class: "link verify", onclick: () => verifyHand(h) }, "verify") : null),
       el("div", { class: "history-won", text: won.join("; ") || "no winner recorded" }));
   }));
 }
@@ -324,6 +343,25 @@ async function showHand(id) {
       else if (e.kind === "announcement") lines.push(`dealer: ${e.data.text}`);
     }
     pre.textContent = lines.join("\n");
+    pre.hidden = false;
+  } catch (error) { notify(error.message); }
+}
+
+// The hand's deal checked here (commitment, this page's seed, the order of your cards), and
+// the history to download for stud-verify, which checks every card (docs/fairness.md).
+async function verifyHand(h) {
+  const pre = $("hand-detail");
+  try {
+    const hand = await http("GET", `/hands/${h.id}`);
+    const { fair, checks } = await checkHand(hand, h.given);
+    const lines = [`Hand #${hand.number}: ${fair ? "fair" : "NOT FAIR"}`,
+      ...checks.map(([what, ok]) => `${ok ? "✓" : "✗"} ${what}`)];
+    if (hand.fairness) lines.push(`commitment ${hand.fairness.commitment}`, `server seed ${hand.fairness.server_seed}`);
+    const blob = new Blob([JSON.stringify(hand, null, 1)], { type: "application/json" });
+    const link = el("a", { href: URL.createObjectURL(blob), download: `hand-${hand.id}.json`, class: "download" },
+      "Download this hand for stud-verify");
+    pre.replaceChildren(lines.join("\n") + "\n", link);
+    pre.dataset.fair = String(fair);
     pre.hidden = false;
   } catch (error) { notify(error.message); }
 }
