@@ -342,9 +342,12 @@ class Table:
             self._resyncing = True
             self._synced.clear()
             self._client._resync_soon(self.id)
-        elif isinstance(event, DeckCommitted) and picture.you is not None:
-            if self._client.client_seeds:
-                self._client._spawn(self._give_seed(event.hand, event.commitment))
+        elif (
+            isinstance(event, DeckCommitted)
+            and picture.you is not None
+            and self._client.client_seeds
+        ):
+            self._client._spawn(self._give_seed(event.hand, event.commitment))
 
     async def _give_seed(self, hand: int, commitment: str) -> None:
         """A fresh random seed for the committed next hand. Refused (the hand was dealt
