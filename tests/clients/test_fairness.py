@@ -1,0 +1,112 @@
+"""Provably fair dealing end to end: bots on the client library (which gives every hand a
+client seed by default) play on a real server; each downloads its hands and ``stud-verify``
+finds them fair, and finds a tampered card or seed not."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from live_server import MakePlayer, OpenTable
+
+from server import verify
+from stud_bots.strategies import RandomBot
+from stud_client import ServerError, Table, TableView
+
+HANDS = 8
+TIMEOUT = 60.0
+
+
+async def _play(tables: list[Table], hands: int) -> None:
+    """Random legal actions at every seat until ``hands`` hands have ended at the table."""
+    first = tables[0].view.hand_number or 0
+
+    def done() -> bool:
+        view = tables[0].view
+        number = (view.hand_number or 0) - first
+        return number > hands or (number == hands and view.hand_over)
+
+    async def seat(table: Table, bot: RandomBot) -> None:
+        acted: int | None = None
+
+        def ready(view: TableView) -> bool:
+            return done() or (view.my_turn and view.turn_seq != acted)
+
+        while not done():
+            view = await table.wait_for(ready, TIMEOUT)
+            if done():
+                return
+            acted = view.turn_seq
+            assert view.legal is not None
+            try:
+                await table.act(bot.decide(view, view.legal))
+            except ServerError as refusal:
+                assert refusal.code in ("not_your_turn", "no_hand"), refusal
+
+    async with asyncio.timeout(TIMEOUT * 2):
+        await asyncio.gather(*(seat(t, RandomBot(random.Random(n))) for n, t in enumerate(tables)))
+
+
+def stud_verify(path: Path) -> subprocess.CompletedProcess[str]:
+    script = Path(sys.executable).with_name("stud-verify")
+    command = [str(script)] if script.exists() else [sys.executable, "-m", "server.verify"]
+    return subprocess.run([*command, str(path)], capture_output=True, text=True, timeout=60)
+
+
+async def test_bots_hands_verify_and_tampered_ones_do_not(
+    make_player: MakePlayer, open_table: OpenTable, tmp_path: Path
+) -> None:
+    table_id = await open_table(variant="seven_card_stud_hi_lo", seats=3)
+    players = [await make_player() for _ in range(3)]
+    tables = [await player.watch(table_id) for player in players]
+    for table in tables:
+        await table.sit(400)
+    await _play(tables, HANDS)
+    histories: list[tuple[int, dict[str, Any]]] = []
+    for index, player in enumerate(players):
+        page = await player._rest("GET", "/hands?limit=50")
+        for line in page["hands"]:
+            histories.append((index, await player._rest("GET", f"/hands/{line['id']}")))
+    assert len(histories) >= HANDS * 2
+    seeded = 0
+    for index, history in histories:
+        assert history["fairness"] is not None, history["number"]
+        verdict = verify.verify(history)
+        assert verdict.fair, verdict.lines
+        # The client's own seed for the hand went in at its seat, under the commitment it saw.
+        given = tables[index].seeds.get(history["number"])
+        if given is not None:
+            commitment, seed = given
+            assert history["fairness"]["commitment"] == commitment
+            assert {"seat": history["seat"], "seed": seed} in history["fairness"]["client_seeds"]
+            seeded += 1
+    assert seeded >= HANDS  # every hand after the first has the bots' seeds
+
+    original = json.dumps(histories[-1][1])
+    path = tmp_path / "hand.json"
+    path.write_text(original)
+    checked = stud_verify(path)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert "fair" in checked.stdout and "NOT FAIR" not in checked.stdout
+
+    history = json.loads(original)
+    down = next(e for e in history["events"] if e["kind"] == "down_cards")
+    cards = down["data"]["cards"]
+    cards[0] = next(c for c in ("As", "Kd", "2c") if c not in cards)
+    path.write_text(json.dumps(history))
+    checked = stud_verify(path)
+    assert checked.returncode == 1 and "down_cards" in checked.stdout, checked.stdout
+
+    history = json.loads(original)
+    history["fairness"]["server_seed"] = "00" * 32
+    path.write_text(json.dumps(history))
+    checked = stud_verify(path)
+    assert checked.returncode == 1 and "commitment" in checked.stdout, checked.stdout
+
+    path.write_text("not a hand history")
+    assert stud_verify(path).returncode == 2
