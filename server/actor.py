@@ -240,6 +240,7 @@ class TableActor(TableLoop):
             await self._finish_hand()  # its last action was written, its record was not
         elif hand is not None:
             self._start_clock(hand)
+            self._commit_next_hand()  # the commitment the previous node made is gone with it
         if self.table.hand is None:
             await table_ops.between_hands(self)
         self._schedule_next_hand()
@@ -397,10 +398,12 @@ class TableActor(TableLoop):
 
     async def _client_seed(self, command: cmd.ClientSeed) -> dict[str, Any]:
         """A seated player's seed for the next hand, whose commitment is already published
-        (docs/fairness.md); the last seed a player sends before the deal counts."""
+        (docs/fairness.md); the last seed a player sends before the deal counts. One meant
+        for a hand dealt already goes to the next (its commitment was out before it came);
+        the reply names the hand it went to."""
         self.table.seated(command.player)
         deal = self.next_deal
-        if deal is None or command.hand not in (None, deal.number):
+        if deal is None or (command.hand is not None and command.hand > deal.number):
             waiting = f"hand {deal.number}" if deal is not None else "no hand yet"
             raise CommandRefused(
                 f"client seeds are taken for the committed next hand only ({waiting})",

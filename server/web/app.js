@@ -266,8 +266,9 @@ function onTableEvent(kind, data, t, isPrivate) {
 async function giveSeed(table, hand, commitment) {
   const seed = newClientSeed();
   try {
-    await session.conn.command("client_seed", { hand, seed });
-    session.seeds.set(`${table}/${hand}`, { commitment, seed });
+    const reply = await session.conn.command("client_seed", { hand, seed });
+    // Too late for that hand, it went to the next one, whose commitment is not this one.
+    if (reply?.hand === hand) session.seeds.set(`${table}/${hand}`, { commitment, seed });
     while (session.seeds.size > 64) session.seeds.delete(session.seeds.keys().next().value);
   } catch { /* the hand is dealt without this page's seed */ }
 }
@@ -322,7 +323,7 @@ function renderHistory() {
         el("span", { class: "cards small" }, ...h.down.map((c) => cardEl(c, true)), ...h.up.map((c) => cardEl(c))),
         h.net === null ? null : el("span", { class: h.net > 0 ? "net plus" : h.net < 0 ? "net minus" : "net", text: h.net > 0 ? `+${h.net}` : `${h.net}` }),
         h.id ? el("button", { type: "button", class: "link", onclick: () => showHand(h.id) }, "details") : null,
-        h.id ? el("button", { type: "button", class: "link verify", onclick: () => verifyHand(h) }, "verify") : null),
+        h.id ? el("button", { type: "button", class: "verify", onclick: () => verifyHand(h) }, "verify") : null),
       el("div", { class: "history-won", text: won.join("; ") || "no winner recorded" }));
   }));
 }

@@ -94,10 +94,12 @@ async def test_client_seeds_sent_after_the_commitment_go_into_the_deck_by_seat(
         assert started.client_seeds == ((1, "ann_1"), (4, "bobs-last"))
         # The next hand's commitment is out with this one's deal: late seeds go to it.
         assert actor.next_deal is not None and actor.next_deal.number == 2
+        assert await submit(actor, "client_seed", "ann", seed="late", hand=1) == {"hand": 2}
+        assert await submit(actor, "client_seed", "bob", seed="next") == {"hand": 2}
         with pytest.raises(CommandRefused) as refused:
-            await submit(actor, "client_seed", "ann", seed="late", hand=1)
+            await submit(actor, "client_seed", "ann", seed="early", hand=3)
         assert refused.value.code == "seed_window_closed"
-        assert await submit(actor, "client_seed", "ann", seed="late") == {"hand": 2}
+        assert actor.next_deal.seeds == {"ann": "late", "bob": "next"}
     finally:
         await actor.stop()
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import itertools
 import json
 import random
+import re
 import time
 import tomllib
 from pathlib import Path
@@ -196,6 +197,16 @@ def test_a_person_plays_hands_to_showdown_against_house_bots(
         # One hand in detail, from the server's hand history.
         entries.first.locator("button.link").click()
         expect(page.locator("#hand-detail")).to_contain_text("you get")
+        # Its deal checked in the browser against its seeds (docs/fairness.md); the page gave
+        # the hands after its first a seed of its own.
+        entries.first.locator("button.verify").click()
+        detail = page.locator("#hand-detail")
+        expect(detail).to_have_attribute("data-fair", "true")
+        expect(detail).to_contain_text("✓ the server seed hashes to the commitment")
+        expect(detail).to_contain_text("✓ your client seed went into the deck")
+        expect(detail).to_contain_text("cards come off the derived deck street by street")
+        assert "✗" not in detail.inner_text()
+        expect(detail.locator("a.download")).to_have_attribute("download", re.compile(r"\.json$"))
         # Stacks on the page are the server's: the lobby agrees on who sits.
         lobby = {t["name"]: t for t in httpx.get(f"{url}/tables").json()}
         assert lobby["Demo: seven-card stud"]["seats_taken"] == 4

@@ -354,9 +354,11 @@ class Table:
         already, the seat is gone) or lost, the hand is dealt without it: nothing to retry."""
         seed = secrets.token_urlsafe(16)
         try:
-            await self._client._request("client_seed", table=self.id, hand=hand, seed=seed)
+            reply = await self._client._request("client_seed", table=self.id, hand=hand, seed=seed)
         except (ServerError, ConnectionLost, TimeoutError):
             return
+        if reply.get("hand") != hand:
+            return  # came after that hand's deal: it goes to the next, under another commitment
         self.seeds[hand] = (commitment, seed)
         while len(self.seeds) > 32:
             del self.seeds[min(self.seeds)]
