@@ -1,11 +1,13 @@
 """``stud-verify HAND``: check that a hand you played was dealt from the deck its seeds make.
 
-HAND is the hand history as you download it (``GET /hands/{id}``, JSON). The check, step by
-step (docs/fairness.md): the revealed server seed hashes to the commitment published before
-the deal; the deck is derived again from it, the client seeds and the hand's identity
-(:mod:`engine.fair`, the very code the server deals with); the hand is played again on that
-deck with the actions of the history, under the rules it was dealt by; and every event your
-seat saw, each card in it, must be what the history says.
+HAND is the hand history as you download it (``GET /hands/{id}``, JSON); ``--commitment`` and
+``--seed`` add what your client saw live: the commitment announced before the deal and the
+seed it sent, which the record must then hold. The check, step by step (docs/fairness.md):
+the revealed server seed hashes to the commitment published before the deal; the deck is
+derived again from it, the client seeds and the hand's identity (:mod:`engine.fair`, the very
+code the server deals with); the hand is played again on that deck with the actions of the
+history, under the rules it was dealt by; and every event your seat saw, each card in it, must
+be what the history says.
 
 Exit status: 0 and a short report when everything matches; 1 and the first mismatch when
 something does not; 2 when the file cannot be read as a hand history.
@@ -42,8 +44,12 @@ class Verdict:
     lines: list[str]
 
 
-def verify(history: Mapping[str, Any]) -> Verdict:
-    """Check one downloaded hand history (see the module's docstring)."""
+def verify(
+    history: Mapping[str, Any], *, commitment: str | None = None, seed: str | None = None
+) -> Verdict:
+    """Check one downloaded hand history (see the module's docstring). ``commitment``: the one
+    the table announced before the deal, as the player's client saw it; ``seed``: the client
+    seed the player sent for the hand (each must then be the record's)."""
     try:
         proof = history["fairness"]
         seat = int(history["seat"])
@@ -62,6 +68,13 @@ def verify(history: Mapping[str, Any]) -> Verdict:
         config = config_from_json(proof["config"])
     except (KeyError, TypeError, ValueError, EngineError) as error:
         raise Unreadable(f"its fairness record cannot be read: {error}") from None
+    if commitment is not None and commitment.lower() != proof.get("commitment"):
+        return _unfair(
+            f"the commitment announced before the deal was {commitment}, the record's is "
+            f"{proof.get('commitment')}"
+        )
+    if seed is not None and (seat, seed) not in deal.client_seeds:
+        return _unfair(f"your client seed {seed!r} did not go into the deck at seat {seat}")
     if proof.get("method") != fair.METHOD:
         return _unfair(f"the deck was derived by {proof.get('method')!r}, not {fair.METHOD}")
     if deal.commitment != proof.get("commitment"):
@@ -156,6 +169,10 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         "(docs/fairness.md).",
     )
     parser.add_argument("hand", help="the hand history as GET /hands/{id} gives it (JSON)")
+    parser.add_argument(
+        "--commitment", help="the commitment the table announced before the deal (deck_committed)"
+    )
+    parser.add_argument("--seed", help="the client seed you sent for the hand")
     args = parser.parse_args(argv)
     out = out or sys.stdout
     try:
@@ -163,7 +180,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
             history = json.load(handle)
         if not isinstance(history, Mapping):
             raise Unreadable("not a JSON object")
-        verdict = verify(history)
+        verdict = verify(history, commitment=args.commitment, seed=args.seed)
     except (OSError, ValueError, Unreadable) as error:
         print(f"cannot check {args.hand}: {error}", file=out)
         return 2

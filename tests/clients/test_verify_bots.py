@@ -52,10 +52,12 @@ async def _play(tables: list[Table], hands: int) -> None:
         await asyncio.gather(*(seat(t, RandomBot(random.Random(n))) for n, t in enumerate(tables)))
 
 
-def stud_verify(path: Path) -> subprocess.CompletedProcess[str]:
+def stud_verify(path: Path, *options: str) -> subprocess.CompletedProcess[str]:
     script = Path(sys.executable).with_name("stud-verify")
     command = [str(script)] if script.exists() else [sys.executable, "-m", "server.verify"]
-    return subprocess.run([*command, str(path)], capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        [*command, str(path), *options], capture_output=True, text=True, timeout=60
+    )
 
 
 async def test_bots_hands_verify_and_tampered_ones_do_not(
@@ -87,12 +89,21 @@ async def test_bots_hands_verify_and_tampered_ones_do_not(
             seeded += 1
     assert seeded >= HANDS  # every hand after the first has the bots' seeds
 
-    original = json.dumps(histories[-1][1])
+    index, last = next((i, h) for i, h in histories if h["number"] in tables[i].seeds)
+    original = json.dumps(last)
     path = tmp_path / "hand.json"
     path.write_text(original)
     checked = stud_verify(path)
     assert checked.returncode == 0, checked.stdout + checked.stderr
     assert "fair" in checked.stdout and "NOT FAIR" not in checked.stdout
+    # With what the client saw live: the commitment before the deal and the seed it sent.
+    commitment, seed = tables[index].seeds[last["number"]]
+    checked = stud_verify(path, "--commitment", commitment, "--seed", seed)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    checked = stud_verify(path, "--commitment", "0" * 64)
+    assert checked.returncode == 1 and "announced before the deal" in checked.stdout
+    checked = stud_verify(path, "--seed", "not-my-seed")
+    assert checked.returncode == 1 and "did not go into the deck" in checked.stdout
 
     history = json.loads(original)
     down = next(e for e in history["events"] if e["kind"] == "down_cards")
