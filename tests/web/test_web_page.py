@@ -206,6 +206,7 @@ def test_a_person_plays_hands_to_showdown_against_house_bots(
         expect(detail).to_contain_text("✓ your client seed went into the deck")
         expect(detail).to_contain_text("cards come off the derived deck street by street")
         assert "✗" not in detail.inner_text()
+        detail.screenshot(path=str(artifacts / "hand-verified-1280.png"))
         expect(detail.locator("a.download")).to_have_attribute("download", re.compile(r"\.json$"))
         # Stacks on the page are the server's: the lobby agrees on who sits.
         lobby = {t["name"]: t for t in httpx.get(f"{url}/tables").json()}
