@@ -249,18 +249,20 @@ class _HandCancelled(NamedTuple):
     reason: str
     stacks: tuple[tuple[int, int], ...] | None = None  # (seat, chips): every chip back
     detail: str | None = None  # why a stored hand could not be resumed (event logs)
+    server_seed: str | None = None  # a provably fair deck's seed, revealed (engine.fair)
 
 
 @event_type
 class HandCancelled(Event, _HandCancelled):
     """The hand is void, every chip back. In a stored event log it carries only the reason
-    (and a ``detail``); on the wire also the hand and the stacks."""
+    (and a ``detail``); on the wire also the hand and the stacks. A hand dealt from a
+    provably fair deck reveals its server seed here, as ``hand_ended`` would have."""
 
     __slots__ = ()
     kind = "hand_cancelled"
 
     def encode(self) -> dict[str, Any]:
-        hand, reason, stacks, detail = self
+        hand, reason, stacks, detail, server_seed = self
         data: dict[str, Any] = {}
         if hand is not None:
             data["hand"] = hand
@@ -269,12 +271,16 @@ class HandCancelled(Event, _HandCancelled):
             data["detail"] = detail
         if stacks is not None:
             data["stacks"] = chips_by_seat(stacks)
+        if server_seed is not None:
+            data["server_seed"] = server_seed
         return data
 
     @classmethod
     def from_data(cls, data: Mapping[str, Any]) -> HandCancelled:
         stacks = _pairs(data.get("stacks"))
-        return cls(data.get("hand"), data["reason"], stacks, data.get("detail"))
+        return cls(
+            data.get("hand"), data["reason"], stacks, data.get("detail"), data.get("server_seed")
+        )
 
 
 class _TableRestarted(NamedTuple):

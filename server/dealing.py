@@ -135,6 +135,12 @@ def finished_record(
     )
 
 
+def revealed_seed(hand: Hand) -> str | None:
+    """The server seed a voided hand reveals (docs/fairness.md), as ``hand_ended`` would."""
+    deal = hand.deck.fair
+    return deal.server_seed.hex() if deal is not None else None
+
+
 def cancelled_record(
     table_id: int,
     number: int,
@@ -146,7 +152,9 @@ def cancelled_record(
     """The record of a hand voided: everyone keeps the chips they began with. ``detail``:
     why, in words (an operator's reason)."""
     starting = {players[s]: hand.starting[i] for i, s in enumerate(hand.seats)}
-    cancelled = HandCancelled(hand=None, reason=reason, detail=detail)
+    cancelled = HandCancelled(
+        hand=None, reason=reason, detail=detail, server_seed=revealed_seed(hand)
+    )
     return FinishedHand(
         table_id=table_id,
         number=number,
@@ -156,6 +164,7 @@ def cancelled_record(
         starting=starting,
         stacks=dict(starting),
         cancelled=True,
+        config=config_to_json(hand.config),
     )
 
 

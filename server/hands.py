@@ -18,6 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from engine import fair, phh, phh_export
 from engine.events import Event, HandEnded, HandStarted, decode_all
+from engine.table_events import HandCancelled
 from engine.views import visible_events
 from server.db.models import Account, HandPlayer, HandRecord, TableRecord
 from server.errors import ErrorCode, Refusal
@@ -136,18 +137,21 @@ def fairness_of(
     events: list[Event], *, table_id: int, number: int, config: dict[str, Any] | None
 ) -> dict[str, Any] | None:
     """What a player checks the deal with (docs/fairness.md): the commitment and client seeds
-    of ``hand_started``, the server seed ``hand_ended`` revealed, the hand's identity and its
-    rules. None for a hand not dealt from a provably fair deck, or not over."""
+    of ``hand_started``, the server seed ``hand_ended`` (or a void's ``hand_cancelled``)
+    revealed, the hand's identity and its rules. None for a hand not dealt from a provably
+    fair deck."""
     started = next((e for e in events if isinstance(e, HandStarted)), None)
-    ended = next((e for e in events if isinstance(e, HandEnded)), None)
-    if started is None or started.commitment is None or ended is None or config is None:
+    revealed = next(
+        (e.server_seed for e in events if isinstance(e, HandEnded | HandCancelled)), None
+    )
+    if started is None or started.commitment is None or revealed is None or config is None:
         return None
     return {
         "method": fair.METHOD,
         "table_id": table_id,
         "hand": number,
         "commitment": started.commitment,
-        "server_seed": ended.server_seed,
+        "server_seed": revealed,
         "client_seeds": [{"seat": seat, "seed": seed} for seat, seed in started.client_seeds],
         "config": config,
     }

@@ -27,7 +27,7 @@ from server import commands as cmd
 from server import table_edit
 from server.audit_log import AuditAction
 from server.db.types import utcnow
-from server.dealing import unresumable_record
+from server.dealing import revealed_seed, unresumable_record
 from server.table_config import config_to_json
 from server.table_types import AuditNote, CommandRefused, LiveHandState, TableTakenOver
 
@@ -287,6 +287,7 @@ async def cancel_hand(actor: TableActor, reason: str, detail: str | None = None)
             reason=reason,
             stacks=tuple(zip(hand.seats, hand.starting, strict=True)),
             detail=detail,
+            server_seed=revealed_seed(hand),
         )
     )
     try:

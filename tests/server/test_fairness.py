@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from play import calling, play, seed, submit, wait_for
+from play import PASSWORDS, calling, play, seed, submit, wait_for
 from server_helpers import FAST_HASHING
 from sqlalchemy import select
 from sqlalchemy.engine import make_url
@@ -19,10 +19,10 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from engine.cards import format_card
 from engine.events import HandStarted
-from server import commands, dealing, tables
+from server import accounts, commands, dealing, tables
 from server.actor import TableActor
 from server.bus import MemoryBus
-from server.db.models import Account, Base, HandRecord
+from server.db.models import Account, Base, HandRecord, Role
 from server.db.session import make_sessionmaker
 from server.deck_seal import DeckSeal
 from server.hands import UnknownHand
@@ -272,3 +272,49 @@ async def test_played_hands_verify_and_a_tampered_card_or_seed_does_not(
         started["data"]["client_seeds"] = h["fairness"]["client_seeds"]
 
     assert "differs from the derived deck" in tampered(other_client_seed_everywhere)[0]
+
+
+async def test_a_voided_hand_reveals_its_seed_and_verifies(
+    sessionmaker: async_sessionmaker[AsyncSession],
+) -> None:
+    players = ["ann", "bob"]
+    table_id = await seed(sessionmaker, players)
+    async with sessionmaker() as session:
+        boss = await accounts.register(
+            session,
+            passwords=PASSWORDS,
+            username="boss",
+            password="x" * 8,
+            role=Role.OPERATOR,
+            bankroll=0,
+        )
+        await session.commit()
+    actor = make_actor(table_id, sessionmaker)
+    actor.start()
+    try:
+        for player in players:
+            await submit(actor, "sit", player, buy_in=200)
+        await play(
+            actor,
+            lambda: actor.table.hand is not None and len(actor.table.hand.actions) >= 2,
+            choose=calling,
+        )
+        hand = actor.table.hand
+        assert hand is not None and hand.deck.fair is not None
+        seed_hex = hand.deck.fair.server_seed.hex()
+        number = actor.hand_number
+        await actor.submit(commands.VoidHand(player="boss", operator_id=boss.id, reason="misdeal"))
+    finally:
+        await actor.stop()
+    async with sessionmaker() as session:
+        hand_id = await session.scalar(
+            select(HandRecord.id).where(
+                HandRecord.table_id == table_id, HandRecord.number == number
+            )
+        )
+        assert hand_id is not None
+        history = await _download(session, hand_id, "ann")
+    assert history is not None and history["cancelled"]
+    assert history["fairness"]["server_seed"] == seed_hex
+    verdict = verify(history)
+    assert verdict.fair, verdict.lines
