@@ -1,7 +1,9 @@
-"""The web page: ``/`` and its static files (plain HTML, CSS and JS modules, no build step).
+"""The web pages: the players' page at ``/``, the operators' console at ``/console``, and
+their static files (plain HTML, CSS and JS modules, no build step).
 
-The page speaks only the public API: REST for accounts, the lobby and hand histories, and
-the websocket protocol v1 at ``/ws`` for play (docs/protocol.md).
+The players' page speaks only the public API: REST for accounts, the lobby and hand
+histories, and the websocket protocol v1 at ``/ws`` for play (docs/protocol.md). The console
+speaks only the REST back office (``/admin``, docs/operators.md) with a staff account's token.
 """
 
 from __future__ import annotations
@@ -26,6 +28,11 @@ router = APIRouter(tags=["web"], include_in_schema=False)
 @router.get("/")
 async def index() -> FileResponse:
     return FileResponse(WEB / "index.html", media_type=MEDIA_TYPES[".html"], headers=NO_CACHE)
+
+
+@router.get("/console")
+async def console() -> FileResponse:
+    return FileResponse(WEB / "console.html", media_type=MEDIA_TYPES[".html"], headers=NO_CACHE)
 
 
 @router.get("/web/{name}")
