@@ -469,6 +469,6 @@ $("audit-form").addEventListener("submit", filterAudit);
 $("audit-more").addEventListener("click", () => loadAudit(true));
 $("books-refresh").addEventListener("click", loadBooks);
 $("refresh-seconds").textContent = REFRESH_SECONDS;
-window.addEventListener("hashchange", route);
+window.addEventListener("hashchange", () => { notify(""); route(); });
 setInterval(() => { if (!$("tables-view").hidden && !$("dialog").open) refreshTables(); }, REFRESH_SECONDS * 1000);
 route();
