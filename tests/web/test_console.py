@@ -18,6 +18,7 @@ from server.security_headers import PAGE_POLICY
 
 DESK = {"width": 1366, "height": 900}
 TABLE = "Demo: seven-card stud"
+PAGE_OF_LEDGER = 20  # the ledger movements the console shows at first
 
 
 def _token(url: str, name: str, password: str) -> str:
@@ -225,6 +226,103 @@ def test_an_operator_pauses_voids_and_credits_through_the_console(
         console.screenshot(path=str(artifacts / "console-books-1366.png"), full_page=True)
         assert not errors, errors
     finally:
+        player_context.close()
+        console_context.close()
+
+
+def _post(url: str, token: str, path: str, body: dict[str, Any]) -> Any:
+    response = httpx.post(url + path, json=body, headers={"Authorization": f"Bearer {token}"})
+    response.raise_for_status()
+    return response.json()
+
+
+def test_an_operator_pages_players_kicks_suspends_and_unsuspends(
+    staffed_server: LiveServer, browser: Browser
+) -> None:
+    url = staffed_server.url
+    boss = _token(url, OPERATOR, PASSWORD)
+    errors: list[str] = []
+    prefix = new_name("pg")
+    for n in range(23):
+        httpx.post(
+            f"{url}/auth/register",
+            json={"username": f"{prefix}x{n:02}", "password": PLAYER_PASSWORD},
+        ).raise_for_status()
+    # A table between hands: a player who sits there is in no hand, and leaves at once.
+    razz = _table_id(url, "Demo: razz")
+    _post(url, boss, f"/admin/tables/{razz}/pause", {"reason": "seating"})
+    player_context = browser.new_context(viewport=DESK)
+    console_context = browser.new_context(viewport=DESK)
+    try:
+        name = new_name("kit")
+        player = player_context.new_page()
+        sign_up(player, url, name)
+        open_table(player, "Demo: razz")
+        player.locator("button.sit").first.click()
+        expect(player.locator(".seat.me")).to_have_count(1)
+        for n in range(PAGE_OF_LEDGER):
+            _post(url, boss, f"/admin/players/{name}/credit", {"amount": 1, "reason": f"r{n}"})
+
+        console = _console(console_context, url, OPERATOR, errors)
+        console.click("#nav a[data-view=players]")
+        console.fill("#prefix", prefix)
+        console.click("#search-form button")
+        expect(console.locator("#players-page")).to_have_text("1–20 of 23")
+        expect(console.locator("#player-rows tr")).to_have_count(20)
+        expect(console.locator("#players-prev")).to_be_disabled()
+        console.click("#players-next")
+        expect(console.locator("#players-page")).to_have_text("21–23 of 23")
+        expect(console.locator("#player-rows tr").first).to_have_attribute(
+            "data-player", f"{prefix}x20"
+        )
+        expect(console.locator("#players-next")).to_be_disabled()
+
+        # The ledger pages on: a grant, a buy-in and the credits, newest first.
+        console.goto(f"{url}/console#/players/{name}")
+        expect(console.locator("#player-name")).to_have_text(name)
+        ledger = console.locator("#player-ledger tr")
+        expect(ledger).to_have_count(PAGE_OF_LEDGER)
+        console.click("#ledger-more")
+        expect(ledger).to_have_count(PAGE_OF_LEDGER + 2)
+        expect(ledger.last).to_contain_text("grant")
+        expect(console.locator("#ledger-more")).to_be_hidden()
+
+        # Kick: out of the hand-less table at once, cashed out; the player's page sees it.
+        console.locator("#player-seats button").click()
+        _confirm(console, "abusive chat")
+        expect(console.locator("#notice")).to_have_text(f"{name} removed")
+        expect(console.locator("#player-seats")).to_have_text("Not seated.")
+        expect(player.locator(".seat.me")).to_have_count(0)
+
+        # Suspend: the badge, and the player's token refused; unsuspend lifts it.
+        console.click("#suspend")
+        _confirm(console, "collusion review")
+        expect(console.locator("#notice")).to_have_text(f"{name} suspended")
+        expect(console.locator("#player-suspended")).to_be_visible()
+        expect(console.locator("#player-account")).to_contain_text(f"by {OPERATOR}: collusion")
+        refused = httpx.post(
+            f"{url}/auth/login", json={"username": name, "password": PLAYER_PASSWORD}
+        )
+        assert refused.json()["error"]["code"] == "account_suspended"
+        console.click("#unsuspend")
+        _confirm(console, "cleared")
+        expect(console.locator("#notice")).to_have_text(f"{name} unsuspended")
+        expect(console.locator("#player-suspended")).to_be_hidden()
+        _token(url, name, PLAYER_PASSWORD)
+
+        console.click("#nav a[data-view=audit]")
+        console.fill("#audit-target", name)
+        console.click("#audit-form button")
+        actions = console.locator("#audit-rows tr")
+        expect(actions).to_have_count(PAGE_OF_LEDGER + 3)
+        assert [a.get_attribute("data-action") for a in actions.all()[:3]] == [
+            "player.unsuspend",
+            "player.suspend",
+            "player.kick",
+        ]
+        assert not errors, errors
+    finally:
+        _post(url, boss, f"/admin/tables/{razz}/resume", {"reason": "seated"})
         player_context.close()
         console_context.close()
 
