@@ -408,10 +408,16 @@ class Node(_Process):
     stop_signal = signal.SIGINT
 
     def __init__(
-        self, node_id: str, directory: Path, env: Mapping[str, str], log_level: str = "info"
+        self,
+        node_id: str,
+        directory: Path,
+        env: Mapping[str, str],
+        log_level: str = "info",
+        lease_seconds: float = LEASE_SECONDS,
     ) -> None:
         super().__init__(directory / f"node-{node_id}.log")
         self.id = node_id
+        self.lease_seconds = lease_seconds
         self.url = f"http://127.0.0.1:{self.port}"
         # Unbuffered, so the log a failed test prints holds everything the node said.
         self.env = {**env, "PYTHONUNBUFFERED": "1"}
@@ -433,7 +439,7 @@ class Node(_Process):
                 "--port",
                 str(self.port),
                 "--lease-seconds",
-                str(LEASE_SECONDS),
+                str(self.lease_seconds),
                 "--log-level",
                 self.log_level,
             ],
@@ -465,6 +471,22 @@ class Node(_Process):
             for line in self.log().splitlines()
             if "Traceback" in line or line.startswith(("ERROR", "CRITICAL"))
         ]
+
+
+def server_cli(env: Mapping[str, str], *args: str, stdin: str | None = None) -> str:
+    """``stud-server ARGS`` (as ``python -m server``) with ``env``; its output. AssertionError
+    with everything it said if it fails."""
+    done = subprocess.run(
+        [sys.executable, "-m", "server", *args],
+        input=stdin,
+        text=True,
+        env=dict(env),
+        cwd=ROOT,
+        capture_output=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, f"stud-server {' '.join(args)}:\n{done.stdout}{done.stderr}"
+    return done.stdout
 
 
 # ---------------------------------------------------------------------- the cluster
@@ -534,17 +556,7 @@ class Cluster:
         assert not failures, failures
 
     def cli(self, *args: str, stdin: str | None = None) -> str:
-        done = subprocess.run(
-            [sys.executable, "-m", "server", *args],
-            input=stdin,
-            text=True,
-            env=self.env,
-            cwd=ROOT,
-            capture_output=True,
-            timeout=60,
-        )
-        assert done.returncode == 0, f"stud-server {' '.join(args)}:\n{done.stdout}{done.stderr}"
-        return done.stdout
+        return server_cli(self.env, *args, stdin=stdin)
 
     def node(self, node_id: str) -> Node:
         return self.nodes[node_id]
