@@ -636,6 +636,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(
         f"largest step with p99 under {options.p99_ms:g} ms: "
         + ("none" if largest is None else f"{largest} tables")
+        + "; load average at the end "
+        + " ".join(f"{value:.2f}" for value in os.getloadavg())
     )
     if options.json_path is not None:
         document = {

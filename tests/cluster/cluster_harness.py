@@ -9,13 +9,16 @@ own, each part of which a test may kill, restart or freeze.
 - ``PausableProxy``: a TCP proxy the nodes reach PostgreSQL through; ``pause()`` freezes it
   (no byte moves either way, new connections hang) as a stopped server would, ``resume()``
   lets everything through again. The machine's shared server is never touched.
-- ``Node``: one node process with its own log file; ``start``, ``wait_ready`` (``/readyz``),
-  ``kill`` (SIGKILL), ``stop``.
+- ``Node``: one node process with its own log file (and its lease, 1.5 s unless told);
+  ``start``, ``wait_ready`` (``/readyz``), ``kill`` (SIGKILL), ``stop``.
+- ``server_cli``: a ``stud-server`` command (``create-operator``...) run to its end.
 - ``Cluster``: all of it, migrated once (before any node starts), with an operator; and
   the HTTP and database calls the tests check a cardroom with (accounts, tables, the
   owner of a table, the books, the hands).
 - ``Player`` and ``Gate``: a seated ``StudClient`` playing a simple legal policy until told
   to stop, and a way to hold every bot at a chosen point of a hand.
+
+``bench/load.py`` starts its servers with the same parts (redis-server, database, nodes).
 """
 
 from __future__ import annotations
