@@ -17,6 +17,7 @@ A worker process runs the bots it is given and answers its parent over a pipe:
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import os
 import random
@@ -103,7 +104,9 @@ class Bot:
         await self.request("auth", token=self.spec.token)
 
     async def run(self) -> None:
-        """Read until closed; reconnect (and resync) after a lost connection."""
+        """Read until closed; reconnect (and resync) after a lost connection. (A turn that
+        came while it was away is left to the action clock: counted as late.) A send or a
+        read on a connection that closes under it is let go: this counts the loss."""
         failures = 0
         while not self.closing:
             if self._reader is not None:
@@ -142,13 +145,13 @@ class Bot:
     async def send(self, kind: str, **fields: Any) -> None:
         """Send a command whose reply nobody waits for (an error frame is counted)."""
         assert self.ws is not None
-        with _quietly():
+        with contextlib.suppress(ConnectionClosed, OSError):
             await self.ws.send(orjson.dumps({"type": kind, "id": 0, **fields}).decode())
 
     # -------------------------------------------------------------- frames
 
     async def _read(self, ws: ClientConnection) -> None:
-        with _quietly():
+        with contextlib.suppress(ConnectionClosed, OSError):
             async for raw in ws:
                 self._frame(orjson.loads(raw))
 
@@ -200,22 +203,12 @@ class Bot:
         fields["action_id"] = f"{self.spec.name}-{next(self._actions)}"
         self._sent_at = time.perf_counter()
         assert self.ws is not None
-        with _quietly():
+        with contextlib.suppress(ConnectionClosed, OSError):
             await self.ws.send(orjson.dumps({"type": "act", "id": ACT_ID, **fields}).decode())
 
     async def _top_up(self) -> None:
         await self.send("add_chips", table=self.spec.table, amount=self.spec.buy_in)
         await self.send("sit_in", table=self.spec.table)
-
-
-class _quietly:
-    """A send or read on a connection that closes under it: the reader counts the loss."""
-
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, kind: type[BaseException] | None, *_: object) -> bool:
-        return kind is not None and issubclass(kind, ConnectionClosed | OSError)
 
 
 def choose(turn: dict[str, Any], rng: random.Random) -> tuple[str, int | None]:
