@@ -58,6 +58,7 @@ from engine.table_events import (
     TablePaused,
     TableRestarted,
     TableSettingsChanged,
+    TimeCollected,
     TableUnpaused,
     WaitingList,
 )
@@ -256,6 +257,8 @@ class TablePicture:
                 seats[event.seat].pending_chips += event.amount
             else:
                 seats[event.seat].stack += event.amount
+        elif isinstance(event, TimeCollected):
+            seats[event.seat].stack = event.stack
         elif isinstance(event, HandNumber):
             self.hand_number = event.hand
             self.hand, self.dealt = [], None

@@ -83,8 +83,10 @@ def to_seventh_with_bets(hand: Hand) -> None:
         first = legal.seat
         assert first is not None
         play(hand, f"{first} bet {size}")
-        while not hand.is_over() and hand.legal_actions().kinds and "call" in (
-            hand.legal_actions().kinds
+        while (
+            not hand.is_over()
+            and hand.legal_actions().kinds
+            and "call" in (hand.legal_actions().kinds)
         ):
             play(hand, f"{hand.legal_actions().seat} call")
 
