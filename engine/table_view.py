@@ -58,8 +58,8 @@ from engine.table_events import (
     TablePaused,
     TableRestarted,
     TableSettingsChanged,
-    TimeCollected,
     TableUnpaused,
+    TimeCollected,
     WaitingList,
 )
 from engine.views import view

@@ -346,7 +346,10 @@ class Books:
         return f"{self.issued} chips issued by the house" + (f": {parts}" if parts else "")
 
     def _holders(self) -> str:
-        return " and ".join(_holder(kind) for kind, _ in self.held_by_kind) or "wallets"
+        names = [_holder(kind) for kind, _ in self.held_by_kind]
+        if len(names) < 2:
+            return names[0] if names else "wallets"
+        return f"{', '.join(names[:-1])} and {names[-1]}"
 
 
 def _chips(count: int) -> str:

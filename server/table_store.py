@@ -414,7 +414,7 @@ async def time_paid(session: AsyncSession, *, table_id: int) -> dict[str, float]
         .join(Account, Account.id == SeatRecord.account_id)
         .where(SeatRecord.table_id == table_id, SeatRecord.time_paid_until.is_not(None))
     )
-    return {username: until.timestamp() for username, until in rows.all()}
+    return {username: until.timestamp() for username, until in rows.all() if until is not None}
 
 
 async def last_hand_number(session: AsyncSession, *, table_id: int) -> int:
