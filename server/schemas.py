@@ -260,6 +260,7 @@ class HandRowPublic(BaseModel):
     ended_at: datetime = Field(description="when the hand ended (its record was written)")
     players: list[HandPlayerPublic] = Field(description="each player's chips before and after")
     pot: int = Field(description="every chip of every pot (0 for a cancelled hand)")
+    rake: int = Field(default=0, description="the chips of the pot raked for the house")
     cancelled: bool
 
 
