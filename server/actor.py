@@ -493,9 +493,9 @@ class TableActor(TableLoop):
             self.clocks.schedule_next_hand()
 
     async def _start_hand(self) -> None:
-        if self.ops.holds_play:
+        if len(self.table.dealt_in()) < 2 or self.ops.holds_play:
             return
-        fees = self._time_fees_due()
+        fees = self._time_fees_due()  # may sit out a stack that cannot pay its fee
         dealt = self.table.dealt_in()
         if len(dealt) < 2:
             return

@@ -5,9 +5,10 @@ whose they are, so the seats of a table always hold exactly its pool. Every writ
 transaction: a buy-in is the ledger movement and the seat's chips; a finished hand is its
 record (PHH, event log, result), each player's part in it (``hand_players``, which nets to
 minus the hand's rake), the rake's movement from the pool to the house's revenue and the new
-seat chips, checked against the pool before it commits. Chips are never
-made or lost: a write that would break the books raises :class:`BooksError` and changes
-nothing (the actor then cancels the hand, every chip going back).
+seat chips, checked against the pool before it commits; a hand about to be dealt is written
+with the time fees collected before it. Chips are never made or lost: a write that would
+break the books raises :class:`BooksError` and changes nothing (the actor then cancels the
+hand, every chip going back).
 
 The hand in progress is written ahead of what the players see: its deck and players before
 it is dealt (``live_hands``), each action before it is announced (``live_actions``); the
