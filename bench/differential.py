@@ -121,6 +121,9 @@ RULES: dict[str, tuple[Any, ...]] = {
     "common_card_in_order": (True, False),
     "deal_to_unfaced_folds": (True, False),
     "pots_by_contenders": (False, True),
+    "rake_percent": (0, 5, 10, 2.5, 100),
+    "rake_cap": (None, 0, 1, 3, 50),
+    "rake_from_street": (2, 1, 3, 4),
 }
 STAKES = ("variant", "ante", "bring_in", "small_bet", "big_bet")
 

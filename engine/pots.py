@@ -68,6 +68,27 @@ def build_pots(contributions: Sequence[int], live: Sequence[bool], dead: int = 0
     return pots
 
 
+def rake(pots: Sequence[Pot], basis_points: int, cap: int | None) -> list[int]:
+    """The chips the house takes from each pot before it is split: ``basis_points``
+    hundredths of a percent of it, rounded down to a whole chip, main pot first, the hand's
+    total no more than ``cap`` (None: no cap).
+
+    >>> rake([Pot(95, (0, 1, 2)), Pot(40, (1, 2))], 500, None)
+    [4, 2]
+    >>> rake([Pot(95, (0, 1, 2)), Pot(40, (1, 2))], 500, 5)
+    [4, 1]
+    """
+    left = cap
+    taken: list[int] = []
+    for pot in pots:
+        chips = pot.amount * basis_points // 10_000
+        if left is not None:
+            chips = min(chips, left)
+            left -= chips
+        taken.append(chips)
+    return taken
+
+
 def split(
     pot_number: int,
     amount: int,

@@ -63,7 +63,7 @@ def finished_record(
     players: dict[int, str],
     starting: dict[str, int],
 ) -> FinishedHand:
-    """The record of a hand played out: its events, result, stacks and PHH."""
+    """The record of a hand played out: its events, result, stacks, rake and PHH."""
     result = hand.result()
     try:
         phh = export(hand, table=str(table_id), players=[players[s] for s in hand.seats])
@@ -78,11 +78,13 @@ def finished_record(
             "shares": result.shares,
             "pots": result.pots,
             "showdown": result.showdown,
+            **({"rake": result.rake} if result.rake else {}),
         },
         players=dict(players),
         starting=dict(starting),
         stacks={players[s]: v for s, v in result.stacks.items()},
         phh=phh,
+        rake=result.rake,
     )
 
 

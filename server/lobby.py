@@ -358,6 +358,7 @@ class Cardroom:
     ) -> TableActor:
         async with self.sessionmaker() as session:
             seats = await table_store.seated_players(session, table_id=record.id)
+            time_paid = await table_store.time_paid(session, table_id=record.id)
             last = await table_store.last_hand_number(session, table_id=record.id)
             live = await table_store.live_hand(session, table_id=record.id)
         store = table_store.DatabaseTableStore(self.sessionmaker, fence=fence)
@@ -385,6 +386,7 @@ class Cardroom:
                 sitting_out=sitting_out,
                 waiting=previous.waiting,
                 connections={p: s.connections for p, s in previous.players.items()},
+                time_paid=time_paid,
             )
             actor.ops = previous.ops
             return actor
@@ -397,6 +399,7 @@ class Cardroom:
             hand_number=last,
             sitting_out=set(seen.sitting_out) if seen is not None else None,
             waiting=list(seen.waiting) if seen is not None else None,
+            time_paid=time_paid,
         )
         resumed = None
         if live is not None and live.number > last:
@@ -433,6 +436,8 @@ class Cardroom:
             waiting_offer=s.waiting_offer_seconds,
             sit_out_limit=s.sit_out_limit_seconds,
             spectator_chat=record.spectator_chat,
+            time_fee=record.time_fee,
+            time_fee_period=record.time_fee_period,
         )
 
     # ------------------------------------------------------------------ supervision

@@ -191,6 +191,9 @@ function onTableEvent(kind, data, t, isPrivate) {
       session.current?.awards.push({ seat: data.seat, amount: data.amount, half: data.half });
       addLog(`${nameAt(t, data.seat)} wins ${data.amount}${data.half && data.half !== "whole" ? ` (${data.half})` : ""}`, "win");
       break;
+    case "rake":
+      addLog(`The house takes ${data.amount} from the pot (rake)`, "dealer");
+      break;
     case "hand_ended":
       finishHand(t, data);
       break;
@@ -214,6 +217,7 @@ function onTableEvent(kind, data, t, isPrivate) {
     case "seat_left": addLog(`${data.player} leaves`); break;
     case "sat_out": addLog(`${nameAt(t, data.seat)} sits out${data.busted ? " (out of chips)" : ""}`); break;
     case "sat_in": addLog(`${nameAt(t, data.seat)} is back`); break;
+    case "time_collected": addLog(`${nameAt(t, data.seat)} pays ${data.amount} for table time`, "dealer"); break;
     case "chat": {
       const li = el("li", {}, el("b", { text: data.player + ": " }), data.text);
       $("chat").append(li);
@@ -291,6 +295,7 @@ async function showHand(id) {
       else if (e.kind === "action") lines.push(`${who} ${e.data.action}${e.data.amount ? " " + e.data.amount : ""}`);
       else if (e.kind === "showdown") lines.push(`${who} shows ${e.data.cards.join(" ")} ${handNames(e.data)}`);
       else if (e.kind === "pot_awarded") lines.push(`${who} wins ${e.data.amount}`);
+      else if (e.kind === "rake") lines.push(`rake: ${e.data.amount}`);
       else if (e.kind === "announcement") lines.push(`dealer: ${e.data.text}`);
     }
     pre.textContent = lines.join("\n");

@@ -225,6 +225,7 @@ export function apply(t, kind, data, isPrivate) {
       if (data.after_hand) seat(data.seat).pending_chips += data.amount;
       else seat(data.seat).stack += data.amount;
       break;
+    case "time_collected": seat(data.seat).stack = data.stack; break;
     case "sat_out":
       if (data.after_hand) seat(data.seat).sit_out_next_hand = true;
       else seat(data.seat).sitting_out = true;

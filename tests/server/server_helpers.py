@@ -62,6 +62,9 @@ EVERY_RULE: dict[str, Any] = {
     "common_card_in_order": False,
     "deal_to_unfaced_folds": False,
     "pots_by_contenders": True,
+    "rake_percent": 4.5,
+    "rake_cap": 3,
+    "rake_from_street": 3,
 }
 
 
