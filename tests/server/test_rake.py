@@ -90,7 +90,7 @@ async def test_a_raked_table_pays_the_house_and_the_books_balance(
 ) -> None:
     boss = bearer(await operator_token(client, settings))
     ann = await player_token(client, "ann")
-    await player_token(client, "bob")
+    bob = await player_token(client, "bob")
     made = await client.post(
         "/admin/tables",
         headers=boss,
@@ -174,6 +174,30 @@ async def test_a_raked_table_pays_the_house_and_the_books_balance(
     assert [frame["data"]["amount"] for frame in seen if frame["kind"] == "rake"] == [5, 2]
     books = (await client.get("/admin/books", headers=boss)).json()
     assert books["balanced"] is True and (books["revenue"], books["rake"]) == (18, 12)
+    status, lines = await cli.audit(settings)
+    assert status == 0, lines
+
+    # A credit, a debit and a close (the hand in progress voided): still balanced.
+    for path, amount in (("credit", 250), ("debit", 40)):
+        moved = await client.post(
+            f"/admin/players/bob/{path}", headers=boss, json={"amount": amount, "reason": path}
+        )
+        assert moved.status_code == 200, moved.text
+    closed = await client.post(
+        f"/admin/tables/{table['id']}/close",
+        headers=boss,
+        params={"void": "true"},
+        json={"reason": "end of the night"},
+    )
+    assert closed.status_code == 200, closed.text
+    await wait_for(lambda: app.state.cardroom.actor(table["id"]) is None)
+    books = (await client.get("/admin/books", headers=boss)).json()
+    assert books["balanced"] is True and (books["revenue"], books["rake"]) == (18, 12)
+    wallets = {
+        name: (await client.get("/wallet", headers=bearer(token))).json()["balance"]
+        for name, token in (("ann", ann), ("bob", bob))
+    }
+    assert sum(wallets.values()) == 2 * 10_000 + 250 - 40 - 18  # only the house's take gone
     status, lines = await cli.audit(settings)
     assert status == 0, lines
     await screen.close()
