@@ -771,6 +771,7 @@ class Player:
     stopping: bool = False
     failures: Counter[str] = field(default_factory=Counter)  # commands that failed, by code
     seen: list[TableEvent] = field(default_factory=list)  # events outside the hands
+    acted_at: list[float] = field(default_factory=list)  # when each action reached it
     _watcher: asyncio.Task[None] | None = None
 
     @classmethod
@@ -806,6 +807,8 @@ class Player:
         stream = self.table.events()
         try:
             async for event in stream:
+                if event.kind == "action":
+                    self.acted_at.append(time.monotonic())
                 if event.kind in (
                     "table_paused",
                     "table_unpaused",
@@ -817,6 +820,10 @@ class Player:
                     self.seen.append(event)
         finally:
             await stream.aclose()
+
+    def first_action_after(self, moment: float) -> float | None:
+        """When the first action after ``moment`` (monotonic) reached this player."""
+        return next((at for at in self.acted_at if at > moment), None)
 
     def kinds_seen(self) -> list[str]:
         return [event.kind for event in self.seen]

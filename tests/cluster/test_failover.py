@@ -50,6 +50,10 @@ CONFIG = {"variant": "seven_card_stud", "ante": 1, "bring_in": 2, "small_bet": 5
 HANDS_BEFORE = 2  # finished before the break
 HANDS_AFTER = 2  # finished after the held hand
 TAKEOVER_SECONDS = 4 * LEASE_SECONDS + 4  # "within the lease time", with room for a busy CI
+# After a node's kill -9, the next action reaches every player within the lease and two
+# seconds; after every node is killed and restarted, within ten seconds.
+RESUME_AFTER_KILL_SECONDS = LEASE_SECONDS + 2
+RESUME_AFTER_RESTART_SECONDS = 10.0
 # A break: it gets the cluster, the table, the id of the node that runs it and the gate's
 # release, which it calls when the bots may act again.
 Break = Callable[[Cluster, int, str, Callable[[], None]], Awaitable[None]]
@@ -67,10 +71,21 @@ class Played:
     final: Any  # the agreed table state (cluster_harness.table_state)
 
 
+def resumed_after(players: list[Player], moment: float) -> float:
+    """Seconds from ``moment`` until the first action after it had reached every player."""
+    reached = [p.first_action_after(moment) for p in players]
+    assert all(at is not None for at in reached), [p.name for p in players]
+    return max(at for at in reached if at is not None) - moment
+
+
 async def test_the_owner_node_killed_mid_hand(cluster: Cluster) -> None:
+    killed_at = 0.0
+
     async def kill_owner(
         cluster: Cluster, table_id: int, owner: str, release: Callable[[], None]
     ) -> None:
+        nonlocal killed_at
+        killed_at = time.monotonic()
         cluster.node(owner).kill()
         release()
         survivor = cluster.others(owner)[0]
@@ -85,6 +100,9 @@ async def test_the_owner_node_killed_mid_hand(cluster: Cluster) -> None:
         )
 
     played = await play_and_break(cluster, kill_owner, restart_owner=True)
+    resumed = resumed_after(played.players, killed_at)
+    print(f"the next action reached every player {resumed:.2f} s after the kill -9")
+    assert resumed <= RESUME_AFTER_KILL_SECONDS, resumed
     survivor = cluster.others(played.owner)[0].id
     assert await cluster.owner(played.table_id, via=survivor) == survivor
     assert await cluster.owner(played.table_id, via=played.owner) == survivor
@@ -93,6 +111,26 @@ async def test_the_owner_node_killed_mid_hand(cluster: Cluster) -> None:
         if player.node == played.owner:
             assert player.client.stats.failovers >= 1, (player.name, player.client.stats)
         assert player.client.stats.resyncs >= 1, (player.name, player.client.stats)
+
+
+async def test_every_node_killed_and_restarted_mid_hand(cluster: Cluster) -> None:
+    killed_at = 0.0
+
+    async def kill_all(
+        cluster: Cluster, table_id: int, owner: str, release: Callable[[], None]
+    ) -> None:
+        nonlocal killed_at
+        killed_at = time.monotonic()
+        for node in cluster.nodes.values():
+            node.kill()
+        for node in cluster.nodes.values():
+            node.start()
+        release()
+
+    played = await play_and_break(cluster, kill_all)
+    resumed = resumed_after(played.players, killed_at)
+    print(f"the next action reached every player {resumed:.2f} s after every node's kill -9")
+    assert resumed <= RESUME_AFTER_RESTART_SECONDS, resumed
 
 
 async def test_redis_restarted_mid_hand(cluster: Cluster) -> None:
