@@ -5,8 +5,8 @@ of one table keep their order, and a connection has a bounded number in hand."""
 from __future__ import annotations
 
 import asyncio
-from datetime import UTC, datetime, timedelta
 from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import orjson
