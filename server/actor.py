@@ -48,6 +48,7 @@ from server import commands as cmd
 from server import dealing, removal, table_ops
 from server.bus import Bus
 from server.clocks import TableClocks
+from server.cluster import LeaseProof
 from server.journal import Journal
 from server.metrics import Metrics
 from server.publisher import Publisher
@@ -95,6 +96,7 @@ class TableActor(TableLoop):
         deck_factory: Callable[[], Deck] | None = None,
         run: int = 1,
         metrics: Metrics | None = None,
+        lease: LeaseProof | None = None,
     ) -> None:
         super().__init__(table_id, metrics=metrics)
         self.settings = settings = settings or TableSettings()
@@ -105,7 +107,7 @@ class TableActor(TableLoop):
         self.wall_clock = wall_clock  # time collection's periods, which outlive the node
         self.rng_factory = rng_factory
         self.deck_factory = deck_factory  # tests stack the deck; None: a fresh shuffle
-        self.publisher = Publisher(bus, table_id, run=run)
+        self.publisher = Publisher(bus, table_id, run=run, lease=lease)
         self.clocks = TableClocks(settings, clock)
         self.journal = Journal(
             store,

@@ -39,6 +39,7 @@ from server.cluster import (
     LEASE_FAILURES,
     LOBBY_CHANNEL,
     CommandRouter,
+    LeaseProof,
     Leases,
     LocalLeases,
     RemoteTable,
@@ -87,7 +88,7 @@ class _Table:
     stats: TableStats
     actor: TableActor
     fence: int
-    renewed: float  # when this node last made sure the lease is still its own (monotonic)
+    lease: LeaseProof  # until when this node may speak for the table
     restarts: int = 0
     crashes: deque[float] = field(default_factory=lambda: deque(maxlen=10))
 
@@ -114,7 +115,10 @@ class Cardroom:
         self.leases: Leases = leases or LocalLeases(settings.node_id)
         self.deck_factory = deck_factory  # tests stack the deck; None: a fresh shuffle
         self.router = CommandRouter(
-            bus, settings.node_id, timeout=max(10.0, 2 * settings.lease_seconds)
+            bus,
+            settings.node_id,
+            timeout=max(10.0, 2 * settings.lease_seconds),
+            retry_after=settings.lease_seconds / 3,
         )
         self._records: dict[int, TableRecord] = {}  # every open table of the cardroom
         self._tables: dict[int, _Table] = {}  # the tables this node runs
@@ -124,6 +128,7 @@ class Cardroom:
         self._stopping = False
         self._stop_asked = asyncio.Event()  # wakes the lease rounds to end
         self._lease_rounds: asyncio.Task[None] | None = None
+        self._opening: asyncio.Task[None] | None = None  # the tables nobody runs, being taken
 
     # ------------------------------------------------------------------ ws.Cardroom
 
@@ -192,14 +197,19 @@ class Cardroom:
             # Told before the database is asked for new tables: a slow database must not
             # make the other nodes' lobbies forget who runs these.
             self._tell_lobby()
-            if renewed:
-                await self._attempt(self._open_all)
+            if renewed and (self._opening is None or self._opening.done()):
+                # Beside the rounds, not in them: a database slow to answer must not hold
+                # the next renewal back (the lease would lapse under a table that runs).
+                self._opening = self._spawn(self._open_new())
             # What a node said of a table it no longer tells of is kept a while: the node
             # taking the table over keeps its players as they were.
             forgotten = time.monotonic() - KEEP_HEARD_LEASES * self.settings.lease_seconds
             for table_id, heard in list(self._elsewhere.items()):
                 if heard.at < forgotten:
                     del self._elsewhere[table_id]
+
+    async def _open_new(self) -> None:
+        await self._attempt(self._open_all)
 
     @staticmethod
     async def _attempt(step: Callable[[], Awaitable[None]]) -> bool:
@@ -230,11 +240,11 @@ class Cardroom:
             except Exception as exc:  # noqa: BLE001 - Redis away: keep it while the lease lasts
                 if not renewal_failed(exc):
                     raise
-                if now - table.renewed > self.settings.lease_seconds * 0.9:
+                if now - table.lease.renewed > self.settings.lease_seconds * 0.9:
                     await self._drop(table_id, f"the lease could not be renewed ({exc})")
                 continue
             if held:
-                table.renewed = now
+                table.lease.renew(now)
             else:
                 await self._drop(table_id, "another node holds the lease")
 
@@ -249,6 +259,9 @@ class Cardroom:
             return await self._claim(record)
 
     async def _claim(self, record: TableRecord) -> bool:
+        lease = LeaseProof(
+            self.settings.lease_seconds if self.leases.lapses else None, time.monotonic()
+        )
         try:
             if not await self.leases.acquire(record.id):
                 return False
@@ -268,12 +281,12 @@ class Cardroom:
             self._records[record.id] = record
             stats = TableStats()
             await seed_stats(self.sessionmaker, record.id, stats)
-            actor = await self._build(record, stats, fence)
+            actor = await self._build(record, stats, fence, lease)
         except BaseException:
             await self._release(record.id, "the table could not be taken")
             raise
         heard = self._elsewhere.pop(record.id, None)
-        self._tables[record.id] = _Table(record, stats, actor, fence, time.monotonic())
+        self._tables[record.id] = _Table(record, stats, actor, fence, lease)
         self._run(record.id, actor)
         if heard is not None:  # another node ran it lately: a takeover
             self.metrics.takeover("released" if heard.released else "lease_expired")
@@ -291,6 +304,7 @@ class Cardroom:
         table = self._tables.pop(table_id, None)
         if table is None:
             return
+        table.lease.lose()  # whatever the actor still does, it says nothing of it
         log.warning(
             "table %s: no longer run by node %s: %s",
             table_id,
@@ -337,8 +351,9 @@ class Cardroom:
         # connection's reset would be cut short); everything else in the background waits on
         # the bus or a timer and is cancelled.
         self._stop_asked.set()
-        if self._lease_rounds is not None:
-            await asyncio.wait({self._lease_rounds}, timeout=self.settings.lease_seconds)
+        rounds = {t for t in (self._lease_rounds, self._opening) if t is not None}
+        if rounds:
+            await asyncio.wait(rounds, timeout=self.settings.lease_seconds)
         for task in list(self._background):
             task.cancel()
         await asyncio.gather(*self._background, return_exceptions=True)
@@ -354,6 +369,7 @@ class Cardroom:
         record: TableRecord,
         stats: TableStats,
         fence: int,
+        lease: LeaseProof,
         previous: TableActor | None = None,
     ) -> TableActor:
         async with self.sessionmaker() as session:
@@ -374,6 +390,7 @@ class Cardroom:
             # have sent: clients see the gap and resync. The same run started again after a
             # crash carries on its numbers.
             run=previous.run_number if previous is not None else fence,
+            lease=lease,
         )
         if previous is not None:
             sitting_out = {
@@ -498,7 +515,9 @@ class Cardroom:
         await asyncio.sleep(min(RESTART_BACKOFF_MAX, 0.05 * 2 ** (recent - 1)))
         while True:
             try:
-                actor = await self._build(table.record, table.stats, table.fence, previous=dead)
+                actor = await self._build(
+                    table.record, table.stats, table.fence, table.lease, previous=dead
+                )
                 break
             except Exception:  # noqa: BLE001 - the database may be back in a moment
                 log.exception(

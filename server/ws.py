@@ -364,6 +364,9 @@ class Connection:
             "code": refusal.code,
             "message": refusal.message,
         }
+        retry_after = getattr(refusal, "retry_after", None)
+        if isinstance(retry_after, int | float):  # when trying again may succeed
+            frame["retry_after"] = round(retry_after, 3)
         if refusal.code in _AT_ONCE:
             self.subscription.put_now(frame)  # follows no event; may precede a close
         else:

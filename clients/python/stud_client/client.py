@@ -500,7 +500,16 @@ class StudClient:
             self.stats.errors[code] += 1
             future = self._pending.pop(frame.get("id"), None)
             if future is not None and not future.done():
-                future.set_exception(ServerError(code, str(frame.get("message"))))
+                retry_after = frame.get("retry_after")
+                future.set_exception(
+                    ServerError(
+                        code,
+                        str(frame.get("message")),
+                        retry_after=retry_after
+                        if isinstance(retry_after, int | float) and retry_after >= 0
+                        else None,
+                    )
+                )
             elif future is None:
                 log.warning("stud client: error frame %s", frame)
 
