@@ -48,6 +48,7 @@ from server.cluster import (
 )
 from server.db.models import TableRecord, TableStatus
 from server.live_tables import live_rows, live_state
+from server.logs import named
 from server.metrics import Metrics
 from server.settings import Settings
 from server.table_ops import ShutTable
@@ -171,7 +172,7 @@ class Cardroom:
         try:
             await self._open_all()
         except Exception as exc:  # noqa: BLE001 - retried below
-            log.warning("cardroom: tables not loaded yet (%s); retrying", exc)
+            log.warning("cardroom: tables not loaded yet (%s); retrying", named(exc))
         self._lease_rounds = self._spawn(self._keep_leases())
 
     async def _open_all(self) -> None:
@@ -217,7 +218,7 @@ class Cardroom:
         try:
             await step()
         except Exception as exc:  # noqa: BLE001 - Redis or the database away: next time
-            log.warning("cardroom: lease round failed at %s (%s)", step.__name__, exc)
+            log.warning("cardroom: lease round failed at %s (%s)", step.__name__, named(exc))
             return False
         return True
 
@@ -241,7 +242,7 @@ class Cardroom:
                 if not renewal_failed(exc):
                     raise
                 if now - table.lease.renewed > self.settings.lease_seconds * 0.9:
-                    await self._drop(table_id, f"the lease could not be renewed ({exc})")
+                    await self._drop(table_id, f"the lease could not be renewed ({named(exc)})")
                 continue
             if held:
                 table.lease.renew(now)
@@ -322,10 +323,10 @@ class Cardroom:
             await self.leases.release(table_id)
         except LEASE_FAILURES as exc:
             log.warning(
-                "table %s: lease not given back (%s: %r); it runs out by itself",
+                "table %s: lease not given back (%s: %s); it runs out by itself",
                 table_id,
                 why,
-                exc,
+                named(exc),
                 extra={"table": table_id},
             )
 

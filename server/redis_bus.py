@@ -50,6 +50,7 @@ from redis.backoff import NoBackoff
 from redis.exceptions import RedisError
 
 from server.bus import DEFAULT_QUEUE_SIZE, MemoryBus, Subscription
+from server.logs import named
 
 log = logging.getLogger(__name__)
 
@@ -336,7 +337,7 @@ class RedisBus(MemoryBus):
                 delay = 0.05
                 await self._listen(connection)
             except _BROKEN as error:
-                log.warning("redis bus: subscriber connection lost (%s); retrying", error)
+                log.warning("redis bus: subscriber connection lost (%s); retrying", named(error))
             except Exception:  # noqa: BLE001 - a bug must not end the bus: start over
                 log.exception("redis bus: the subscriber failed; reconnecting")
             finally:

@@ -55,6 +55,7 @@ PROTOCOL_VERSION = 1
 MAX_FRAME_BYTES = 16_384
 IDLE_SECONDS = 60.0  # a connection silent this long (no message, no ping) is closed
 COMMANDS_IN_FLIGHT = 16  # a connection's messages taken and not yet answered, at most
+LANES_GRACE = 1.0  # how long a closed connection's messages in hand may still finish
 TOO_SLOW = 4008
 SIGNED_OUT = 4401  # the token ended: logged out, revoked, expired, the account suspended
 # What writing to or closing a socket raises once the other end is gone (uvicorn's
@@ -109,8 +110,11 @@ class TableLanes:
         while self._running:
             await asyncio.wait(set(self._running))
 
-    async def close(self) -> None:
-        """Drop what is still waiting or running (the connection has ended)."""
+    async def close(self, grace: float = 0.0) -> None:
+        """The connection has ended: let what is in hand finish for ``grace`` seconds (what
+        the tables were told stays in step with what this connection knows), then drop it."""
+        if grace > 0 and self._running:
+            await asyncio.wait(set(self._running), timeout=grace)
         for task in list(self._running):
             task.cancel()
         await asyncio.gather(*self._running, return_exceptions=True)
@@ -231,7 +235,7 @@ class Connection:
             self.metrics.connections.dec()
             if self._counted_account is not None:
                 self.gateway.account_disconnected(self._counted_account)
-            await self.lanes.close()  # nobody is left to answer
+            await self.lanes.close(grace=LANES_GRACE)  # nobody is left to answer
             self.subscription.close()
             try:
                 await asyncio.wait_for(pump, 1.0)  # it ends with the subscription
@@ -399,23 +403,31 @@ class Connection:
         await self._tell_tables(connected=True, tables={table_id})
 
     async def _tell_tables(self, *, connected: bool, tables: set[int]) -> None:
-        """Tell tables this player's connection came or went (once each way per table)."""
+        """Tell tables this player's connection came or went (once each way per table). A
+        going is told only to the run that counted the coming, by name: a run that never
+        counted this connection (the table had no node when it came) must not count a
+        going, or the player's other connection would look gone."""
         if self.player is None:
             return
         for table_id in tables:
             if connected == (table_id in self.present):
                 continue
+            run: int | None = None
             if connected:
                 self.present.add(table_id)
             else:
                 self.present.discard(table_id)
-                self._told.pop(table_id, None)
+                run = self._told.pop(table_id, None)
                 self._telling_run.pop(table_id, None)
+                if run is None:
+                    continue
             actor = await self.cardroom.table(table_id)
             if actor is None:
                 continue
             with contextlib.suppress(Refusal):  # a table going away: its next run is told anew
-                reply = await actor.submit(cmd.Presence(player=self.player, connected=connected))
+                reply = await actor.submit(
+                    cmd.Presence(player=self.player, connected=connected, run=run)
+                )
                 if connected and table_id in self.present:
                     self._told[table_id] = reply.get("run")
 
