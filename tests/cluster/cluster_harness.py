@@ -165,6 +165,16 @@ class _Process:
         """SIGKILL: no goodbye."""
         self._end(signal.SIGKILL)
 
+    def freeze(self) -> None:
+        """SIGSTOP: the process stands still, its sockets open (as a stalled host's would)."""
+        assert self.process is not None
+        self.process.send_signal(signal.SIGSTOP)
+
+    def thaw(self) -> None:
+        """SIGCONT: it goes on from where it stood, unaware of the time that passed."""
+        assert self.process is not None
+        self.process.send_signal(signal.SIGCONT)
+
     def stop(self) -> None:
         self._end(self.stop_signal)
 
