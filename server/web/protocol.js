@@ -8,8 +8,12 @@ export class ProtocolError extends Error {
 }
 
 export class Connection {
-  constructor({ token, onTable, onEvent, onStatus }) {
+  // heartbeatMs: a ping this often; silentMs: how long a ping may go unanswered (not a frame
+  // since) before the server is taken for frozen.
+  constructor({ token, onTable, onEvent, onStatus, heartbeatMs = 5000, silentMs = 12000 }) {
     this.token = token;
+    this.heartbeatMs = heartbeatMs;
+    this.silentMs = silentMs;
     this.onTable = onTable;    // (table state) after a snapshot or any event
     this.onEvent = onEvent;    // (kind, data, table state, private)
     this.onStatus = onStatus;  // (text) connection news for people
@@ -28,18 +32,41 @@ export class Connection {
     this.ready = new Promise((resolve, reject) => {
       const ws = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws`);
       this.ws = ws;
-      ws.onmessage = (m) => this.#receive(JSON.parse(m.data), resolve, reject);
-      ws.onclose = () => {
-        for (const { reject: r } of this.pending.values()) r(new ProtocolError("closed", "connection lost"));
-        this.pending.clear();
-        clearInterval(this.pinger);
-        reject(new ProtocolError("closed", "connection lost"));
-        if (!this.closed) this.#reconnect();
+      this.heardAt = Date.now();
+      this.pingedAt = null;
+      ws.onmessage = (m) => {
+        this.heardAt = Date.now();
+        this.#receive(JSON.parse(m.data), resolve, reject);
       };
+      ws.onclose = () => this.#lost(ws, reject);
+      clearInterval(this.pinger);
+      // A server that keeps the socket open but answers no ping (frozen, or stalled) is
+      // left: another connection (through the same address, to a live node) replaces it.
+      this.pinger = setInterval(() => {
+        if (this.pingedAt !== null && this.heardAt < this.pingedAt && Date.now() - this.pingedAt > this.silentMs) {
+          this.onStatus?.("The server is not answering: reconnecting…");
+          this.#lost(ws, reject);
+          return;
+        }
+        if (this.heardAt >= (this.pingedAt ?? 0)) this.pingedAt = Date.now();
+        this.#send({ type: "ping" });
+      }, this.heartbeatMs);
     });
     this.ready.catch(() => {});
-    this.pinger = setInterval(() => this.#send({ type: "ping" }), 25000);
     return this.ready;
+  }
+
+  #lost(ws, rejectReady) {
+    if (ws.lost) return;  // told once, whether by its close or by its silence
+    ws.lost = true;
+    ws.onclose = ws.onmessage = null;
+    try { ws.close(); } catch { /* already closing */ }
+    if (this.ws !== ws) return;
+    for (const { reject: r } of this.pending.values()) r(new ProtocolError("closed", "connection lost"));
+    this.pending.clear();
+    clearInterval(this.pinger);
+    rejectReady(new ProtocolError("closed", "connection lost"));
+    if (!this.closed) this.#reconnect();
   }
 
   stop() {

@@ -149,9 +149,20 @@ class StudClient:
 
     async def _rest(self, method: str, path: str, *, json: Any = None) -> Any:
         headers = {"Authorization": f"Bearer {self.token}"} if self.token else {}
-        response = await self._http.request(
-            method, self.base_url + path, json=json, headers=headers
-        )
+        order = [self._current, *(n for n in range(len(self.urls)) if n != self._current)]
+        for tried, number in enumerate(order, 1):
+            try:
+                response = await self._http.request(
+                    method, self.urls[number] + path, json=json, headers=headers
+                )
+            except httpx.ConnectError:
+                # Nothing reached that node, so any request may go to the next one.
+                if tried == len(order):
+                    raise
+                continue
+            if number != self._current and self._ws is None:
+                self._current = number  # the websocket will try it first too
+            break
         if response.status_code >= 400:
             try:
                 error = response.json()["error"]
