@@ -1,13 +1,17 @@
 """A node frozen (SIGSTOP: its sockets stay open, nothing answers): its clients find it out by
-their heartbeat and go on through another node."""
+their heartbeat and go on through another node; woken after another node took its table over,
+it says nothing more of that table."""
 
 from __future__ import annotations
 
+import asyncio
 import secrets
 import time
+from collections.abc import Mapping
+from typing import Any
 
 import pytest
-from cluster_harness import Cluster, eventually
+from cluster_harness import LEASE_SECONDS, Cluster, eventually
 
 from stud_client import StudClient
 
@@ -51,3 +55,66 @@ async def test_a_frozen_node_s_client_fails_over_by_its_heartbeat(cluster: Clust
             a.thaw()
     finally:
         await client.close()
+
+
+async def test_a_node_woken_past_its_lease_publishes_nothing_for_the_table(
+    cluster: Cluster,
+) -> None:
+    """A runs the table and is frozen; B takes the table over. A chat line sent to A while
+    it stood still is read when A wakes, before its lease round finds out it lost the table:
+    nothing of A's old run reaches the players after B's run began."""
+    a, b = cluster.node("A"), cluster.node("B")
+    table_id = await cluster.open_table("woken", CONFIG, seats=2, via=a)  # A runs it
+    frames: list[dict[str, Any]] = []
+
+    def record(frame: Mapping[str, Any]) -> bool:
+        if frame.get("type") == "event" and frame.get("table") == table_id:
+            frames.append(dict(frame))
+        return False  # applied as usual
+
+    on_a = StudClient(a.url, token=await cluster.register(f"wa_{secrets.token_hex(2)}", via=a))
+    on_b = StudClient(
+        b.url,
+        token=await cluster.register(f"wb_{secrets.token_hex(2)}", via=b),
+        drop_frame=record,
+    )
+    chatting: asyncio.Task[None] | None = None
+    try:
+        await on_a.connect()
+        await on_b.connect()
+        at_a = await on_a.watch(table_id)
+        await at_a.sit(200)
+        await on_b.watch(table_id)
+        await at_a.chat("before")
+        old_run = await eventually(lambda: _run_of(frames, "before"), 5, "the chat reached B")
+        a.freeze()
+        try:
+
+            async def taken_over() -> bool:
+                return await cluster.owner(table_id, via=b) == b.id
+
+            await eventually(taken_over, 4 * LEASE_SECONDS + 4, "B runs the table")
+            chatting = asyncio.create_task(at_a.chat("from the past"))  # read by A on waking
+            await asyncio.sleep(0.2)
+        finally:
+            a.thaw()
+        await asyncio.wait({chatting}, timeout=5)
+        await asyncio.sleep(2 * LEASE_SECONDS)  # A's lease round has dropped the table
+        new = [n for n, f in enumerate(frames) if f.get("run") != old_run]
+        assert new, "B's run published nothing"
+        late = [f for f in frames[new[0] :] if f.get("run") == old_run]
+        assert not late, late
+    finally:
+        if chatting is not None:
+            chatting.cancel()
+            await asyncio.gather(chatting, return_exceptions=True)
+        await on_a.close()
+        await on_b.close()
+
+
+async def _run_of(frames: list[dict[str, Any]], said: str) -> int | None:
+    """The run of the table that published the chat line ``said``, once it came."""
+    for frame in frames:
+        if frame.get("kind") == "chat" and frame.get("data", {}).get("text") == said:
+            return int(frame["run"])
+    return None
