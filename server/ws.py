@@ -80,7 +80,8 @@ class TableLanes:
         self._running: set[asyncio.Task[None]] = set()
 
     async def enter(self, table_id: int, work: Coroutine[Any, Any, None]) -> None:
-        """Queue ``work`` behind the table's earlier messages; return once it is queued."""
+        """Queue ``work`` behind the table's earlier messages; return once it has started
+        (or is queued behind them)."""
         try:
             await self._slots.acquire()
         except BaseException:
@@ -89,6 +90,9 @@ class TableLanes:
         task = asyncio.create_task(self._run(table_id, self._last.get(table_id), work))
         self._last[table_id] = task
         self._running.add(task)
+        # Let it start: what it settles without waiting (a refusal for rate, which pauses
+        # the connection) is settled before the next frame is read, as if handled inline.
+        await asyncio.sleep(0)
 
     async def _run(
         self, table_id: int, before: asyncio.Task[None] | None, work: Coroutine[Any, Any, None]
