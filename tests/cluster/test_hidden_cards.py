@@ -12,7 +12,9 @@ keeps for its operators (``GET /admin/hands/{id}/events``), never against the fr
 themselves. Each player's own history of each hand (``GET /hands/{id}``, PHH included) is
 judged the same way.
 
-The scanner is checked first on frames made up for it: it must find a planted leak.
+The scanner is checked on frames made up for it (it must find each leak planted in them),
+and on the frames of the cardroom: one player's own frames, posed as a spectator's, must be
+found leaking that player's down cards.
 """
 
 from __future__ import annotations
@@ -523,10 +525,19 @@ async def test_no_down_card_reaches_anyone_but_its_owner(cluster: Cluster) -> No
     # reads the fields they come in.
     assert report.snapshots_with_own_down > 0
     owners = [(p.name, p.name) for p in players] + [(w.connection, w.player) for w in seconds]
-    for connection, player in owners:
-        theirs = {key for key, truth in truths.items() if truth.seat_of(player) is not None}
+    for connection, owner in owners:
+        theirs = {key for key, truth in truths.items() if truth.seat_of(owner) is not None}
         seen = {(t, h) for (c, t, h) in report.own_down_seen if c == connection}
         assert len(seen & theirs) >= 0.9 * len(theirs) > 0, (connection, len(seen), len(theirs))
+    # The same frames, as if a spectator had received one player's: the scan finds the leak.
+    first = players[0].name
+    posing = [Recorded(r.connection, None, r.text) for r in frames if r.player == first]
+    leaked = scan(posing, truths).leaks
+    assert leaked and {leak.why.split(",")[0] for leak in leaked} == {
+        f"is a down card of seat {truths[key].seat_of(first)}"
+        for key in {(leak.table, leak.hand) for leak in leaked}
+        if key in truths
+    }
     assert min(dropped) >= DROPS, dropped
     for watcher in watchers:
         assert watcher.received > 100, (watcher.connection, watcher.received)
