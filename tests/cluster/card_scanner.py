@@ -4,15 +4,17 @@ The truth of a hand (``HandTruth``) is read from the operator's record of it: ev
 down cards (the ``down_cards`` events and the player each went to), the up cards, the cards
 each ``showdown`` showed, and who folded or mucked. The frames under test (``Recorded``: the
 raw text a connection received, and the player it is signed in as) supply only the moments:
-the ``seq`` at which each hand began (its ``hand_number`` event) and at which each seat was
-shown (its ``showdown`` event).
+the ``seq`` at which each hand began (its ``hand_number`` event), each street was dealt (its
+``street_dealt`` or ``common_card`` event: a seat's own down cards come with the ``seq`` of
+that event) and each seat was shown (its ``showdown`` event).
 
 A frame is judged card by card: every card it names, in any field, at any depth, in any
 string (``"As"``, an announcement's words, a PHH line such as ``AsKs7h``), must be one the
-connection may see at the frame's ``seq``: an up card of the hand, a down card of its own
-player's seat, or a down card of a seat shown at or before that ``seq``. Anything else is a
-``Leak``: another seat's down card before its showdown, a folded or mucked hand's card at any
-time, a card the hand never dealt, or a card in a frame that belongs to no hand.
+connection may see at the frame's ``seq``: a card of the hand dealt at or before that
+``seq`` that is face up, or down to the connection's own player's seat, or down to a seat
+shown at or before that ``seq``. Anything else is a ``Leak``: another seat's down card before
+its showdown, a folded or mucked hand's card at any time, any card before it is dealt, a card
+the hand never dealt, or a card in a frame that belongs to no hand.
 """
 
 from __future__ import annotations
@@ -65,6 +67,7 @@ class HandTruth:
     shown: Mapping[int, frozenset[str]]  # seat -> the cards its showdown showed
     folded: frozenset[int]
     mucked: frozenset[int]
+    streets: Mapping[str, str]  # card -> the street it was dealt on
 
     @classmethod
     def from_events(cls, table: int, number: int, events: Iterable[Mapping[str, Any]]) -> HandTruth:
@@ -76,17 +79,21 @@ class HandTruth:
         shown: dict[int, frozenset[str]] = {}
         folded: set[int] = set()
         mucked: set[int] = set()
+        streets: dict[str, str] = {}
         for event in events:
             kind, data = event["kind"], event["data"]
             if kind == "down_cards":
                 seat = int(event["to"])
                 players[seat] = str(event["audience"])
                 down[seat].update(data["cards"])
+                streets.update(dict.fromkeys(data["cards"], data["street"]))
             elif kind == "street_dealt":
                 for deal in data["deals"]:
                     up.update(deal["up"])
+                    streets.update(dict.fromkeys(deal["up"], data["street"]))
             elif kind == "common_card":
                 up.add(data["card"])
+                streets[data["card"]] = data["street"]
             elif kind == "showdown":
                 shown[int(data["seat"])] = frozenset(data["cards"])
             elif kind == "action" and data["action"] == "fold":
@@ -102,6 +109,7 @@ class HandTruth:
             shown,
             frozenset(folded),
             frozenset(mucked),
+            streets,
         )
 
     def owner_of(self, card: str) -> int | None:
@@ -161,14 +169,19 @@ class Report:
 
 
 class Timeline:
-    """When, by ``seq``, each hand of each table began and each seat of it was shown: read
-    from the public events of every connection (they must agree)."""
+    """When, by ``seq``, each hand of each table began, each street of it was dealt and each
+    seat of it was shown: read from the public events of every connection (they must
+    agree)."""
+
+    KINDS = ('"hand_number"', '"street_dealt"', '"common_card"', '"showdown"')  # as JSON
 
     def __init__(self) -> None:
         self.starts: dict[int, dict[int, int]] = defaultdict(dict)  # table -> seq -> hand
         self.showdowns: dict[tuple[int, int], int] = {}  # (table, seq) -> seat
+        self.deals: dict[tuple[int, int], str] = {}  # (table, seq) -> street
         self.problems: list[str] = []
         self._sorted: dict[int, tuple[list[int], list[int]]] = {}
+        self._dealt: dict[tuple[int, int, str], int] | None = None
 
     def add(self, frame: Mapping[str, Any]) -> None:
         if frame.get("type") != "event" or frame.get("private"):
@@ -182,6 +195,8 @@ class Timeline:
             known = self.showdowns.setdefault((table, seq), data["seat"])
             if known != data["seat"]:
                 self.problems.append(f"table {table} seq {seq}: showdown of {known} and {data}")
+        elif kind in ("street_dealt", "common_card"):
+            self.deals[(table, seq)] = data["street"]
 
     def hand_at(self, table: int, seq: int) -> int | None:
         """The hand a frame of ``seq`` belongs to: the last one begun at or before it."""
@@ -191,6 +206,16 @@ class Timeline:
         seqs, hands = self._sorted[table]
         at = bisect.bisect_right(seqs, seq)
         return hands[at - 1] if at else None
+
+    def dealt_at(self, table: int, hand: int, street: str) -> int | None:
+        """The ``seq`` of the event that dealt ``street`` in ``hand``."""
+        if self._dealt is None:
+            self._dealt = {}
+            for (t, seq), dealt in self.deals.items():
+                number = self.hand_at(t, seq)
+                if number is not None:
+                    self._dealt[(t, number, dealt)] = seq
+        return self._dealt.get((table, hand, street))
 
     def shown_at(self, table: int, hand: int, seat: int) -> int | None:
         """The ``seq`` of the showdown event of ``seat`` in ``hand``."""
@@ -220,8 +245,9 @@ def scan(frames: Iterable[Recorded], truths: Mapping[tuple[int, int], HandTruth]
     decoded = []
     for recorded in frames:
         report.frames += 1
-        # Only a frame whose raw text could name a card (or begins a hand) is decoded.
-        if MAYBE_CARD.search(recorded.text) or '"hand_number"' in recorded.text:
+        # Only a frame whose raw text could name a card, or mark a moment, is decoded.
+        text = recorded.text
+        if MAYBE_CARD.search(text) or any(kind in text for kind in Timeline.KINDS):
             decoded.append((recorded, json.loads(recorded.text)))
     timeline = Timeline()
     for _, frame in decoded:
@@ -284,6 +310,11 @@ def _judge(
             report.problems.append(f"{recorded.text}: not the record's showdown of {seat}")
     for card in sorted(cards):
         report.cards_checked += 1
+        street = truth.streets.get(card)
+        dealt = None if street is None else timeline.dealt_at(table, hand, street)
+        if street is not None and (dealt is None or seq < dealt):
+            leak(card, f"was dealt on {street} street, at seq {dealt}", hand)
+            continue
         owner = truth.owner_of(card)
         if owner is not None and owner == mine:
             report.own_down_seen[(recorded.connection, table, hand)] += 1

@@ -80,47 +80,42 @@ def _snapshot(seq: int, seats: dict[str, Any]) -> str:
     return json.dumps({"v": 1, "type": "reply", "id": 3, "result": result})
 
 
-# Hand 1 of table 7: ann (seat 0) holds As Ks, bob (seat 1) Qd Qc, cat (seat 2) 4h 5h;
-# cat folds, bob is shown at seq 20, ann mucks.
+def _record(kind: str, data: dict[str, Any], to: int | None = None) -> dict[str, Any]:
+    audience = "everyone" if to is None else ("ann", "bob", "cat")[to]
+    return {"kind": kind, "data": data, "to": to, "audience": audience}
+
+
+def _deals(street: str, *deals: tuple[int, list[str]]) -> dict[str, Any]:
+    dealt = [{"seat": seat, "up": up, "down": 0 if up else 1} for seat, up in deals]
+    return {"street": street, "deals": dealt}
+
+
+# Hand 1 of table 7: ann (seat 0) holds As Ks, bob (seat 1) Qd Qc, cat (seat 2) 4h 5h, with
+# 7h, 2c and 9s up (seq 5); cat folds; fourth street, 8c and 3d, is dealt at seq 10; seventh,
+# ann's Jh and bob's Tc, at seq 15; bob is shown at seq 20, ann mucks.
 TRUTH = HandTruth.from_events(
     7,
     1,
     [
-        {"kind": "down_cards", "to": 0, "audience": "ann", "data": {"cards": ["As", "Ks"]}},
-        {"kind": "down_cards", "to": 1, "audience": "bob", "data": {"cards": ["Qd", "Qc"]}},
-        {"kind": "down_cards", "to": 2, "audience": "cat", "data": {"cards": ["4h", "5h"]}},
-        {
-            "kind": "street_dealt",
-            "to": None,
-            "audience": "everyone",
-            "data": {
-                "street": "third",
-                "deals": [
-                    {"seat": 0, "up": ["7h"], "down": 2},
-                    {"seat": 1, "up": ["2c"], "down": 2},
-                    {"seat": 2, "up": ["9s"], "down": 2},
-                ],
-            },
-        },
-        {
-            "kind": "action",
-            "to": None,
-            "audience": "everyone",
-            "data": {"seat": 2, "action": "fold"},
-        },
-        {
-            "kind": "showdown",
-            "to": None,
-            "audience": "everyone",
-            "data": {"seat": 1, "cards": ["Qd", "Qc", "2c"]},
-        },
-        {"kind": "muck", "to": None, "audience": "everyone", "data": {"seat": 0}},
+        _record("down_cards", {"street": "third", "cards": ["As", "Ks"]}, 0),
+        _record("down_cards", {"street": "third", "cards": ["Qd", "Qc"]}, 1),
+        _record("down_cards", {"street": "third", "cards": ["4h", "5h"]}, 2),
+        _record("street_dealt", _deals("third", (0, ["7h"]), (1, ["2c"]), (2, ["9s"]))),
+        _record("action", {"seat": 2, "action": "fold"}),
+        _record("street_dealt", _deals("fourth", (0, ["8c"]), (1, ["3d"]))),
+        _record("down_cards", {"street": "seventh", "cards": ["Jh"]}, 0),
+        _record("down_cards", {"street": "seventh", "cards": ["Tc"]}, 1),
+        _record("street_dealt", _deals("seventh", (0, []), (1, []))),
+        _record("showdown", {"seat": 1, "cards": ["Qd", "Qc", "2c", "3d", "Tc"]}),
+        _record("muck", {"seat": 0}),
     ],
 )
 HAND = [
     _event(3, "hand_number", {"hand": 1}),
-    _event(5, "street_dealt", {"street": "third", "deals": [{"seat": 1, "up": ["2c"]}]}),
-    _event(20, "showdown", {"seat": 1, "cards": ["Qd", "Qc", "2c"]}),
+    _event(5, "street_dealt", _deals("third", (0, ["7h"]), (1, ["2c"]), (2, ["9s"]))),
+    _event(10, "street_dealt", _deals("fourth", (0, ["8c"]), (1, ["3d"]))),
+    _event(15, "street_dealt", _deals("seventh", (0, []), (1, []))),
+    _event(20, "showdown", {"seat": 1, "cards": ["Qd", "Qc", "2c", "3d", "Tc"]}),
     _event(21, "muck", {"seat": 0}),
 ]
 
@@ -151,7 +146,7 @@ def test_the_scanner_passes_a_clean_hand_and_counts_what_it_saw() -> None:
     assert report.leaks == [] and report.problems == []
     assert report.own_down_seen == Counter({("ann", 7, 1): 2, ("ann-2", 7, 1): 2})
     assert report.snapshots_with_own_down == 2
-    assert report.shown_seen == 2 + 2  # the showdown event and cat's snapshot of it
+    assert report.shown_seen == 3 + 2  # the showdown event and cat's snapshot of it
 
 
 @pytest.mark.parametrize(
@@ -165,6 +160,13 @@ def test_the_scanner_passes_a_clean_hand_and_counts_what_it_saw() -> None:
             Recorded("watch", None, _event(19, "chat", {"text": "Q"}).replace('"Q"', '"\\u0051d"')),
             "Qd",
             "shown only",
+        ),
+        # any card before its street is dealt: to anyone, to its owner
+        (Recorded("watch", None, _event(8, "turn", {"x": "8c"})), "8c", "fourth street, at seq 10"),
+        (
+            Recorded("ann", "ann", _event(12, "down_cards", {"cards": ["Jh"]}, private=True)),
+            "Jh",
+            "seventh street, at seq 15",
         ),
         # a folded or a mucked hand's card, even after the hand
         (Recorded("bob", "bob", _snapshot(30, {"2": {"down": ["4h"]}})), "4h", "folded"),
@@ -183,11 +185,11 @@ def test_the_scanner_finds_a_planted_leak(frame: Recorded, card: str, why: str) 
 
 
 def test_the_scanner_reports_frames_that_disagree_with_the_record() -> None:
-    wrong = _event(20, "showdown", {"seat": 1, "cards": ["Qd", "Jc", "2c"]})
-    report = _scan(played=[*HAND[:2], wrong, HAND[3]])
+    wrong = _event(20, "showdown", {"seat": 1, "cards": ["Qd", "Jc", "2c", "3d", "Tc"]})
+    report = _scan(played=[*HAND[:4], wrong, HAND[5]])
     assert any("not the record's showdown" in problem for problem in report.problems)
     assert [leak.card for leak in report.leaks] == ["Jc"]  # dealt nowhere in the hand
-    unshown = _scan(played=[HAND[0], HAND[1], HAND[3]])
+    unshown = _scan(played=[*HAND[:4], HAND[5]])
     assert any("no frame showed seat 1" in problem for problem in unshown.problems)
 
 
