@@ -293,7 +293,7 @@ class Watcher:
             async for text in ws:
                 raw = text if isinstance(text, str) else text.decode()
                 self.received += 1
-                self.snapshots += '"type":"snapshot"' in raw.replace(" ", "")
+                self.snapshots += "snapshot" in raw and '"type":"snapshot"' in raw.replace(" ", "")
                 self.frames.append(Recorded(self.connection, self.player, raw))
 
     async def _ping(self) -> None:
@@ -336,7 +336,7 @@ async def _drop_mid_hand(
             continue
         await drop()
         drops += 1
-        await asyncio.sleep(random.uniform(3.0, 5.0))
+        await asyncio.sleep(random.uniform(2.0, 4.0))
     return drops
 
 
@@ -426,7 +426,9 @@ async def test_no_down_card_reaches_anyone_but_its_owner(cluster: Cluster) -> No
     frames: list[Recorded] = []
     watchers: list[Watcher] = []
     players: list[Player] = []
-    tasks: list[asyncio.Task[Any]] = []
+    tasks: list[asyncio.Task[Any]] = []  # the snapshot loops
+    plays: list[asyncio.Task[None]] = []
+    drops: list[asyncio.Task[int]] = []
     stop = asyncio.Event()
     try:
         # The watchers first, so that they see every hand from its first event: a
@@ -459,8 +461,8 @@ async def test_no_down_card_reaches_anyone_but_its_owner(cluster: Cluster) -> No
                 elif seat == 1:
                     dropping.append(player)
         tasks += [asyncio.create_task(_ask_snapshots(w, stop)) for w in watchers if not w.token]
-        plays = [asyncio.create_task(p.play()) for p in players]
-        drops = [
+        plays += [asyncio.create_task(p.play()) for p in players]
+        drops += [
             asyncio.create_task(_drop_mid_hand(partial(_drop_bot, p.client), p.table, stop))
             for p in dropping
         ]
@@ -481,8 +483,9 @@ async def test_no_down_card_reaches_anyone_but_its_owner(cluster: Cluster) -> No
         await asyncio.sleep(0.5)  # the last frames of the last hands
     finally:
         stop.set()
-        for task in tasks:
+        for task in [*tasks, *plays, *drops]:
             task.cancel()
+        await asyncio.gather(*tasks, *plays, *drops, return_exceptions=True)
         for player in players:
             await player.close()
         for watcher in watchers:
@@ -544,7 +547,7 @@ async def test_no_down_card_reaches_anyone_but_its_owner(cluster: Cluster) -> No
     for watcher in watchers:
         assert watcher.received > 100, (watcher.connection, watcher.received)
         if watcher.token is None:
-            assert watcher.snapshots >= 50, (watcher.connection, watcher.snapshots)
+            assert watcher.snapshots >= 20, (watcher.connection, watcher.snapshots)
     for player in players:
         assert not player.client.stats.errors.get("internal_error"), player.client.stats
     for node in nodes:
