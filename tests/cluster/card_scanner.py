@@ -68,23 +68,35 @@ class HandTruth:
     folded: frozenset[int]
     mucked: frozenset[int]
     streets: Mapping[str, str]  # card -> the street it was dealt on
+    misaddressed: tuple[str, ...] = ()  # down cards the record says went to others too
 
     @classmethod
-    def from_events(cls, table: int, number: int, events: Iterable[Mapping[str, Any]]) -> HandTruth:
+    def from_events(
+        cls,
+        table: int,
+        number: int,
+        events: Iterable[Mapping[str, Any]],
+        players: Mapping[int, str] | None = None,
+    ) -> HandTruth:
         """From ``GET /admin/hands/{id}/events``: each event's ``kind``, ``data``, ``to`` and
-        ``audience`` (the player a private event went to)."""
-        players: dict[int, str] = {}
+        ``audience``. A seat's player is taken from ``players`` (the hand's list of players)
+        if given, else from the audience of its down cards."""
+        named: dict[int, str] = dict(players or {})
         down: defaultdict[int, set[str]] = defaultdict(set)
         up: set[str] = set()
         shown: dict[int, frozenset[str]] = {}
         folded: set[int] = set()
         mucked: set[int] = set()
         streets: dict[str, str] = {}
+        misaddressed: list[str] = []
         for event in events:
             kind, data = event["kind"], event["data"]
             if kind == "down_cards":
-                seat = int(event["to"])
-                players[seat] = str(event["audience"])
+                seat = int(data["seat"])
+                if event["to"] != seat:
+                    misaddressed += data["cards"]
+                if players is None:
+                    named[seat] = str(event["audience"])
                 down[seat].update(data["cards"])
                 streets.update(dict.fromkeys(data["cards"], data["street"]))
             elif kind == "street_dealt":
@@ -103,13 +115,14 @@ class HandTruth:
         return cls(
             table,
             number,
-            players,
+            named,
             {seat: frozenset(cards) for seat, cards in down.items()},
             frozenset(up),
             shown,
             frozenset(folded),
             frozenset(mucked),
             streets,
+            tuple(misaddressed),
         )
 
     def owner_of(self, card: str) -> int | None:
@@ -262,6 +275,11 @@ def scan(frames: Iterable[Recorded], truths: Mapping[tuple[int, int], HandTruth]
                 report.problems.append(
                     f"table {truth.table} hand {truth.number}: no frame showed seat {seat}"
                 )
+        if truth.misaddressed:
+            report.problems.append(
+                f"table {truth.table} hand {truth.number}: the record sent the down cards "
+                f"{' '.join(truth.misaddressed)} to more than their seat"
+            )
         for seat in truth.folded | truth.mucked:
             if seat in truth.shown:
                 report.problems.append(

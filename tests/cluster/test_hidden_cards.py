@@ -82,6 +82,8 @@ def _snapshot(seq: int, seats: dict[str, Any]) -> str:
 
 def _record(kind: str, data: dict[str, Any], to: int | None = None) -> dict[str, Any]:
     audience = "everyone" if to is None else ("ann", "bob", "cat")[to]
+    if kind == "down_cards":
+        data = {"seat": to, **data}
     return {"kind": kind, "data": data, "to": to, "audience": audience}
 
 
@@ -191,6 +193,10 @@ def test_the_scanner_reports_frames_that_disagree_with_the_record() -> None:
     assert [leak.card for leak in report.leaks] == ["Jc"]  # dealt nowhere in the hand
     unshown = _scan(played=[*HAND[:4], HAND[5]])
     assert any("no frame showed seat 1" in problem for problem in unshown.problems)
+    public = {**_record("down_cards", {"street": "third", "cards": ["8h"]}, 2), "to": None}
+    told = HandTruth.from_events(7, 2, [public])
+    assert told.misaddressed == ("8h",)
+    assert any("8h to more than their seat" in p for p in scan([], {(7, 2): told}).problems)
 
 
 def test_a_players_history_shows_only_what_the_player_saw() -> None:
@@ -396,6 +402,7 @@ async def _truths(cluster: Cluster, ids: list[int]) -> dict[tuple[int, int], tup
     number), its id and its truth."""
     boss = await cluster.operator_token()
     keys: dict[tuple[int, int], int] = {}
+    players: dict[tuple[int, int], dict[int, str]] = {}
     for table_id in ids:
         offset: int | None = 0
         while offset is not None:
@@ -404,10 +411,13 @@ async def _truths(cluster: Cluster, ids: list[int]) -> dict[tuple[int, int], tup
             )
             for row in page["hands"]:
                 keys[(table_id, row["number"])] = row["id"]
+                players[(table_id, row["number"])] = {
+                    part["seat"]: part["player"] for part in row["players"]
+                }
             offset = page["next_offset"]
     records = await _get_all(cluster, [(f"/admin/hands/{i}/events", boss) for i in keys.values()])
     return {
-        key: (hand_id, HandTruth.from_events(*key, record["events"]))
+        key: (hand_id, HandTruth.from_events(*key, record["events"], players[key]))
         for (key, hand_id), record in zip(keys.items(), records, strict=True)
     }
 
