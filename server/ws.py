@@ -44,6 +44,8 @@ from server import commands as cmd
 from server import tokens
 from server.bus import DEFAULT_QUEUE_SIZE, Bus, Subscription, player_channel, table_channel
 from server.cluster import TableHandle
+from server.db.session import is_outage
+from server.errors import outage_refusal
 from server.gateway import TOO_MANY, Gateway, MessageLimits
 from server.metrics import Metrics
 from server.sessions import SessionRegistry, SignIn
@@ -265,7 +267,11 @@ class Connection:
         except Refusal as refusal:  # the frame's, the table's, the engine's, the token's
             self._refuse(message_id, refusal)
             return
-        except Exception:  # noqa: BLE001 - a bug here must not end the connection silently
+        except Exception as error:  # noqa: BLE001 - a bug must not end the connection silently
+            if is_outage(error):  # not a bug: the database did not answer; nothing changed
+                log.warning("websocket: the database did not answer: %r", error)
+                self._refuse(message_id, outage_refusal())
+                return
             log.exception("websocket: a message failed")
             self.metrics.refused(ErrorCode.INTERNAL_ERROR, "websocket")
             self.send(
