@@ -101,6 +101,7 @@ RULES: dict[str, tuple[Any, ...]] = {
     "bring_in_may_complete_later": (False, True),
     "eligibility": ("ante_and_bring_in", "ante"),
     "bring_in_card": (None, "low", "high"),
+    "bring_in_tie": ("suit", "position"),
     "order_tie": (None, "suit", "position"),
     "open_pair_big_bet": (True, False),
     "burn_cards": (True, False),

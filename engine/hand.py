@@ -515,8 +515,7 @@ class Hand:
         while self.street + 1 < len(streets):
             self.street += 1
             self._reset_round()
-            deal_street(self)
-            announce(self)
+            announce(self, deal_street(self))
             first = first_to_act(self)
             self.first_actor = first
             if self._fixed and streets[self.street].open_pair_option:

@@ -188,6 +188,10 @@ class TableConfig:
     eligibility: Literal["ante_and_bring_in", "ante"] = "ante_and_bring_in"
     # Which upcard brings in (SCS/HL 3 alternate, Hoyle's five-card stud); None = variant's.
     bring_in_card: CardOrder | None = None
+    # Tie-break between equal bring-in cards on the first round: the suit decides (SCS 3, Razz 3),
+    # or the seat nearest the dealer's left (Hoyle's five-card stud: "the player nearest the
+    # dealer's left bets first").
+    bring_in_tie: TieRule = "suit"
     # Tie-break for order of play after the first round (SCS 8, SCS/HL 3, razz 4); None = variant's.
     order_tie: TieRule | None = None
     # Fixed limit: an open pair on the open-pair street allows the big bet (SCS 5).

@@ -45,6 +45,8 @@ from server import commands as cmd
 from server import tokens
 from server.bus import DEFAULT_QUEUE_SIZE, Bus, Subscription, player_channel, table_channel
 from server.cluster import TableHandle
+from server.db.session import is_outage
+from server.errors import outage_refusal
 from server.gateway import TOO_MANY, Gateway, MessageLimits
 from server.metrics import Metrics
 from server.sessions import SessionRegistry, SignIn
@@ -347,9 +349,14 @@ class Connection:
 
     def _failed(self, message_id: Any, error: Exception) -> None:
         """A refusal (the frame's, the table's, the engine's, the token's) is answered with
-        its code; anything else is a bug here, logged and answered ``internal_error``."""
+        its code, a database that did not answer with ``database_unavailable``; anything else
+        is a bug here, logged and answered ``internal_error``."""
         if isinstance(error, Refusal):
             self._refuse(message_id, error)
+            return
+        if is_outage(error):  # not a bug: the database did not answer; nothing changed
+            log.warning("websocket: the database did not answer: %r", error)
+            self._refuse(message_id, outage_refusal())
             return
         log.error("websocket: a message failed", exc_info=error)
         self.metrics.refused(ErrorCode.INTERNAL_ERROR, "websocket")

@@ -184,26 +184,33 @@ export class Connection {
   }
 }
 
-// The main pot and side pots as the chips stand, layered by what each seat has put in and
-// open to the seats still in that reached each level: engine/views.py's pots_of, in JS.
+// The main pot and side pots as the chips stand: a side pot only at the level of a seat still
+// in that is all in; a seat still in with chips behind is eligible for every pot (it may yet
+// call). engine/pots.py's pots_in_play (through engine/views.py's pots_of), in JS.
 export function sidePots(seats) {
   const entries = Object.entries(seats).map(([n, s]) => [Number(n), s]);
-  const levels = [...new Set(entries.filter(([, s]) => !s.folded && s.in_pot > 0)
+  const live = entries.filter(([, s]) => !s.folded);
+  const levels = [...new Set(live.filter(([, s]) => s.all_in && s.in_pot > 0)
     .map(([, s]) => s.in_pot))].sort((a, b) => a - b);
   const pots = [];
+  const add = (amount, eligible) => {
+    const last = pots.at(-1);
+    if (last && last.eligible.join() === eligible.join()) last.amount += amount;
+    else pots.push({ amount, eligible });
+  };
   let previous = 0;
   for (const level of levels) {
     let amount = 0;
     for (const [, s] of entries) amount += Math.min(s.in_pot, level) - Math.min(s.in_pot, previous);
-    const eligible = entries.filter(([, s]) => !s.folded && s.in_pot >= level).map(([n]) => n);
-    const last = pots.at(-1);
-    if (last && last.eligible.join() === eligible.join()) last.amount += amount;
-    else pots.push({ amount, eligible });
+    add(amount, live.filter(([, s]) => s.in_pot >= level || !s.all_in).map(([n]) => n));
     previous = level;
   }
-  const total = entries.reduce((sum, [, s]) => sum + s.in_pot, 0);
-  const counted = pots.reduce((sum, p) => sum + p.amount, 0);
-  if (pots.length && total > counted) pots.at(-1).amount += total - counted;
+  const rest = entries.reduce((sum, [, s]) => sum + Math.max(s.in_pot - previous, 0), 0);
+  if (rest) {
+    const openTo = live.filter(([, s]) => !s.all_in).map(([n]) => n);
+    if (!openTo.length && pots.length) pots.at(-1).amount += rest;
+    else add(rest, openTo);
+  }
   return pots;
 }
 

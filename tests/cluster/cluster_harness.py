@@ -426,14 +426,19 @@ class Node(_Process):
         directory: Path,
         env: Mapping[str, str],
         log_level: str = "info",
-        lease_seconds: float = LEASE_SECONDS,
+        lease_seconds: float | None = None,
     ) -> None:
+        """``lease_seconds``: the node's lease (None: ``STUD_LEASE_SECONDS`` of ``env``)."""
         super().__init__(directory / f"node-{node_id}.log")
         self.id = node_id
-        self.lease_seconds = lease_seconds
-        self.url = f"http://127.0.0.1:{self.port}"
         # Unbuffered, so the log a failed test prints holds everything the node said.
         self.env = {**env, "PYTHONUNBUFFERED": "1"}
+        self.lease_seconds = (
+            lease_seconds
+            if lease_seconds is not None
+            else float(self.env.get("STUD_LEASE_SECONDS", LEASE_SECONDS))
+        )
+        self.url = f"http://127.0.0.1:{self.port}"
         self.log_level = log_level
 
     @property
@@ -519,8 +524,15 @@ class HandRow:
 class Cluster:
     """Redis, a database behind a pausable proxy, and node processes sharing them."""
 
-    def __init__(self, directory: Path, node_ids: Sequence[str] = ("A", "B")) -> None:
+    def __init__(
+        self,
+        directory: Path,
+        node_ids: Sequence[str] = ("A", "B"),
+        settings: Mapping[str, str] | None = None,
+    ) -> None:
+        """``settings``: environment of the nodes over ``NODE_SETTINGS``."""
         self.directory = directory
+        self.settings = dict(settings or {})
         self.redis = RedisProcess(directory)
         self.database = PostgresDatabase()
         self.proxy = PausableProxy(self.database.host, self.database.port)
@@ -538,6 +550,7 @@ class Cluster:
         self.env = {
             **os.environ,
             **NODE_SETTINGS,
+            **self.settings,
             "STUD_DATABASE_URL": self.database.url(host="127.0.0.1", port=self.proxy.port),
             "STUD_REDIS_URL": self.redis.url,
         }
@@ -779,6 +792,7 @@ class Player:
     rng: random.Random
     buy_in: int
     stopping: bool = False
+    policy: Callable[[LegalActions, random.Random], Action] = choose  # what it does on its turn
     failures: Counter[str] = field(default_factory=Counter)  # commands that failed, by code
     seen: list[TableEvent] = field(default_factory=list)  # events outside the hands
     acted_at: list[float] = field(default_factory=list)  # when each action reached it
@@ -887,7 +901,7 @@ class Player:
                 continue
             if view.my_turn and view.turn_seq != acted and view.legal is not None:
                 await self.gate.pass_(view)
-                if await self._try(self.table.act(choose(view.legal, self.rng))) is not None:
+                if await self._try(self.table.act(self.policy(view.legal, self.rng))) is not None:
                     acted = view.turn_seq
                 else:
                     await asyncio.sleep(0.2)  # the table may be changing hands: look again

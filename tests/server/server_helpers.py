@@ -42,6 +42,7 @@ EVERY_RULE: dict[str, Any] = {
     "bring_in_may_complete_later": True,
     "eligibility": "ante",
     "bring_in_card": "high",
+    "bring_in_tie": "position",
     "order_tie": "position",
     "open_pair_big_bet": False,
     "burn_cards": False,
