@@ -33,7 +33,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
 
 from stud_client.errors import ConnectionLost, ErrorCode, ServerError, StudError
-from stud_client.table import Table
+from stud_client.table import MAX_RETRY_AFTER, TRY_AGAIN, Table
 from stud_client.view import TableInfo
 
 __all__ = ["ClientStats", "StudClient"]
@@ -496,15 +496,25 @@ class StudClient:
         self._spawn(self._resync(table_id))
 
     async def _resync(self, table_id: int) -> None:
-        for attempt in range(5):
+        """Until the table answers, as long as it is watched: a table changing nodes refuses
+        at once (``table_unavailable`` with ``retry_after``) until its next node runs it."""
+        attempt = 0
+        while table_id in self._tables and not self._closing:
             try:
                 await self._request("resync", table=table_id)
                 return
             except ConnectionLost:
                 return  # the reconnect resyncs every table
-            except (ServerError, TimeoutError) as error:
-                log.info("table %s: resync failed (%s); trying again", table_id, error)
-                await asyncio.sleep(0.1 * 2**attempt)
+            except ServerError as error:
+                if error.code not in TRY_AGAIN:
+                    log.warning("table %s: resync refused (%s)", table_id, error.code)
+                    return
+                wait = min(error.retry_after or 0.0, MAX_RETRY_AFTER)
+            except TimeoutError:
+                wait = 0.0
+            log.info("table %s: resync failed; trying again", table_id)
+            await asyncio.sleep(max(wait, min(0.1 * 2**attempt, MAX_RETRY_AFTER)))
+            attempt += 1
 
     async def _unwatch(self, table: Table) -> None:
         await self._request("unwatch", table=table.id)
