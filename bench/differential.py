@@ -101,6 +101,7 @@ RULES: dict[str, tuple[Any, ...]] = {
     "bring_in_may_complete_later": (False, True),
     "eligibility": ("ante_and_bring_in", "ante"),
     "bring_in_card": (None, "low", "high"),
+    "bring_in_tie": ("suit", "position"),
     "order_tie": (None, "suit", "position"),
     "open_pair_big_bet": (True, False),
     "burn_cards": (True, False),
@@ -121,6 +122,9 @@ RULES: dict[str, tuple[Any, ...]] = {
     "common_card_in_order": (True, False),
     "deal_to_unfaced_folds": (True, False),
     "pots_by_contenders": (False, True),
+    "rake_percent": (0, 5, 10, 2.5, 100),
+    "rake_cap": (None, 0, 1, 3, 50),
+    "rake_from_street": (2, 1, 3, 4),
 }
 STAKES = ("variant", "ante", "bring_in", "small_bet", "big_bet")
 

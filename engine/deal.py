@@ -12,7 +12,7 @@ from __future__ import annotations
 from itertools import compress
 from typing import TYPE_CHECKING
 
-from engine.cards import UNKNOWN, format_card
+from engine.cards import UNKNOWN, Card, format_card
 from engine.events import CommonCard, Deal, DeckProcedure, DownCards, StreetDealt, new_event
 from engine.plan import BOARD_STEP
 
@@ -23,9 +23,10 @@ _new_tuple = tuple.__new__
 _CARD_TEXT = tuple(format_card(c) for c in range(UNKNOWN + 1))  # a replay's "??" last
 
 
-def deal_street(hand: Hand) -> None:
+def deal_street(hand: Hand) -> Card | None:
     """Deal the hand's current street to every seat still receiving cards (or the common
-    card when the deck runs short), with the events that show it."""
+    card when the deck runs short), with the events that show it; returns the common card
+    when one was turned, for the dealer's words about it."""
     plan = hand._plan
     street = hand.street
     receiving = hand.receiving
@@ -41,7 +42,7 @@ def deal_street(hand: Hand) -> None:
     if common is not None:
         hand.common.append(common)
         hand.events.append(new_event(CommonCard, (name, format_card(common))))
-        return
+        return common
     text = _CARD_TEXT
     step = BOARD_STEP
     seats, folded, cards, ups = hand.seats, hand.folded, hand.cards, hand.up
@@ -89,6 +90,7 @@ def deal_street(hand: Hand) -> None:
         if not known:
             hand._known_boards = False
     events.append(new_event(StreetDealt, (name, tuple(public))))
+    return None
 
 
 __all__ = ["deal_street"]

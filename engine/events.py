@@ -513,6 +513,19 @@ class PotAwarded(Event, _PotAwarded):
         return cls(data["seat"], data["pot"], data["amount"], data["half"], odd)
 
 
+class _RakeTaken(NamedTuple):
+    amount: int  # every chip raked from the hand
+    pots: tuple[int, ...]  # the chips raked from each pot, main pot first
+
+
+@event_type
+class RakeTaken(Event, _RakeTaken):
+    """The house took its rake from the pots before they were split (a table setting)."""
+
+    __slots__ = ()
+    kind = "rake"
+
+
 class _HandEnded(NamedTuple):
     stacks: tuple[SeatStack, ...]
     server_seed: str | None = None  # a provably fair deck's seed, revealed (hex)
@@ -562,6 +575,7 @@ __all__ = [
     "HandStarted",
     "Muck",
     "PotAwarded",
+    "RakeTaken",
     "SeatStack",
     "Showdown",
     "StreetDealt",

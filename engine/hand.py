@@ -115,7 +115,8 @@ class Hand:
         self._legal: LegalActions | None = None
         self._announced: list[set[str]] | None = None  # possibles said, by seat (on demand)
         self._result: HandResult | None = None
-        self._paid: tuple[list[Pot], list[Share], bool] | None = None  # pots, shares, showdown
+        # Pots, shares, the rake of each pot, showdown.
+        self._paid: tuple[list[Pot], list[Share], list[int], bool] | None = None
         self._shown = shown
         self.antes: list[int] = [0] * n  # antes posted (dead money under TableConfig.antes_dead)
         # Each seat's upcards as a rank-pattern key (engine.plan.BOARD_STEP); known while every
@@ -516,8 +517,7 @@ class Hand:
         while self.street + 1 < len(streets):
             self.street += 1
             self._reset_round()
-            deal_street(self)
-            announce(self)
+            announce(self, deal_street(self))
             first = first_to_act(self)
             self.first_actor = first
             if self._fixed and streets[self.street].open_pair_option:

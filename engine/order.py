@@ -136,8 +136,12 @@ def _first_by_boards(hand: Hand, candidates: list[int]) -> tuple[int, str]:
     return first, f"{said} {hand._plan.board_text}"
 
 
-def announce(hand: Hand) -> None:
-    """Dealer announcements of SCS 9: new pairs on board, and possibles if set."""
+def announce(hand: Hand, common: Card | None = None) -> None:
+    """Dealer announcements of SCS 9: new pairs on board, and possibles if set; after a
+    common card (``common``), every pair it makes on a board."""
+    if common is not None:
+        _announce_common_pairs(hand, common)
+        return
     if hand.common or not hand._plan.any_up[hand.street]:
         return  # no new upcard this street: nothing new to announce
     razz = not hand._high_board
@@ -158,6 +162,23 @@ def announce(hand: Hand) -> None:
             hand.events.append(Announcement("pair", hand.seats[j], said))
         if possibles and len(up) >= 3:
             _announce_possibles(hand, j, up)
+
+
+def _announce_common_pairs(hand: Hand, common: Card) -> None:
+    """The common card plays on every board: each live board it pairs is announced (SCS 9:
+    all pairs on board), as a pair dealt to that seat would be."""
+    if common == UNKNOWN:
+        return  # a replayed record's unknown common card announces nothing
+    rank = common >> 2
+    if not hand._high_board and rank in _FACE_RANKS:
+        return
+    said = f"pair of {RANK_PLURALS[rank]}"
+    shared = sum(1 for c in hand.common if c >> 2 == rank)
+    for j in range(hand.n):
+        if hand.folded[j]:
+            continue
+        if shared + sum(1 for c in hand.up[j] if c >> 2 == rank) == 2:
+            hand.events.append(Announcement("pair", hand.seats[j], said))
 
 
 def _announce_possibles(hand: Hand, j: int, up: list[Card]) -> None:

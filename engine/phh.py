@@ -34,7 +34,15 @@ from typing import Any, NamedTuple
 
 from engine.cards import UNKNOWN, Card, parse_card
 from engine.errors import EngineError, ErrorCode, PhhError
-from engine.phh_rules import PHH_VARIANTS, RULE_BOOKS_MARK, phh_config, rule_book_config
+from engine.phh_rules import (
+    PHH_VARIANTS,
+    RAKE_FIELDS,
+    RAKE_TAKEN,
+    RULE_BOOKS_MARK,
+    phh_config,
+    rule_book_config,
+    with_rake,
+)
 from engine.variants import TableConfig
 
 _REQUIRED = ("variant", "antes", "bring_in", "small_bet", "big_bet", "starting_stacks", "actions")
@@ -60,22 +68,25 @@ class HandHistory:
 
     def config(self) -> TableConfig:
         """The ``phh`` profile for this hand, antes as PokerKit posts them (see _antes);
-        the rule books' settings for a record the engine wrote of a rule-book table."""
+        the rule books' settings for a record the engine wrote of a rule-book table; either
+        with the rake the record's user fields give (``engine.phh_rules.RAKE_FIELDS``)."""
         if self.fields.get(RULE_BOOKS_MARK[0]) == RULE_BOOKS_MARK[1]:
-            return rule_book_config(
+            config = rule_book_config(
                 self.variant, self.antes, self.bring_in, self.small_bet, self.big_bet
             )
-        try:
-            return phh_config(
-                self.variant,
-                _antes(self),
-                self.bring_in,
-                self.small_bet,
-                self.big_bet,
-                self.ante_trimming_status,
-            )
-        except EngineError as exc:
-            raise PhhError(str(exc), code=ErrorCode.BAD_PHH) from None
+        else:
+            try:
+                config = phh_config(
+                    self.variant,
+                    _antes(self),
+                    self.bring_in,
+                    self.small_bet,
+                    self.big_bet,
+                    self.ante_trimming_status,
+                )
+            except EngineError as exc:
+                raise PhhError(str(exc), code=ErrorCode.BAD_PHH) from None
+        return with_rake(config, self.fields)
 
 
 def loads(text: str) -> HandHistory:
@@ -154,7 +165,8 @@ def _toml_item(item: str) -> str | int:
 
 def from_fields(document: Mapping[str, Any]) -> HandHistory:
     """A hand from parsed TOML fields; fields starting with ``_`` are ignored, but for the
-    engine's own mark of a hand played by the rule books (``_rules = "rule_books"``)."""
+    engine's own: the mark of a hand played by the rule books (``_rules = "rule_books"``)
+    and a raked table's rake (``_rake``, ``_rake_percent``...)."""
     missing = [name for name in _REQUIRED if name not in document]
     if "bring_in" in missing and "antes" not in missing:
         missing.remove("bring_in")  # PokerKit needs antes or a bring-in; 0 if absent
@@ -196,9 +208,13 @@ def from_fields(document: Mapping[str, Any]) -> HandHistory:
         fields={
             k: v
             for k, v in document.items()
-            if k not in known and (not k.startswith("_") or (k, v) == RULE_BOOKS_MARK)
+            if k not in known
+            and (not k.startswith("_") or (k, v) == RULE_BOOKS_MARK or k in _ENGINE_FIELDS)
         },
     )
+
+
+_ENGINE_FIELDS = frozenset((*RAKE_FIELDS, RAKE_TAKEN))
 
 
 def _chips(value: Any, name: str) -> int:

@@ -16,7 +16,7 @@ from engine.errors import PhhError
 from engine.events import ActionTaken, CommonCard, StreetDealt
 from engine.hand import Hand
 from engine.phh import HandHistory, dumps
-from engine.phh_rules import RULE_BOOKS_MARK, is_phh_config
+from engine.phh_rules import RULE_BOOKS_MARK, is_phh_config, rake_fields
 
 
 def history_of(hand: Hand, /, **fields: Any) -> HandHistory:
@@ -27,9 +27,10 @@ def history_of(hand: Hand, /, **fields: Any) -> HandHistory:
     every live total, heads-up antes that differ). A hand played by the rule books is still
     a faithful record of its deals and actions, with its true ``finishing_stacks``; the
     user field ``_rules = "rule_books"`` says that a replay under PokerKit's conventions may
-    pay it differently (docs/phh.md lists where). Deals are written one action per seat and
-    street, in seat order; every live hand is shown at the end. Extra ``fields`` (players,
-    event...) are added.
+    pay it differently (docs/phh.md lists where). A raked table's rake is written in user
+    fields (``engine.phh_rules.rake_fields``), ``finishing_stacks`` after it. Deals are
+    written one action per seat and street, in seat order; every live hand is shown at the
+    end. Extra ``fields`` (players, event...) are added.
     """
     config = hand.config
     if not hand.over:
@@ -39,6 +40,7 @@ def history_of(hand: Hand, /, **fields: Any) -> HandHistory:
         raise PhhError(f"PHH has no code for {config.variant.title} ({config.structure})")
     if not is_phh_config(config):
         fields = {RULE_BOOKS_MARK[0]: RULE_BOOKS_MARK[1], **fields}
+    fields = {**rake_fields(config, hand.result().rake), **fields}
     streets = config.streets
     dealt = [0] * hand.n
     actions: list[str] = []

@@ -9,7 +9,9 @@ rule books, and replays under :func:`rule_book_config`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from decimal import Decimal
 from typing import Any
 
 from engine.errors import EngineError, ErrorCode, PhhError
@@ -23,6 +25,16 @@ PHH_VARIANTS: dict[str, str] = {
 #: The user field the engine writes on a record of a hand played by the rule books, so that
 #: replaying it follows those rules rather than PokerKit's conventions.
 RULE_BOOKS_MARK = ("_rules", "rule_books")
+
+#: PHH has no rake: the engine writes a raked table's rake settings as user fields (each
+#: naming the ``TableConfig`` field it holds) so that a replay takes the same rake, and the
+#: chips raked from the hand as ``_rake``. ``finishing_stacks`` are after the rake.
+RAKE_FIELDS: dict[str, str] = {
+    "_rake_percent": "rake_percent",
+    "_rake_cap": "rake_cap",
+    "_rake_from_street": "rake_from_street",
+}
+RAKE_TAKEN = "_rake"
 
 #: The ``phh`` rules profile: where PokerKit departs from RULES.md (docs/phh.md says why).
 PHH_RULES: dict[str, Any] = {
@@ -108,6 +120,34 @@ def rule_book_config(
         raise PhhError(str(exc), code=ErrorCode.BAD_PHH) from None
 
 
+def rake_fields(config: TableConfig, raked: int) -> dict[str, Any]:
+    """The user fields of a hand's record that say its table's rake and what it took (none
+    for a table without a rake)."""
+    if not config.rake_percent:
+        return {}
+    fields: dict[str, Any] = {RAKE_TAKEN: raked}
+    for name, setting in RAKE_FIELDS.items():
+        value = getattr(config, setting)
+        if value is not None:
+            fields[name] = value
+    return fields
+
+
+def with_rake(config: TableConfig, fields: Mapping[str, Any]) -> TableConfig:
+    """``config`` with the rake a record's user fields give (:data:`RAKE_FIELDS`)."""
+    values: dict[str, Any] = {}
+    for name, setting in RAKE_FIELDS.items():
+        if name in fields:
+            value = fields[name]
+            values[setting] = float(value) if isinstance(value, Decimal) else value
+    if not values:
+        return config
+    try:
+        return replace(config, **values)
+    except (EngineError, TypeError) as exc:
+        raise PhhError(f"bad rake fields: {exc}", code=ErrorCode.BAD_PHH) from None
+
+
 def is_phh_config(config: TableConfig) -> bool:
     """Whether a hand played with ``config`` can be written as PHH and replayed by PokerKit."""
     if config.variant.phh_code is None or config.bring_in >= config.small_bet:
@@ -124,8 +164,12 @@ def is_phh_config(config: TableConfig) -> bool:
 __all__ = [
     "PHH_RULES",
     "PHH_VARIANTS",
+    "RAKE_FIELDS",
+    "RAKE_TAKEN",
     "RULE_BOOKS_MARK",
     "is_phh_config",
     "phh_config",
+    "rake_fields",
     "rule_book_config",
+    "with_rake",
 ]

@@ -75,10 +75,12 @@ class Plan:
         self.high_board = variant.board_order == "high"
         self.by_suit = config.effective_order_tie == "suit"
         self.bring_in_low = config.effective_bring_in_card == "low"
-        # Each card's place in the bring-in order: rank (aces low in razz), then suit.
+        # Each card's place in the bring-in order: rank (aces low in razz), then suit; by
+        # position, the rank alone, so equal ranks tie and the first in position order wins.
         aces_low = variant.aces_low
+        by_suit = config.bring_in_tie == "suit"
         self.bring_in_rank = tuple(
-            ((((c >> 2) + 1) % 13 if aces_low else c >> 2) << 2) + (c & 3)
+            ((((c >> 2) + 1) % 13 if aces_low else c >> 2) << 2) + ((c & 3) if by_suit else 0)
             for c in range(UNKNOWN + 1)
         )
         self.cap = None if config.max_raises is None else config.max_raises + 1

@@ -68,6 +68,68 @@ def build_pots(contributions: Sequence[int], live: Sequence[bool], dead: int = 0
     return pots
 
 
+def rake(pots: Sequence[Pot], basis_points: int, cap: int | None) -> list[int]:
+    """The chips the house takes from each pot before it is split: ``basis_points``
+    hundredths of a percent of it, rounded down to a whole chip, main pot first, the hand's
+    total no more than ``cap`` (None: no cap).
+
+    >>> rake([Pot(95, (0, 1, 2)), Pot(40, (1, 2))], 500, None)
+    [4, 2]
+    >>> rake([Pot(95, (0, 1, 2)), Pot(40, (1, 2))], 500, 5)
+    [4, 1]
+    """
+    left = cap
+    taken: list[int] = []
+    for pot in pots:
+        chips = pot.amount * basis_points // 10_000
+        if left is not None:
+            chips = min(chips, left)
+            left -= chips
+        taken.append(chips)
+    return taken
+
+
+def pots_in_play(
+    contributions: Sequence[int], live: Sequence[bool], all_in: Sequence[bool]
+) -> list[Pot]:
+    """The pots as the chips stand during a hand: a side pot starts only at the level of a
+    seat still in that is all in, and a seat still in with chips behind is eligible for every
+    pot (it may yet call). Bets not yet called make no side pot; once the hand is over (every
+    seat still in with chips has put in the same) these are :func:`build_pots`' pots.
+
+    >>> pots_in_play([10, 50, 30], [True, True, True], [False, False, False])
+    [Pot(amount=90, eligible=(0, 1, 2))]
+    >>> pots_in_play([10, 50, 30], [True, True, True], [True, False, False])
+    [Pot(amount=30, eligible=(0, 1, 2)), Pot(amount=60, eligible=(1, 2))]
+    """
+    found: set[int] = set()
+    for c, alive, shoved in zip(contributions, live, all_in, strict=True):
+        if alive and shoved and c > 0:
+            found.add(c)
+    pots: list[Pot] = []
+    previous = 0
+    for level in sorted(found):
+        amount = sum(min(c, level) - min(c, previous) for c in contributions)
+        eligible = tuple(
+            i for i, c in enumerate(contributions) if live[i] and (c >= level or not all_in[i])
+        )
+        if pots and pots[-1].eligible == eligible:
+            pots[-1] = Pot(pots[-1].amount + amount, eligible)
+        else:
+            pots.append(Pot(amount, eligible))
+        previous = level
+    rest = sum(c - previous for c in contributions if c > previous)
+    if rest:
+        open_to = tuple(i for i, alive in enumerate(live) if alive and not all_in[i])
+        if not open_to and pots:
+            pots[-1] = Pot(pots[-1].amount + rest, pots[-1].eligible)
+        elif pots and pots[-1].eligible == open_to:
+            pots[-1] = Pot(pots[-1].amount + rest, open_to)
+        else:
+            pots.append(Pot(rest, open_to))
+    return pots
+
+
 def split(
     pot_number: int,
     amount: int,

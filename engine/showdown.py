@@ -19,8 +19,8 @@ from engine.describe import (
     describe_low8,
     describe_razz,
 )
-from engine.events import HandEnded, Muck, PotAwarded, SeatStack, Showdown, new_event
-from engine.pots import Pot, Share, award, build_pots
+from engine.events import HandEnded, Muck, PotAwarded, RakeTaken, SeatStack, Showdown, new_event
+from engine.pots import Pot, Share, award, build_pots, rake
 
 if TYPE_CHECKING:
     from engine.hand import Hand
@@ -29,9 +29,10 @@ _new_tuple = tuple.__new__
 
 
 class HandResult:
-    """How the hand ended: final stacks, net chips and every pot share, by seat."""
+    """How the hand ended: final stacks, net chips and every pot share, by seat, and the
+    chips the house raked (the nets add up to minus the rake)."""
 
-    __slots__ = ("stacks", "net", "shares", "pots", "showdown")
+    __slots__ = ("stacks", "net", "shares", "pots", "showdown", "rake")
 
     def __init__(
         self,
@@ -40,12 +41,14 @@ class HandResult:
         shares: list[dict[str, Any]],
         pots: list[dict[str, Any]],
         showdown: bool,
+        rake: int = 0,
     ) -> None:
         self.stacks = stacks
         self.net = net
         self.shares = shares
         self.pots = pots
         self.showdown = showdown
+        self.rake = rake
 
 
 def showdown(hand: Hand, live: list[int]) -> None:
@@ -122,15 +125,27 @@ def showdown(hand: Hand, live: list[int]) -> None:
     winners_high = [v if j in shown else None for j, v in enumerate(high)]
     winners_low = None if low is None else [v if j in shown else None for j, v in enumerate(low)]
     tie_rule = config.odd_chip_tie
+    raked = _raked(hand, pots)
     shares = award(
-        pots,
+        [Pot(pot.amount - chips, pot.eligible) for pot, chips in zip(pots, raked, strict=True)]
+        if any(raked)
+        else pots,
         winners_high,
         winners_low,
         partial(_odd_chip_order, hand),
         tie_rule,
         lump_odd_chips=tie_rule == "lowest_position",
     )
-    _pay(hand, pots, shares, showdown=True)
+    _pay(hand, pots, shares, raked, showdown=True)
+
+
+def _raked(hand: Hand, pots: list[Pot]) -> list[int]:
+    """The rake of each pot (engine.pots.rake), none when the hand ended before the street
+    the table rakes from ("no flop, no drop")."""
+    config = hand.config
+    if not config.rake_percent or hand.street + 1 < config.rake_from_street:
+        return [0] * len(pots)
+    return rake(pots, config.rake_basis_points, config.rake_cap)
 
 
 def _pots(hand: Hand, eligible: list[bool]) -> list[Pot]:
@@ -185,12 +200,19 @@ def finish(hand: Hand, live: list[int]) -> None:
     winner = live[0]
     pot = sum(hand.total)
     pots = [_new_tuple(Pot, (pot, (winner,)))]
-    _pay(hand, pots, [_new_tuple(Share, (0, winner, pot, "whole", ()))], showdown=False)
+    raked = _raked(hand, pots)
+    share = _new_tuple(Share, (0, winner, pot - raked[0], "whole", ()))
+    _pay(hand, pots, [share], raked, showdown=False)
 
 
-def _pay(hand: Hand, pots: list[Pot], shares: list[Share], showdown: bool) -> None:
-    """Pay each share, end the hand, and keep what its result is built from."""
+def _pay(
+    hand: Hand, pots: list[Pot], shares: list[Share], raked: list[int], showdown: bool
+) -> None:
+    """Take the rake, pay each share, end the hand, and keep what its result is built from."""
     seats, stacks, events = hand.seats, hand.stacks, hand.events
+    total = sum(raked)
+    if total:
+        events.append(RakeTaken(total, tuple(raked)))
     for pot_number, position, amount, half, odd_chip_rules in shares:
         stacks[position] += amount
         events.append(
@@ -199,7 +221,7 @@ def _pay(hand: Hand, pots: list[Pot], shares: list[Share], showdown: bool) -> No
     ended: list[SeatStack] = []
     for seat, stack in zip(seats, stacks, strict=True):
         ended.append(_new_tuple(SeatStack, (seat, stack)))
-    hand._paid = (pots, shares, showdown)
+    hand._paid = (pots, shares, raked, showdown)
     hand.over = True
     hand.to_act = -1
     hand._legal = None
@@ -208,8 +230,11 @@ def _pay(hand: Hand, pots: list[Pot], shares: list[Share], showdown: bool) -> No
     events.append(new_event(HandEnded, (tuple(ended), revealed)))
 
 
-def build_result(hand: Hand, pots: list[Pot], shares: list[Share], showdown: bool) -> HandResult:
-    """The :class:`HandResult` of a hand paid by :func:`showdown` or :func:`finish`."""
+def build_result(
+    hand: Hand, pots: list[Pot], shares: list[Share], raked: list[int], showdown: bool
+) -> HandResult:
+    """The :class:`HandResult` of a hand paid by :func:`showdown` or :func:`finish`: each
+    pot as it was built, with its rake when it had one."""
     seats = hand.seats
     share_data = [
         {
@@ -226,10 +251,13 @@ def build_result(hand: Hand, pots: list[Pot], shares: list[Share], showdown: boo
     for seat, stack, start in zip(seats, hand.stacks, hand.starting, strict=True):
         final[seat] = stack
         net[seat] = stack - start
-    pot_data = [
-        {"amount": pot.amount, "eligible": [seats[j] for j in pot.eligible]} for pot in pots
-    ]
-    return HandResult(final, net, share_data, pot_data, showdown)
+    pot_data: list[dict[str, Any]] = []
+    for pot, chips in zip(pots, raked, strict=True):
+        entry: dict[str, Any] = {"amount": pot.amount, "eligible": [seats[j] for j in pot.eligible]}
+        if chips:
+            entry["rake"] = chips
+        pot_data.append(entry)
+    return HandResult(final, net, share_data, pot_data, showdown, sum(raked))
 
 
 __all__ = ["HandResult", "build_result", "finish", "showdown", "showdown_cards"]

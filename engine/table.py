@@ -29,6 +29,7 @@ from engine.table_events import (
     SeatOffered,
     SeatOfferExpired,
     SeatTaken,
+    TimeCollected,
     WaitingList,
 )
 from engine.variants import TableConfig
@@ -257,13 +258,28 @@ class Table:
             seat.stack += chips
         return [ChipsAdded(seat=number, amount=chips, after_hand=later)]
 
-    def sit_out(self, number: int, *, next_hand: bool = False) -> list[Event]:
+    def collect_time(self, number: int, fee: int) -> list[Event]:
+        """Take the house's time fee from the seat's stack, between hands (when it is due is
+        the server's clock's business). Refused, changing nothing, beyond the stack."""
+        _check_chips(fee)
+        seat = self._seat(number)
+        if self.in_hand(number):
+            raise IllegalAction("a hand is in progress", code=ErrorCode.HAND_IN_PROGRESS)
+        if fee > seat.stack:
+            raise IllegalAction(
+                f"seat {number} holds fewer than {fee} chips", code=ErrorCode.BAD_AMOUNT
+            )
+        seat.stack -= fee
+        return [TimeCollected(seat=number, amount=fee, stack=seat.stack)]
+
+    def sit_out(self, number: int, *, next_hand: bool = False, busted: bool = False) -> list[Event]:
+        """``busted``: the table sits the player out, short of chips (until chips are added)."""
         seat = self._seat(number)
         if next_hand and self.in_hand(number):
             seat.sit_out_next_hand = True
         else:
             seat.sitting_out = True
-        return [SatOut(seat=number, after_hand=seat.sit_out_next_hand)]
+        return [SatOut(seat=number, after_hand=seat.sit_out_next_hand, busted=busted)]
 
     def sit_in(self, number: int) -> list[Event]:
         seat = self._seat(number)

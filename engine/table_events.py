@@ -40,6 +40,7 @@ __all__ = [
     "TableResumed",
     "TableSettingsChanged",
     "TableUnpaused",
+    "TimeCollected",
     "WaitingList",
     "chips_by_seat",
 ]
@@ -157,6 +158,20 @@ class SeatLeft(Event, _SeatLeft):
     @classmethod
     def from_data(cls, data: Mapping[str, Any]) -> SeatLeft:
         return cls(data["seat"], data["player"], data["cashed_out"], data.get("removed"))
+
+
+class _TimeCollected(NamedTuple):
+    seat: int
+    amount: int  # the time fee, taken from the stack
+    stack: int  # the stack after it
+
+
+@event_type
+class TimeCollected(Event, _TimeCollected):
+    """The house collected its time fee from a seat (a table setting), before a hand."""
+
+    __slots__ = ()
+    kind = "time_collected"
 
 
 class _WaitingList(NamedTuple):
@@ -424,6 +439,7 @@ class TableSettingsChanged(Event, _TableSettingsChanged):
 TABLE_EVENT_TYPES = (
     SeatTaken,
     ChipsAdded,
+    TimeCollected,
     SatOut,
     SatIn,
     Leaving,

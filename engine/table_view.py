@@ -59,6 +59,7 @@ from engine.table_events import (
     TableRestarted,
     TableSettingsChanged,
     TableUnpaused,
+    TimeCollected,
     WaitingList,
 )
 from engine.views import view
@@ -256,6 +257,8 @@ class TablePicture:
                 seats[event.seat].pending_chips += event.amount
             else:
                 seats[event.seat].stack += event.amount
+        elif isinstance(event, TimeCollected):
+            seats[event.seat].stack = event.stack
         elif isinstance(event, HandNumber):
             self.hand_number = event.hand
             self.hand, self.dealt = [], None

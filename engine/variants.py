@@ -188,6 +188,10 @@ class TableConfig:
     eligibility: Literal["ante_and_bring_in", "ante"] = "ante_and_bring_in"
     # Which upcard brings in (SCS/HL 3 alternate, Hoyle's five-card stud); None = variant's.
     bring_in_card: CardOrder | None = None
+    # Tie-break between equal bring-in cards on the first round: the suit decides (SCS 3, Razz 3),
+    # or the seat nearest the dealer's left (Hoyle's five-card stud: "the player nearest the
+    # dealer's left bets first").
+    bring_in_tie: TieRule = "suit"
     # Tie-break for order of play after the first round (SCS 8, SCS/HL 3, razz 4); None = variant's.
     order_tie: TieRule | None = None
     # Fixed limit: an open pair on the open-pair street allows the big bet (SCS 5).
@@ -237,6 +241,14 @@ class TableConfig:
     # Showdown: hands that cannot win anything are mucked before the pots are made, so layers
     # left with the same contenders merge and split as one pot (odd chips fall differently).
     pots_by_contenders: bool = False
+    # The rake (engine.pots.rake): this percentage of each pot, in hundredths at most (2.5 is
+    # 2.5%), rounded down to whole chips, main pot first...
+    rake_percent: float = 0
+    # ...at most this many chips from one hand (None: no cap)...
+    rake_cap: int | None = None
+    # ...and only from a hand that reaches this street, counted from 1 (the variant's first
+    # street): 2, the default, is "no flop, no drop" (no rake when the hand ends on the first).
+    rake_from_street: int = 2
 
     def __post_init__(self) -> None:
         for name in ("ante", "bring_in", "small_bet", "big_bet"):
@@ -264,6 +276,27 @@ class TableConfig:
             not isinstance(a, int) or isinstance(a, bool) or a < 0 for a in self.ante_by_position
         ):
             raise ConfigError("ante_by_position must hold whole numbers of chips >= 0")
+        self._check_rake()
+
+    def _check_rake(self) -> None:
+        percent = self.rake_percent
+        if not isinstance(percent, int | float) or isinstance(percent, bool):
+            raise ConfigError("rake_percent must be a number")
+        if not 0 <= percent <= 100:
+            raise ConfigError("rake_percent must be between 0 and 100")
+        if abs(percent * 100 - round(percent * 100)) > 1e-6:
+            raise ConfigError("rake_percent has at most two decimals (2.5, 4.75)")
+        cap = self.rake_cap
+        if cap is not None and (not isinstance(cap, int) or isinstance(cap, bool) or cap < 0):
+            raise ConfigError("rake_cap must be a whole number of chips >= 0, or None")
+        street, streets = self.rake_from_street, len(self.variant.streets)
+        if not isinstance(street, int) or isinstance(street, bool) or not 1 <= street <= streets:
+            raise ConfigError(f"rake_from_street must be a street from 1 to {streets}")
+
+    @property
+    def rake_basis_points(self) -> int:
+        """The rake in hundredths of a percent: whole numbers, so chips are never floats."""
+        return round(self.rake_percent * 100)
 
     @property
     def effective_bring_in_card(self) -> CardOrder:

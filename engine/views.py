@@ -25,7 +25,7 @@ from engine.events import (
     Turn,
     UncalledReturned,
 )
-from engine.pots import build_pots
+from engine.pots import pots_in_play
 
 
 def view(events: Iterable[Event], seat: int | None = None) -> dict[str, Any]:
@@ -162,34 +162,19 @@ def _fold_public(events: Iterable[Event], own: dict[int, list[str]]) -> dict[str
 
 
 def pots_of(seats: dict[int, dict[str, Any]]) -> list[dict[str, Any]]:
-    """The main pot and side pots as the chips stand: layered by what each seat has put in,
-    each open to the seats still in that reached its level (public: nothing hidden in it)."""
-    # The usual picture: every seat still in has put in the same, so one pot holds it all.
-    level = 0
-    total = 0
-    for entry in seats.values():
-        chips = entry["in_pot"]
-        total += chips
-        if chips and not entry["folded"]:
-            if not level:
-                level = chips
-            elif chips != level:
-                level = -1
-    if level > 0:
-        eligible: list[int] = []
-        for number, entry in seats.items():
-            if entry["in_pot"] == level and not entry["folded"]:
-                eligible.append(number)
-        return [{"amount": total, "eligible": eligible}]
+    """The main pot and side pots as the chips stand (:func:`engine.pots.pots_in_play`): a
+    side pot only where a seat still in is all in (public: nothing hidden in it)."""
     numbers = list(seats)
     chips_in: list[int] = []
     live: list[bool] = []
+    all_in: list[bool] = []
     for entry in seats.values():
         chips_in.append(entry["in_pot"])
         live.append(not entry["folded"])
+        all_in.append(entry["all_in"])
     return [
         {"amount": pot.amount, "eligible": [numbers[i] for i in pot.eligible]}
-        for pot in build_pots(chips_in, live)
+        for pot in pots_in_play(chips_in, live, all_in)
     ]
 
 

@@ -48,6 +48,7 @@ from server import commands as cmd
 from server import dealing, removal, table_ops
 from server.bus import Bus
 from server.clocks import TableClocks
+from server.cluster import LeaseProof
 from server.journal import Journal
 from server.metrics import Metrics
 from server.publisher import Publisher
@@ -70,11 +71,13 @@ REMEMBERED_ACTION_IDS = 64
 @dataclass(slots=True)
 class PlayerState:
     """What the table keeps of a player beyond the seat: time bank, when they sat out,
-    how many connections they have here, and the answers to their recent actions."""
+    how many connections they have here, until when their time is paid, and the answers to
+    their recent actions."""
 
     time_bank: float
     sat_out_at: float | None = None
     connections: int = 0
+    time_paid_until: float | None = None  # time collection: the paid period's end (wall clock)
     action_ids: OrderedDict[str, dict[str, Any]] = field(default_factory=OrderedDict)
 
 
@@ -88,10 +91,12 @@ class TableActor(TableLoop):
         store: TableStore,
         settings: TableSettings | None = None,
         clock: Callable[[], float] = time.monotonic,
+        wall_clock: Callable[[], float] = time.time,
         rng_factory: Callable[[], random.Random] | None = None,
         deck_factory: Callable[[], Deck] | None = None,
         run: int = 1,
         metrics: Metrics | None = None,
+        lease: LeaseProof | None = None,
     ) -> None:
         super().__init__(table_id, metrics=metrics)
         self.settings = settings = settings or TableSettings()
@@ -99,10 +104,11 @@ class TableActor(TableLoop):
         self.table = Table(config, settings.seat_count, rules)
         self.bus = bus
         self.clock = clock
+        self.wall_clock = wall_clock  # time collection's periods, which outlive the node
         self.rng_factory = rng_factory  # seeds server seeds (tests); None: ``secrets``
         self.deck_factory = deck_factory  # tests stack the deck; None: a provably fair deal
         self.next_deal: dealing.NextDeal | None = None  # committed to, not dealt yet
-        self.publisher = Publisher(bus, table_id, run=run)
+        self.publisher = Publisher(bus, table_id, run=run, lease=lease)
         self.clocks = TableClocks(settings, clock)
         self.journal = Journal(
             store,
@@ -174,11 +180,12 @@ class TableActor(TableLoop):
         sitting_out: set[str] | None = None,
         waiting: list[str] | None = None,
         connections: dict[str, int] | None = None,
+        time_paid: dict[str, float] | None = None,
     ) -> None:
         """Seat the players the store knows (seat, player, chips) and carry on the hand
         numbers (and ``seq``, for the same run started again). ``sitting_out``: None sits
         everyone out (after a restart nobody is connected yet; the sit-out limit removes
-        whoever never returns)."""
+        whoever never returns). ``time_paid``: until when each player's time is paid."""
         self.table.restore(seats, sitting_out=sitting_out, waiting=waiting or ())
         now = self.clock()
         for _, player, _ in seats:
@@ -187,6 +194,8 @@ class TableActor(TableLoop):
         for player, count in (connections or {}).items():
             if count:
                 self._state(player).connections = count
+        for player, until in (time_paid or {}).items():
+            self._state(player).time_paid_until = until
         self.hand_number = hand_number
         if seq is not None:
             self.publisher.seq = seq
@@ -516,19 +525,37 @@ class TableActor(TableLoop):
         self.publisher.publish(DeckCommitted(hand=number, commitment=self.next_deal.commitment))
 
     async def _start_hand(self) -> None:
+        if len(self.table.dealt_in()) < 2 or self.ops.holds_play:
+            return
+        fees = self._time_fees_due()  # may sit out a stack that cannot pay its fee
         dealt = self.table.dealt_in()
-        if len(dealt) < 2 or self.ops.holds_play:
+        if len(dealt) < 2:
             return
         seats = self.table.seats
-        players = [(n, seats[n].player, seats[n].stack) for n in dealt]  # type: ignore[union-attr]
+        players = [
+            (n, seats[n].player, seats[n].stack - fees.get(n, 0))  # type: ignore[union-attr]
+            for n in dealt
+        ]
         number = self.hand_number + 1
         self._commit_next_hand()  # dealt without the pause between hands: no seed came
         committed, self.next_deal = self.next_deal, None
         deal = committed.deal(self.table_id, players) if committed is not None else None
         deck, deck_record = dealing.new_deck(self.deck_factory, deal)
         config = self.ops.config_json(self.table.config)
-        live = LiveHandState(self.table_id, number, deck_record, players, config=config)
+        paid_until = self.wall_clock() + self.settings.time_fee_period if fees else None
+        live = LiveHandState(
+            self.table_id,
+            number,
+            deck_record,
+            players,
+            config=config,
+            time_fees={seats[n].player: fee for n, fee in fees.items()},  # type: ignore[union-attr]
+            time_paid_until=paid_until,
+        )
         await self.journal.start_hand(live)
+        for n, fee in fees.items():
+            self._tell(self.table.collect_time(n, fee))
+            self._state(seats[n].player).time_paid_until = paid_until  # type: ignore[union-attr]
         self.hand_number = number
         hand = self.table.start_hand(deck)
         self.last_action_at = self.clock()
@@ -538,6 +565,29 @@ class TableActor(TableLoop):
         self._tell_hand(list(hand.events))
         # The next hand's seeds may come in all through this one.
         self._commit_next_hand()
+
+    def _time_fees_due(self) -> dict[int, int]:
+        """Time collection: the seats about to be dealt in whose paid period is over (or who
+        never paid since they sat down), each owing the fee. A seat whose stack cannot pay it
+        and still play a hand sits out (busted) until chips are added."""
+        fee = self.settings.time_fee
+        if not fee:
+            return {}
+        now = self.wall_clock()
+        need = self.table.needed_to_play()
+        due: dict[int, int] = {}
+        for n in self.table.dealt_in():
+            seat = self.table.seats[n]
+            assert seat is not None
+            paid = self._state(seat.player).time_paid_until
+            if paid is not None and paid > now:
+                continue
+            if seat.stack < fee + need:
+                self._tell(self.table.sit_out(n, busted=True))
+                self._state(seat.player).sat_out_at = self.clock()
+                continue
+            due[n] = fee
+        return due
 
     async def _finish_hand(self) -> None:
         hand = self.table.hand

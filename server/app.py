@@ -34,7 +34,7 @@ from server.routers import (
     wallet,
     web,
 )
-from server.security_headers import SecurityHeaders, docs_paths, docs_policy
+from server.security_headers import REDOC_POLICY, SecurityHeaders
 from server.sessions import SessionRegistry
 from server.settings import Settings
 from server.spectators import Spectators
@@ -103,6 +103,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         summary="Multiplayer stud poker: accounts, play-money wallets, tables.",
         version="0.1.0",
         lifespan=lifespan,
+        # Served by server.routers.web from installed files, not from a CDN.
+        docs_url=None,
+        redoc_url=None,
     )
     app.state.settings = settings
     app.state.metrics = app_metrics
@@ -116,7 +119,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.gateway = Gateway(settings)
     app.state.head_revision = head_revision()
     install_error_handlers(app)
-    app.add_middleware(SecurityHeaders, docs_paths=docs_paths(app), docs_csp=docs_policy(app))
+    app.add_middleware(SecurityHeaders, policies={web.REDOC_PATH: REDOC_POLICY})
     # admin_hands before admin: its fixed paths (/admin/tables/live) come first.
     routers = (
         *(health, metrics, auth, wallet, lobby, hands),

@@ -100,6 +100,11 @@ class Bus(Protocol):
     def publish_now(self, channel: str, message: dict[str, Any]) -> None:
         """The same, without awaiting (the actors' hot path); order is kept."""
 
+    async def publish_heard(self, channel: str, message: dict[str, Any]) -> int:
+        """Publish in order with the rest, and say how many listeners it reached (on Redis:
+        how many nodes subscribe to ``channel``; 0 when it was lost). A message nobody
+        heard is gone: pub/sub keeps nothing for a listener to come."""
+
     def subscribe(self, *channels: str, size: int = DEFAULT_QUEUE_SIZE) -> Subscription:
         """A bounded subscription to ``channels`` (more may be added to it)."""
 
@@ -122,6 +127,11 @@ class MemoryBus:
         self.published += 1
         for subscription in tuple(self._subscribers.get(channel, ())):
             subscription._put(message)
+
+    async def publish_heard(self, channel: str, message: dict[str, Any]) -> int:
+        listeners = len(self._subscribers.get(channel, ()))
+        self.publish_now(channel, message)
+        return listeners
 
     def _offer(self, subscription: Subscription, message: dict[str, Any]) -> None:
         # Every publish is delivered at once here: nothing is in flight to wait for.

@@ -15,7 +15,11 @@ path, with nobody to share with.
 Commands. A websocket on any node may play any table. A command for a table this node does
 not run is published on the table's command channel, which only its running node listens
 to; the answer comes back on this node's reply channel. Events never take that road: they
-fan out from the running node over the bus to every node's websockets.
+fan out from the running node over the bus to every node's websockets. Pub/sub keeps nothing
+for a listener to come, so a command that reached no node (the table's node died, and no
+other has taken the table yet) is refused at once, ``table_unavailable`` with a
+``retry_after`` of one lease round, by when the next node may run it; it is never left to
+wait for an answer that cannot come.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
+import time
 from typing import Any, Protocol
 
 from redis.asyncio import Redis
@@ -56,6 +61,7 @@ class Leases(Protocol):
     """Who runs which table; see the module's docstring."""
 
     node_id: str
+    lapses: bool  # whether a lease not renewed in time may pass to another node
 
     async def acquire(self, table_id: int) -> bool:
         """Take the table's lease if nobody holds it."""
@@ -71,6 +77,8 @@ class Leases(Protocol):
 
 class LocalLeases:
     """One node and nobody else: every lease is this node's."""
+
+    lapses = False
 
     def __init__(self, node_id: str) -> None:
         self.node_id = node_id
@@ -108,6 +116,8 @@ return 0
 class RedisLeases:
     """Leases as Redis keys ``<prefix>lease:table:<id>``, valued with this node's id and
     incarnation (a restarted node with the same id does not inherit its old leases)."""
+
+    lapses = True
 
     def __init__(self, url: str, node_id: str, lease_seconds: float) -> None:
         redis_url, prefix = split_url(url)
@@ -147,6 +157,30 @@ class RedisLeases:
         await self._redis.aclose()
 
 
+class LeaseProof:
+    """How long this node may still speak for one table: until its lease, last made sure of
+    at ``renewed`` (monotonic, taken before Redis was asked, so never late), may have
+    lapsed; never again once lost. A node frozen past its lease wakes with its proof gone,
+    and says nothing more of the table before its lease round finds out who runs it now.
+    ``seconds`` None: a lease that cannot lapse (one node alone)."""
+
+    def __init__(self, seconds: float | None, renewed: float) -> None:
+        self.seconds = seconds
+        self.renewed = renewed
+        self.lost = False
+
+    def renew(self, at: float) -> None:
+        self.renewed = max(self.renewed, at)
+
+    def lose(self) -> None:
+        self.lost = True
+
+    def holds(self) -> bool:
+        if self.lost:
+            return False
+        return self.seconds is None or time.monotonic() < self.renewed + self.seconds
+
+
 class TableHandle(Protocol):
     """What a websocket needs of a table, wherever it runs."""
 
@@ -170,13 +204,26 @@ class RemoteTable:
         return await self.router.send(self.table_id, command)
 
 
-class CommandRouter:
-    """Sends this node's commands for tables run elsewhere; serves those for its own."""
+class TableUnavailable(Refusal):
+    """No node runs the table this moment (it is changing hands): nothing was done, and in
+    ``retry_after`` seconds another node may run it."""
 
-    def __init__(self, bus: Bus, node_id: str, *, timeout: float) -> None:
+    code = ErrorCode.TABLE_UNAVAILABLE
+
+    def __init__(self, message: str, *, retry_after: float) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class CommandRouter:
+    """Sends this node's commands for tables run elsewhere; serves those for its own.
+    ``retry_after``: how soon a table no node runs may be run again (a lease round)."""
+
+    def __init__(self, bus: Bus, node_id: str, *, timeout: float, retry_after: float) -> None:
         self.bus = bus
         self.node_id = node_id
         self.timeout = timeout
+        self.retry_after = retry_after
         self._replies_channel = reply_channel(node_id)
         self._waiting: dict[str, asyncio.Future[dict[str, Any]]] = {}
         self._serving: dict[int, asyncio.Task[None]] = {}
@@ -188,23 +235,28 @@ class CommandRouter:
         self._listener = asyncio.create_task(self._listen(replies), name="command-replies")
 
     async def send(self, table_id: int, command: cmd.TableCommand) -> dict[str, Any]:
-        """The command's answer from the node running the table; ``table_unavailable`` when
-        none comes in time (the table is changing hands: the client tries again)."""
+        """The command's answer from the node running the table; ``table_unavailable`` at
+        once when no node heard it, or when none answers in time (the table is changing
+        hands: the client tries again)."""
         request_id = secrets.token_hex(8)
         answer: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self._waiting[request_id] = answer
-        self.bus.publish_now(
-            command_channel(table_id),
-            {
-                "type": "command",
-                "id": request_id,
-                "table": table_id,
-                "command": cmd.encode(command),
-                "reply_to": self._replies_channel,
-            },
-        )
+        message = {
+            "type": "command",
+            "id": request_id,
+            "table": table_id,
+            "command": cmd.encode(command),
+            "reply_to": self._replies_channel,
+        }
         try:
-            reply = await asyncio.wait_for(answer, self.timeout)
+            async with asyncio.timeout(self.timeout):
+                if not await self.bus.publish_heard(command_channel(table_id), message):
+                    raise TableUnavailable(
+                        "no node runs the table this moment (it is changing hands); "
+                        f"try again in {self.retry_after:.1f} s",
+                        retry_after=self.retry_after,
+                    )
+                reply = await answer
         except TimeoutError:
             raise CommandRefused(
                 "the table did not answer (it may be changing hands); try again",

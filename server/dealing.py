@@ -101,8 +101,8 @@ def finished_record(
     players: dict[int, str],
     starting: dict[str, int],
 ) -> FinishedHand:
-    """The record of a hand played out: its events, result, stacks, PHH (with the seeds of
-    a provably fair deal as user fields: docs/fairness.md) and rules."""
+    """The record of a hand played out: its events, result, stacks, rake, PHH (with the seeds
+    of a provably fair deal as user fields: docs/fairness.md) and rules."""
     result = hand.result()
     fields: dict[str, Any] = {"table": str(table_id), "players": [players[s] for s in hand.seats]}
     deal = hand.deck.fair
@@ -126,12 +126,14 @@ def finished_record(
             "shares": result.shares,
             "pots": result.pots,
             "showdown": result.showdown,
+            **({"rake": result.rake} if result.rake else {}),
         },
         players=dict(players),
         starting=dict(starting),
         stacks={players[s]: v for s, v in result.stacks.items()},
         phh=phh,
         config=config_to_json(hand.config),
+        rake=result.rake,
     )
 
 

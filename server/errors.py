@@ -11,6 +11,7 @@ table actors and the websocket raise the same class with the same codes.
 
 from __future__ import annotations
 
+import logging
 import math
 from collections.abc import Mapping
 from typing import Any
@@ -18,9 +19,14 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import TimeoutError as SQLAlchemyTimeoutError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from engine.errors import ErrorCode, Refusal
+from server.db.session import is_outage
+
+log = logging.getLogger(__name__)
 
 __all__ = ["ErrorCode", "Refusal", "error_body", "error_response", "install_error_handlers"]
 
@@ -85,6 +91,22 @@ async def _validation_error(_request: Request, exc: Exception) -> JSONResponse:
     return error_response(400, ErrorCode.BAD_REQUEST, "; ".join(parts) or "bad request")
 
 
+def outage_refusal() -> Refusal:
+    """What a caller is told when the database did not answer: try again, nothing changed."""
+    return Refusal(
+        "the database did not answer in time; try again", code=ErrorCode.DATABASE_UNAVAILABLE
+    )
+
+
+async def _database_error(_request: Request, exc: Exception) -> JSONResponse:
+    """A database that did not answer is the caller's 503, not a bug: no traceback."""
+    if is_outage(exc):
+        refusal = outage_refusal()
+        return error_response(503, refusal.code, refusal.message)
+    log.error("a request failed", exc_info=exc)  # a refused statement: a bug, logged
+    return await _unexpected(_request, exc)
+
+
 async def _unexpected(_request: Request, _exc: Exception) -> JSONResponse:
     # The server still logs the traceback; the client learns nothing of the inside.
     return error_response(500, ErrorCode.INTERNAL_ERROR, "internal server error")
@@ -95,4 +117,6 @@ def install_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(Refusal, _refusal)
     app.add_exception_handler(StarletteHTTPException, _http_error)
     app.add_exception_handler(RequestValidationError, _validation_error)
+    for outage in (DBAPIError, SQLAlchemyTimeoutError, OSError, TimeoutError):
+        app.add_exception_handler(outage, _database_error)
     app.add_exception_handler(Exception, _unexpected)

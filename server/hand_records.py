@@ -43,6 +43,7 @@ class HandRow:
     players: list[HandPart]
     pot: int
     cancelled: bool
+    rake: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,6 +107,7 @@ async def find_hands(
             players=parts.get(hand.id, []),
             pot=_pot(hand.result),
             cancelled=bool(hand.result.get("cancelled")),
+            rake=hand.rake,
         )
         for hand, name in rows
     ]

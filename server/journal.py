@@ -16,6 +16,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from server.logs import named
 from server.metrics import Metrics
 from server.table_types import FinishedHand, LiveHandState, StoreUnavailable, TableStore
 
@@ -51,14 +52,17 @@ class Journal:
         write's latency (of the try that succeeded)."""
         delay = 0.05
         while True:
-            started = time.perf_counter()
+            started, tried_at = time.perf_counter(), self.clock()
             try:
                 await write()
             except StoreUnavailable as error:
                 if self.paused_since is None:
-                    self.paused_since = self.clock()
+                    # From the start of the try that waited in vain: the pause is told whole.
+                    self.paused_since = tried_at
                     log.warning(
-                        "table %s: paused, the database does not answer (%s)", self.table_id, error
+                        "table %s: paused, the database does not answer (%s)",
+                        self.table_id,
+                        named(error),
                     )
                     self.on_pause()
                 await asyncio.sleep(delay)

@@ -3,8 +3,8 @@
 Every movement is one :class:`~server.db.models.LedgerEntry`: ``amount`` leaves the
 *debit* wallet and reaches the *credit* wallet, with a ``kind`` and a ``reference`` that
 say why (the buy-in, the hand). Wallets are named: ``player:<account id>``,
-``house:bankroll`` (the issuer of play money) and ``table:<table id>`` (the chips in play
-at a table).
+``house:bankroll`` (the issuer of play money), ``house:revenue`` (what the house collects:
+the rake of pots, time fees) and ``table:<table id>`` (the chips in play at a table).
 
 These functions never commit: the caller commits the movement in the same transaction as
 its cause (the new account, the seat taken, the hand result), so both happen or neither.
@@ -31,6 +31,7 @@ from server.db.models import LedgerEntry, Wallet, WalletKind
 from server.errors import ErrorCode, Refusal
 
 HOUSE = "house:bankroll"
+REVENUE = "house:revenue"
 
 
 class EntryKind(enum.StrEnum):
@@ -40,6 +41,8 @@ class EntryKind(enum.StrEnum):
     HAND_RESULT = "hand_result"  # between table pools and wallets, reference: the hand
     REFUND = "refund"  # a cancelled hand's chips going back
     ADJUSTMENT = "adjustment"  # an operator's correction, reference: why
+    RAKE = "rake"  # table pool -> house revenue, reference: the hand
+    TIME_FEE = "time_fee"  # table pool -> house revenue, reference: the table and the player
 
 
 class InsufficientFunds(Refusal):
@@ -103,7 +106,7 @@ async def transfer(
     source, target = found[debit], found[credit]
 
     take = update(Wallet).where(Wallet.id == source.id)
-    if source.kind != WalletKind.HOUSE:
+    if source.name != HOUSE:  # the issuer alone goes below zero
         take = take.where(Wallet.balance >= amount)
     taken = cast(
         CursorResult[object],
@@ -165,6 +168,21 @@ async def cash_out(
         amount=amount,
         kind=EntryKind.CASH_OUT,
         reference=f"table:{table_id}",
+    )
+
+
+async def collect(
+    session: AsyncSession, *, table_id: int, amount: int, kind: EntryKind, reference: str
+) -> LedgerEntry:
+    """Chips the house collects at a table (``RAKE`` or ``TIME_FEE``), from its pool to the
+    house's revenue."""
+    return await transfer(
+        session,
+        debit=table_pool(table_id),
+        credit=REVENUE,
+        amount=amount,
+        kind=kind,
+        reference=reference,
     )
 
 
@@ -242,8 +260,13 @@ async def statement(
     return lines
 
 
-# What the chips held in each kind of wallet are called in the audit's words.
-_HOLDERS = {WalletKind.PLAYER.value: "player wallets", WalletKind.TABLE.value: "table pools"}
+# What the chips held in each kind of wallet are called in the audit's words (the house's
+# wallets but its bankroll hold its revenue).
+_HOLDERS = {
+    WalletKind.PLAYER.value: "player wallets",
+    WalletKind.TABLE.value: "table pools",
+    WalletKind.HOUSE.value: "house revenue",
+}
 
 
 def _holder(kind: str) -> str:
@@ -274,10 +297,16 @@ class Books:
 
     granted: int  # chips the house ever gave out (grants, adjustments)
     reclaimed: int  # chips that went back to the house
-    held: int  # chips in every wallet and table pool (the house excluded)
-    house: int  # the house balance: minus the chips out
+    held: int  # chips in every wallet but the bankroll: players', tables', the house revenue
+    house: int  # the house bankroll's balance: minus the chips out
     mismatches: tuple[WalletMismatch, ...]  # wallets whose balance is not their movements' sum
-    held_by_kind: tuple[tuple[str, int], ...] = ()  # (wallet kind, chips), every kind but house
+    # (wallet kind, chips), every wallet but the bankroll ("house": the house revenue).
+    held_by_kind: tuple[tuple[str, int], ...] = ()
+
+    @property
+    def revenue(self) -> int:
+        """The chips the house collected (rake, time fees) and holds."""
+        return dict(self.held_by_kind).get(WalletKind.HOUSE.value, 0)
 
     @property
     def mismatched(self) -> tuple[str, ...]:
@@ -317,7 +346,10 @@ class Books:
         return f"{self.issued} chips issued by the house" + (f": {parts}" if parts else "")
 
     def _holders(self) -> str:
-        return " and ".join(_holder(kind) for kind, _ in self.held_by_kind) or "wallets"
+        names = [_holder(kind) for kind, _ in self.held_by_kind]
+        if len(names) < 2:
+            return names[0] if names else "wallets"
+        return f"{', '.join(names[:-1])} and {names[-1]}"
 
 
 def _chips(count: int) -> str:
@@ -326,8 +358,9 @@ def _chips(count: int) -> str:
 
 async def verify_books(session: AsyncSession) -> Books:
     """Check the books: each balance is its movements' sum, and the chips held in every
-    wallet but the house's (player wallets, table pools, and any other kind the ledger has)
-    == the chips the house issued. Hands in progress hold their chips in the table pools."""
+    wallet but the house bankroll (player wallets, table pools, the house revenue, and any
+    other kind the ledger has) == the chips the house issued. Hands in progress hold their
+    chips in the table pools."""
     credits = (
         select(
             LedgerEntry.credit_wallet_id.label("wallet_id"),
@@ -358,12 +391,12 @@ async def verify_books(session: AsyncSession) -> Books:
         for row in rows
         if row.balance != row.journal
     )
-    by_kind = {kind.value: 0 for kind in WalletKind if kind != WalletKind.HOUSE}
+    by_kind = {kind.value: 0 for kind in (WalletKind.PLAYER, WalletKind.TABLE, WalletKind.HOUSE)}
     for row in rows:
-        if row.kind != WalletKind.HOUSE:
+        if row.name != HOUSE:
             by_kind[row.kind] = by_kind.get(row.kind, 0) + int(row.balance)
     held = sum(by_kind.values())
-    house = sum(row.balance for row in rows if row.kind == WalletKind.HOUSE)
+    house = sum(row.balance for row in rows if row.name == HOUSE)
     house_id = select(Wallet.id).where(Wallet.name == HOUSE).scalar_subquery()
     granted, reclaimed = (
         await session.execute(

@@ -39,6 +39,7 @@ from server.cluster import (
     LEASE_FAILURES,
     LOBBY_CHANNEL,
     CommandRouter,
+    LeaseProof,
     Leases,
     LocalLeases,
     RemoteTable,
@@ -48,6 +49,7 @@ from server.cluster import (
 from server.db.models import TableRecord, TableStatus
 from server.deck_seal import DeckSeal
 from server.live_tables import live_rows, live_state
+from server.logs import named
 from server.metrics import Metrics
 from server.settings import Settings
 from server.table_ops import ShutTable
@@ -88,7 +90,7 @@ class _Table:
     stats: TableStats
     actor: TableActor
     fence: int
-    renewed: float  # when this node last made sure the lease is still its own (monotonic)
+    lease: LeaseProof  # until when this node may speak for the table
     restarts: int = 0
     crashes: deque[float] = field(default_factory=lambda: deque(maxlen=10))
 
@@ -117,7 +119,10 @@ class Cardroom:
         self.leases: Leases = leases or LocalLeases(settings.node_id)
         self.deck_factory = deck_factory  # tests stack the deck; None: a fresh shuffle
         self.router = CommandRouter(
-            bus, settings.node_id, timeout=max(10.0, 2 * settings.lease_seconds)
+            bus,
+            settings.node_id,
+            timeout=max(10.0, 2 * settings.lease_seconds),
+            retry_after=settings.lease_seconds / 3,
         )
         self._records: dict[int, TableRecord] = {}  # every open table of the cardroom
         self._tables: dict[int, _Table] = {}  # the tables this node runs
@@ -127,6 +132,7 @@ class Cardroom:
         self._stopping = False
         self._stop_asked = asyncio.Event()  # wakes the lease rounds to end
         self._lease_rounds: asyncio.Task[None] | None = None
+        self._opening: asyncio.Task[None] | None = None  # the tables nobody runs, being taken
 
     # ------------------------------------------------------------------ ws.Cardroom
 
@@ -169,7 +175,7 @@ class Cardroom:
         try:
             await self._open_all()
         except Exception as exc:  # noqa: BLE001 - retried below
-            log.warning("cardroom: tables not loaded yet (%s); retrying", exc)
+            log.warning("cardroom: tables not loaded yet (%s); retrying", named(exc))
         self._lease_rounds = self._spawn(self._keep_leases())
 
     async def _open_all(self) -> None:
@@ -195,8 +201,10 @@ class Cardroom:
             # Told before the database is asked for new tables: a slow database must not
             # make the other nodes' lobbies forget who runs these.
             self._tell_lobby()
-            if renewed:
-                await self._attempt(self._open_all)
+            if renewed and (self._opening is None or self._opening.done()):
+                # Beside the rounds, not in them: a database slow to answer must not hold
+                # the next renewal back (the lease would lapse under a table that runs).
+                self._opening = self._spawn(self._open_new())
             # What a node said of a table it no longer tells of is kept a while: the node
             # taking the table over keeps its players as they were.
             forgotten = time.monotonic() - KEEP_HEARD_LEASES * self.settings.lease_seconds
@@ -204,13 +212,16 @@ class Cardroom:
                 if heard.at < forgotten:
                     del self._elsewhere[table_id]
 
+    async def _open_new(self) -> None:
+        await self._attempt(self._open_all)
+
     @staticmethod
     async def _attempt(step: Callable[[], Awaitable[None]]) -> bool:
         """One step of a lease round; a failure is logged and tried again next round."""
         try:
             await step()
         except Exception as exc:  # noqa: BLE001 - Redis or the database away: next time
-            log.warning("cardroom: lease round failed at %s (%s)", step.__name__, exc)
+            log.warning("cardroom: lease round failed at %s (%s)", step.__name__, named(exc))
             return False
         return True
 
@@ -233,11 +244,11 @@ class Cardroom:
             except Exception as exc:  # noqa: BLE001 - Redis away: keep it while the lease lasts
                 if not renewal_failed(exc):
                     raise
-                if now - table.renewed > self.settings.lease_seconds * 0.9:
-                    await self._drop(table_id, f"the lease could not be renewed ({exc})")
+                if now - table.lease.renewed > self.settings.lease_seconds * 0.9:
+                    await self._drop(table_id, f"the lease could not be renewed ({named(exc)})")
                 continue
             if held:
-                table.renewed = now
+                table.lease.renew(now)
             else:
                 await self._drop(table_id, "another node holds the lease")
 
@@ -252,6 +263,9 @@ class Cardroom:
             return await self._claim(record)
 
     async def _claim(self, record: TableRecord) -> bool:
+        lease = LeaseProof(
+            self.settings.lease_seconds if self.leases.lapses else None, time.monotonic()
+        )
         try:
             if not await self.leases.acquire(record.id):
                 return False
@@ -271,12 +285,12 @@ class Cardroom:
             self._records[record.id] = record
             stats = TableStats()
             await seed_stats(self.sessionmaker, record.id, stats)
-            actor = await self._build(record, stats, fence)
+            actor = await self._build(record, stats, fence, lease)
         except BaseException:
             await self._release(record.id, "the table could not be taken")
             raise
         heard = self._elsewhere.pop(record.id, None)
-        self._tables[record.id] = _Table(record, stats, actor, fence, time.monotonic())
+        self._tables[record.id] = _Table(record, stats, actor, fence, lease)
         self._run(record.id, actor)
         if heard is not None:  # another node ran it lately: a takeover
             self.metrics.takeover("released" if heard.released else "lease_expired")
@@ -294,6 +308,7 @@ class Cardroom:
         table = self._tables.pop(table_id, None)
         if table is None:
             return
+        table.lease.lose()  # whatever the actor still does, it says nothing of it
         log.warning(
             "table %s: no longer run by node %s: %s",
             table_id,
@@ -311,10 +326,10 @@ class Cardroom:
             await self.leases.release(table_id)
         except LEASE_FAILURES as exc:
             log.warning(
-                "table %s: lease not given back (%s: %r); it runs out by itself",
+                "table %s: lease not given back (%s: %s); it runs out by itself",
                 table_id,
                 why,
-                exc,
+                named(exc),
                 extra={"table": table_id},
             )
 
@@ -340,8 +355,9 @@ class Cardroom:
         # connection's reset would be cut short); everything else in the background waits on
         # the bus or a timer and is cancelled.
         self._stop_asked.set()
-        if self._lease_rounds is not None:
-            await asyncio.wait({self._lease_rounds}, timeout=self.settings.lease_seconds)
+        rounds = {t for t in (self._lease_rounds, self._opening) if t is not None}
+        if rounds:
+            await asyncio.wait(rounds, timeout=self.settings.lease_seconds)
         for task in list(self._background):
             task.cancel()
         await asyncio.gather(*self._background, return_exceptions=True)
@@ -357,10 +373,12 @@ class Cardroom:
         record: TableRecord,
         stats: TableStats,
         fence: int,
+        lease: LeaseProof,
         previous: TableActor | None = None,
     ) -> TableActor:
         async with self.sessionmaker() as session:
             seats = await table_store.seated_players(session, table_id=record.id)
+            time_paid = await table_store.time_paid(session, table_id=record.id)
             last = await table_store.last_hand_number(session, table_id=record.id)
             live = await table_store.live_hand(session, table_id=record.id, seal=self.seal)
         store = table_store.DatabaseTableStore(self.sessionmaker, seal=self.seal, fence=fence)
@@ -376,6 +394,7 @@ class Cardroom:
             # have sent: clients see the gap and resync. The same run started again after a
             # crash carries on its numbers.
             run=previous.run_number if previous is not None else fence,
+            lease=lease,
         )
         if previous is not None:
             sitting_out = {
@@ -388,6 +407,7 @@ class Cardroom:
                 sitting_out=sitting_out,
                 waiting=previous.waiting,
                 connections={p: s.connections for p, s in previous.players.items()},
+                time_paid=time_paid,
             )
             actor.ops = previous.ops
             return actor
@@ -400,6 +420,7 @@ class Cardroom:
             hand_number=last,
             sitting_out=set(seen.sitting_out) if seen is not None else None,
             waiting=list(seen.waiting) if seen is not None else None,
+            time_paid=time_paid,
         )
         resumed = None
         if live is not None and live.number > last:
@@ -436,6 +457,8 @@ class Cardroom:
             waiting_offer=s.waiting_offer_seconds,
             sit_out_limit=s.sit_out_limit_seconds,
             spectator_chat=record.spectator_chat,
+            time_fee=record.time_fee,
+            time_fee_period=record.time_fee_period,
         )
 
     # ------------------------------------------------------------------ supervision
@@ -496,7 +519,9 @@ class Cardroom:
         await asyncio.sleep(min(RESTART_BACKOFF_MAX, 0.05 * 2 ** (recent - 1)))
         while True:
             try:
-                actor = await self._build(table.record, table.stats, table.fence, previous=dead)
+                actor = await self._build(
+                    table.record, table.stats, table.fence, table.lease, previous=dead
+                )
                 break
             except Exception:  # noqa: BLE001 - the database may be back in a moment
                 log.exception(

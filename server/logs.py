@@ -21,6 +21,19 @@ LogFormat = Literal["text", "json"]
 TEXT_FORMAT = "%(levelname)s %(name)s: %(message)s"
 
 
+def named(error: BaseException) -> str:
+    """An error as a log line names it: its type, and its message when it has one (a
+    timeout's is empty).
+
+    >>> named(TimeoutError())
+    'TimeoutError'
+    >>> named(ConnectionError("refused"))
+    'ConnectionError: refused'
+    """
+    text = str(error)
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__
+
+
 class LoggedTable(Protocol):
     @property
     def table_id(self) -> int: ...

@@ -12,8 +12,11 @@ Every name, with its labels, is listed in docs/architecture.md ("Metrics and log
 
 from __future__ import annotations
 
+import gc
+import time
+import weakref
 from collections.abc import Callable, Iterable, Iterator
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 from prometheus_client.core import GaugeMetricFamily, Metric
@@ -40,6 +43,9 @@ LATENCY_BUCKETS = (
     5.0,
     10.0,
 )
+
+# From a young collection (tens of microseconds) to a full one over a large heap (a second).
+GC_BUCKETS = (0.0001, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0)
 
 _Child = TypeVar("_Child", Counter, Histogram)
 
@@ -102,6 +108,16 @@ class Metrics:
             ["reason"],
             registry=registry,
         )
+        self.gc_pause_seconds = Histogram(
+            "stud_gc_pause_seconds",
+            "Garbage collections of the node's process, by generation: the event loop stands "
+            "still for each.",
+            ["generation"],
+            buckets=GC_BUCKETS,
+            registry=registry,
+        )
+        self._gc_children = [self.gc_pause_seconds.labels(str(g)) for g in range(3)]
+        _GC_TIMER.watch(self)
         self._children: dict[tuple[object, ...], Counter | Histogram] = {}
         self._tables: Callable[[], Iterable[TableLoop]] = tuple
         for reason in ("released", "lease_expired"):  # at zero from the start
@@ -134,6 +150,9 @@ class Metrics:
 
     def takeover(self, reason: str) -> None:
         self._child(self.takeovers, reason).inc()
+
+    def gc_paused(self, generation: int, seconds: float) -> None:
+        self._gc_children[generation].observe(seconds)
 
     def watch_tables(self, tables: Callable[[], Iterable[TableLoop]]) -> None:
         """Where the table gauges are read from at each scrape: this node's actors."""
@@ -175,3 +194,29 @@ class _TablesCollector(Collector):
             "Tables of this node paused (waiting for the database to answer).",
             value=paused,
         )
+
+
+class _GcTimer:
+    """Times every collection of the process (one ``gc.callbacks`` entry, however many apps
+    the process holds) for every live :class:`Metrics`, held weakly so that an app's
+    registry goes with the app."""
+
+    def __init__(self) -> None:
+        self.watchers: weakref.WeakSet[Metrics] = weakref.WeakSet()
+        self.started = 0.0
+
+    def watch(self, metrics: Metrics) -> None:
+        self.watchers.add(metrics)
+        if self.callback not in gc.callbacks:
+            gc.callbacks.append(self.callback)
+
+    def callback(self, phase: str, info: dict[str, Any]) -> None:
+        if phase == "start":
+            self.started = time.perf_counter()
+            return
+        seconds = time.perf_counter() - self.started
+        for metrics in self.watchers:
+            metrics.gc_paused(info["generation"], seconds)
+
+
+_GC_TIMER = _GcTimer()

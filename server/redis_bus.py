@@ -50,6 +50,7 @@ from redis.backoff import NoBackoff
 from redis.exceptions import RedisError
 
 from server.bus import DEFAULT_QUEUE_SIZE, MemoryBus, Subscription
+from server.logs import named
 
 log = logging.getLogger(__name__)
 
@@ -102,7 +103,9 @@ class RedisBus(MemoryBus):
         self.retry_max = retry_max
         # The node's own marker channel: see _offer.
         self._marker = self._prefix + f"_bus:{secrets.token_hex(8)}:marker".encode()
-        self._pending: deque[tuple[bytes, bytes]] = deque()
+        # What is to be published, each with the future told how many nodes heard it (if
+        # anybody asked: ``publish_heard``).
+        self._pending: deque[tuple[bytes, bytes, asyncio.Future[int] | None]] = deque()
         self._wake = asyncio.Event()  # something is pending
         self._ready = asyncio.Event()  # subscribed to every channel wanted, confirmed
         self._dirty = asyncio.Event()  # the set of wanted channels changed
@@ -131,14 +134,29 @@ class RedisBus(MemoryBus):
 
     def publish_now(self, channel: str, message: dict[str, Any]) -> None:
         """Queue for the next pipeline without awaiting: the actor's hot path."""
+        self._publish(channel, message, None)
+
+    async def publish_heard(self, channel: str, message: dict[str, Any]) -> int:
+        """Queue for the next pipeline; the number of nodes subscribed to ``channel`` that
+        Redis handed it to (0 as well when it was dropped unsent, Redis away too long)."""
+        heard: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+        self._publish(channel, message, heard)
+        return await heard
+
+    def _publish(
+        self, channel: str, message: dict[str, Any], heard: asyncio.Future[int] | None
+    ) -> None:
         if not self._tasks:
             if self._closed:
+                if heard is not None:
+                    heard.set_result(0)
                 return
             self._start()
         self.published += 1
         if channel in self._subscribers:
             self._sent_here += 1
-        self._enqueue(self._prefix + channel.encode(), orjson.dumps(message, option=_SERIALISE))
+        payload = orjson.dumps(message, option=_SERIALISE)
+        self._enqueue(self._prefix + channel.encode(), payload, heard)
 
     def subscribe(self, *channels: str, size: int = DEFAULT_QUEUE_SIZE) -> Subscription:
         if not self._tasks and not self._closed:
@@ -177,6 +195,8 @@ class RedisBus(MemoryBus):
                     task.cancel()
                 _, pending = await asyncio.wait(pending, timeout=0.1)
             self._tasks.clear()
+        for _, _, heard in self._pending:
+            _tell(heard, 0)  # never sent
         self._release_held()
         await super().close()
         await self._pool.disconnect()
@@ -254,12 +274,15 @@ class RedisBus(MemoryBus):
         """A connection of its own, outside the pool: each has one job and one task."""
         return self._pool.connection_class(**self._pool.connection_kwargs)
 
-    def _enqueue(self, channel: bytes, payload: bytes) -> None:
+    def _enqueue(
+        self, channel: bytes, payload: bytes, heard: asyncio.Future[int] | None = None
+    ) -> None:
         if len(self._pending) >= self.max_pending:
-            self._pending.popleft()
+            _, _, dropped = self._pending.popleft()
+            _tell(dropped, 0)
             self.lost += 1
             self._release_held()  # its marker may be the one dropped
-        self._pending.append((channel, payload))
+        self._pending.append((channel, payload, heard))
         self._wake.set()
 
     def _wanted(self) -> set[bytes]:
@@ -314,7 +337,7 @@ class RedisBus(MemoryBus):
                 delay = 0.05
                 await self._listen(connection)
             except _BROKEN as error:
-                log.warning("redis bus: subscriber connection lost (%s); retrying", error)
+                log.warning("redis bus: subscriber connection lost (%s); retrying", named(error))
             except Exception:  # noqa: BLE001 - a bug must not end the bus: start over
                 log.exception("redis bus: the subscriber failed; reconnecting")
             finally:
@@ -392,20 +415,31 @@ class RedisBus(MemoryBus):
             with contextlib.suppress(*_BROKEN):
                 await connection.disconnect(nowait=True)
 
-    async def _send(self, connection: AbstractConnection, batch: list[tuple[bytes, bytes]]) -> None:
+    async def _send(
+        self,
+        connection: AbstractConnection,
+        batch: list[tuple[bytes, bytes, asyncio.Future[int] | None]],
+    ) -> None:
         """One pipeline: every PUBLISH written at once, then every answer read (one timeout
         for them all: a timer per answer cost more than the rest of the read)."""
         started = time.perf_counter()
         await connection.send_packed_command(
-            b"".join([_publish_command(channel, payload) for channel, payload in batch]),
+            b"".join([_publish_command(channel, payload) for channel, payload, _ in batch]),
             check_health=False,
         )
         async with asyncio.timeout(self.socket_timeout):
-            for _ in batch:
-                await connection.read_response(timeout=math.inf)
+            for _, _, heard in batch:
+                listeners = await connection.read_response(timeout=math.inf)
+                _tell(heard, listeners)
         self.batches += 1
         if self.on_published is not None:
             self.on_published(time.perf_counter() - started)
+
+
+def _tell(heard: asyncio.Future[int] | None, listeners: Any) -> None:
+    """Tell whoever awaits a publish how many nodes it reached."""
+    if heard is not None and not heard.done():
+        heard.set_result(listeners if isinstance(listeners, int) else 0)
 
 
 def _publish_command(channel: bytes, payload: bytes) -> bytes:

@@ -75,6 +75,15 @@ class TableCreate(BaseModel):
     spectator_chat: bool = Field(
         default=False, description="spectators may chat too (seated players always may)"
     )
+    time_fee: int = Field(
+        default=0,
+        ge=0,
+        description="time collection: chips each seated player pays per period, from their "
+        "stack before their first hand of the period (0: none; less than min_buy_in)",
+    )
+    time_fee_period: float = Field(
+        default=1800.0, ge=60, le=86_400, description="seconds: the period a time fee pays"
+    )
 
 
 class TablePublic(BaseModel):
@@ -88,6 +97,8 @@ class TablePublic(BaseModel):
     min_buy_in: int
     max_buy_in: int
     spectator_chat: bool = False
+    time_fee: int = Field(default=0, description="time collection: chips per player per period")
+    time_fee_period: float = Field(default=1800.0, description="seconds")
     status: Literal["open", "closed"]
     created_at: datetime
     action_clock: float | None = Field(description="seconds (null: the node's default)")
@@ -112,6 +123,10 @@ class TableUpdate(BaseModel):
     action_clock: float | None = Field(default=None, gt=0, le=600, description="seconds")
     time_bank: float | None = Field(default=None, ge=0, le=3600, description="seconds")
     spectator_chat: bool | None = Field(default=None, description="spectators may chat too")
+    time_fee: int | None = Field(
+        default=None, ge=0, description="time collection: chips per player per period (0: none)"
+    )
+    time_fee_period: float | None = Field(default=None, ge=60, le=86_400, description="seconds")
     reason: str | None = Field(default=None, max_length=500)
 
 
@@ -247,8 +262,10 @@ class BooksPublic(BaseModel):
     balanced: bool
     granted: int
     reclaimed: int
-    held: int
-    house: int
+    held: int = Field(description="chips everywhere but the bankroll, the house revenue too")
+    house: int = Field(description="the house bankroll: minus the chips it issued")
+    revenue: int = Field(description="what the house collected: the rake and time fees")
+    rake: int = Field(description="the chips ever raked from pots (part of the revenue)")
     mismatched: list[str]
     tables: dict[int, dict[str, int]] = Field(description="table id -> its pool and seats")
 
@@ -265,6 +282,7 @@ class HandRowPublic(BaseModel):
     ended_at: datetime = Field(description="when the hand ended (its record was written)")
     players: list[HandPlayerPublic] = Field(description="each player's chips before and after")
     pot: int = Field(description="every chip of every pot (0 for a cancelled hand)")
+    rake: int = Field(default=0, description="the chips of the pot raked for the house")
     cancelled: bool
 
 

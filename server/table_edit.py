@@ -6,8 +6,10 @@ field the table actor plays it as. Everything else follows from the declaration:
 request's values merged onto the stored ones and judged by the engine as at creation
 (:func:`merged`), the change carried to the table as JSON (``commands.ChangeSettings``),
 written with its audit entry by the table itself, played from the next hand on
-(:func:`apply`), and told to the players (:func:`settings_event`). A new setting (the rake,
-say) joins by a column, a field of ``TableUpdate`` and a line in :data:`SETTINGS`.
+(:func:`apply`), and told to the players (:func:`settings_event`). A new setting (time
+collection's, say) joins by a column, a field of ``TableUpdate`` and a line in
+:data:`SETTINGS`. The rake is a rule of the engine's (``TableConfig.rake_percent``...), so
+it is changed in ``config``, key by key, like any rule.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from engine.variants import TableConfig
 from server.db.models import TableRecord
 from server.table_config import config_from_json, config_to_json
 from server.table_types import TableSettings
-from server.tables import check_table
+from server.tables import check_table, check_time_fee
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +41,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("action_clock", "action_clock"),
     Setting("time_bank", "time_bank"),
     Setting("spectator_chat", "spectator_chat"),
+    Setting("time_fee", "time_fee"),
+    Setting("time_fee_period", "time_fee_period"),
 )
 NAMES = frozenset(setting.name for setting in SETTINGS)
 
@@ -62,6 +66,7 @@ def merged(record: TableRecord, changes: Mapping[str, Any]) -> dict[str, Any]:
         max_buy_in=values["max_buy_in"],
     )
     values.update(config=config_to_json(config), seats=seats, min_buy_in=low, max_buy_in=high)
+    check_time_fee(values["time_fee"], values["time_fee_period"], min_buy_in=low)
     return values
 
 

@@ -4,9 +4,11 @@ A table's chips live in its pool (the ledger wallet ``table:<id>``); the ``seats
 whose they are, so the seats of a table always hold exactly its pool. Every write here is one
 transaction: a buy-in is the ledger movement and the seat's chips; a finished hand is its
 record (PHH, event log, result), each player's part in it (``hand_players``, which nets to
-zero) and the new seat chips, checked against the pool before it commits. Chips are never
-made or lost: a write that would break the books raises :class:`BooksError` and changes
-nothing (the actor then cancels the hand, every chip going back).
+minus the hand's rake), the rake's movement from the pool to the house's revenue and the new
+seat chips, checked against the pool before it commits; a hand about to be dealt is written
+with the time fees collected before it. Chips are never made or lost: a write that would
+break the books raises :class:`BooksError` and changes nothing (the actor then cancels the
+hand, every chip going back).
 
 The hand in progress is written ahead of what the players see: its deck (sealed:
 :mod:`server.deck_seal`) and players before it is dealt (``live_hands``), each action before
@@ -27,6 +29,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any, cast
 
 from sqlalchemy import CursorResult, delete, func, select, text, update
@@ -39,6 +42,7 @@ from server.db.models import (
     Account,
     HandPlayer,
     HandRecord,
+    LedgerEntry,
     LiveAction,
     LiveHand,
     SeatRecord,
@@ -144,7 +148,8 @@ class DatabaseTableStore:
                 await session.delete(row)
 
     async def start_hand(self, live: LiveHandState) -> None:
-        """The hand about to be dealt: its deck and players (replacing any left over)."""
+        """The hand about to be dealt: its deck and players (replacing any left over), and
+        the time fees collected before it, each from its seat to the house's revenue."""
         async with self._write(live.table_id) as session:
             row = await session.get(LiveHand, live.table_id)
             if row is not None and row.number == live.number:
@@ -152,6 +157,8 @@ class DatabaseTableStore:
             if row is not None:
                 await session.delete(row)
                 await session.flush()
+            for player, fee in live.time_fees.items():
+                await self._collect_time(session, live, player, fee)
             session.add(
                 LiveHand(
                     table_id=live.table_id,
@@ -161,6 +168,39 @@ class DatabaseTableStore:
                     config=live.config,
                 )
             )
+
+    async def _collect_time(
+        self, session: AsyncSession, live: LiveHandState, player: str, fee: int
+    ) -> None:
+        account_id = await self._account_id(session, player)
+        paid_until = (
+            datetime.fromtimestamp(live.time_paid_until, UTC)
+            if live.time_paid_until is not None
+            else None
+        )
+        taken = cast(
+            CursorResult[Any],
+            await session.execute(
+                update(SeatRecord)
+                .where(
+                    SeatRecord.table_id == live.table_id,
+                    SeatRecord.account_id == account_id,
+                    SeatRecord.chips >= fee,
+                )
+                .values(
+                    chips=SeatRecord.chips - fee, time_paid_until=paid_until, updated_at=utcnow()
+                )
+            ),
+        )
+        if taken.rowcount != 1:
+            raise BooksError(f"{player} has no seat holding {fee} chips at table {live.table_id}")
+        await ledger.collect(
+            session,
+            table_id=live.table_id,
+            amount=fee,
+            kind=ledger.EntryKind.TIME_FEE,
+            reference=f"table:{live.table_id} hand:{live.number} player:{player}",
+        )
 
     async def record_action(
         self, table_id: int, number: int, position: int, action: dict[str, Any]
@@ -204,7 +244,7 @@ class DatabaseTableStore:
             )
 
     async def save_hand(self, hand: FinishedHand) -> None:
-        if sum(hand.stacks.values()) != sum(hand.starting.values()):
+        if hand.rake < 0 or sum(hand.stacks.values()) + hand.rake != sum(hand.starting.values()):
             raise BooksError(f"hand {hand.number} at table {hand.table_id} makes or loses chips")
         async with self._write(hand.table_id) as session:
             done = await session.scalar(
@@ -229,7 +269,16 @@ class DatabaseTableStore:
                 # A cancelled hand's result says why ({"cancelled": reason}); others say False.
                 result={"cancelled": False, **hand.result},
                 config=hand.config,
+                rake=hand.rake,
             )
+            if hand.rake:
+                await ledger.collect(
+                    session,
+                    table_id=hand.table_id,
+                    amount=hand.rake,
+                    kind=ledger.EntryKind.RAKE,
+                    reference=f"hand:{record.id}",
+                )
             for seat, player in hand.players.items():
                 start, end = hand.starting[player], hand.stacks[player]
                 session.add(
@@ -374,6 +423,17 @@ async def seated_players(session: AsyncSession, *, table_id: int) -> list[tuple[
     return [(seat, username, chips) for seat, username, chips in rows.all()]
 
 
+async def time_paid(session: AsyncSession, *, table_id: int) -> dict[str, float]:
+    """Time collection: when the period each seated player paid for ends (epoch seconds),
+    for the players who paid."""
+    rows = await session.execute(
+        select(Account.username, SeatRecord.time_paid_until)
+        .join(Account, Account.id == SeatRecord.account_id)
+        .where(SeatRecord.table_id == table_id, SeatRecord.time_paid_until.is_not(None))
+    )
+    return {username: until.timestamp() for username, until in rows.all() if until is not None}
+
+
 async def last_hand_number(session: AsyncSession, *, table_id: int) -> int:
     number = await session.scalar(
         select(func.max(HandRecord.number)).where(HandRecord.table_id == table_id)
@@ -383,30 +443,37 @@ async def last_hand_number(session: AsyncSession, *, table_id: int) -> int:
 
 @dataclass(frozen=True, slots=True)
 class UnevenHand:
-    """A recorded hand whose ``hand_players`` rows do not net to zero: chips made or lost."""
+    """A recorded hand whose ``hand_players`` rows do not net to minus its rake: chips made
+    or lost."""
 
     hand_id: int
     table_id: int
     number: int
     net: int  # the players' chips after the hand less before it
+    rake: int = 0  # the chips the hand's record says the house raked
 
     def __str__(self) -> str:
-        chips = f"{abs(self.net)} chip{'' if abs(self.net) == 1 else 's'}"
+        gap = self.net + self.rake
+        chips = f"{abs(gap)} chip{'' if abs(gap) == 1 else 's'}"
+        raked = f" after a rake of {self.rake}" if self.rake else ""
         return (
             f"hand {self.number} of table {self.table_id} (hand id {self.hand_id}): its players "
-            f"end with {chips} {'more' if self.net > 0 else 'fewer'} than they started with"
+            f"end with {chips} {'more' if gap > 0 else 'fewer'} than they started with{raked}"
         )
 
 
 @dataclass(frozen=True, slots=True)
 class BooksCheck:
-    """The ledger's books, each table's pool against the chips in its seats, and each
-    recorded hand's players netting to zero. :meth:`differences` says what does not."""
+    """The ledger's books, each table's pool against the chips in its seats, each recorded
+    hand's players netting to minus its rake, and the rake the hands record against the rake
+    the ledger moved. :meth:`differences` says what does not."""
 
     books: ledger.Books
     tables: Mapping[int, tuple[int, int]] = field(default_factory=dict)  # id -> (pool, seats)
     uneven_hands: tuple[UnevenHand, ...] = ()
     hands: int = 0  # how many recorded hands were checked
+    hands_rake: int = 0  # the rake every recorded hand says it paid
+    ledger_rake: int = 0  # the rake movements of the ledger (pools -> house revenue)
 
     @property
     def balanced(self) -> bool:
@@ -422,6 +489,11 @@ class BooksCheck:
                     f"chips, but its seats hold {seats}"
                 )
         lines.extend(str(hand) for hand in self.uneven_hands)
+        if self.hands_rake != self.ledger_rake:
+            lines.append(
+                f"the recorded hands raked {self.hands_rake} chips, but the ledger moved "
+                f"{self.ledger_rake} chips of rake to {ledger.REVENUE}"
+            )
         return lines
 
     def summary(self) -> str:
@@ -430,34 +502,62 @@ class BooksCheck:
         hands = f"{self.hands} hand{'s' * (self.hands != 1)}"
         return (
             f"{self.books.summary()}; every wallet matches its ledger movements, every "
-            f"table's pool its seats ({tables}), every recorded hand nets to zero ({hands})"
+            f"table's pool its seats ({tables}), every recorded hand nets to zero after its "
+            f"rake ({hands}, {self.hands_rake} chips raked)"
         )
 
 
 async def check_books(session: AsyncSession) -> BooksCheck:
     """:func:`server.ledger.verify_books`, plus every table's seats == its pool (a hand in
     progress holds its players' chips in their seats until its record is written), plus
-    every recorded hand's ``hand_players`` rows netting to zero."""
+    every recorded hand's ``hand_players`` rows netting to minus its rake, plus the hands'
+    rake == the ledger's rake movements."""
     books = await ledger.verify_books(session)
     ids = (await session.scalars(select(TableRecord.id).order_by(TableRecord.id))).all()
     net = func.sum(HandPlayer.ending - HandPlayer.starting)
     uneven = (
         await session.execute(
-            select(HandRecord.id, HandRecord.table_id, HandRecord.number, net.label("net"))
+            select(
+                HandRecord.id,
+                HandRecord.table_id,
+                HandRecord.number,
+                HandRecord.rake,
+                net.label("net"),
+            )
             .join(HandPlayer, HandPlayer.hand_id == HandRecord.id)
-            .group_by(HandRecord.id, HandRecord.table_id, HandRecord.number)
-            .having(net != 0)
+            .group_by(HandRecord.id, HandRecord.table_id, HandRecord.number, HandRecord.rake)
+            .having(net + HandRecord.rake != 0)
             .order_by(HandRecord.id)
         )
     ).all()
+    hands, hands_rake = (
+        await session.execute(
+            select(func.count(), func.coalesce(func.sum(HandRecord.rake), 0)).select_from(
+                HandRecord
+            )
+        )
+    ).one()
+    ledger_rake = await session.scalar(
+        select(func.coalesce(func.sum(LedgerEntry.amount), 0)).where(
+            LedgerEntry.kind == ledger.EntryKind.RAKE.value
+        )
+    )
     return BooksCheck(
         books=books,
         tables={table_id: await table_chips(session, table_id=table_id) for table_id in ids},
         uneven_hands=tuple(
-            UnevenHand(hand_id=row.id, table_id=row.table_id, number=row.number, net=int(row.net))
+            UnevenHand(
+                hand_id=row.id,
+                table_id=row.table_id,
+                number=row.number,
+                net=int(row.net),
+                rake=int(row.rake),
+            )
             for row in uneven
         ),
-        hands=int(await session.scalar(select(func.count()).select_from(HandRecord)) or 0),
+        hands=int(hands or 0),
+        hands_rake=int(hands_rake or 0),
+        ledger_rake=int(ledger_rake or 0),
     )
 
 

@@ -43,6 +43,10 @@ class LiveHandState:
     players: list[tuple[int, str, int]]  # (seat, player, chips at the start), in seat order
     actions: list[dict[str, Any]] = field(default_factory=list)
     config: dict[str, Any] | None = None  # the rules it was dealt under (None: the table's)
+    # Time collection before the deal: player -> the fee taken from their chips (``players``
+    # holds the chips after it), and when the period they paid for ends (epoch seconds).
+    time_fees: dict[str, int] = field(default_factory=dict)
+    time_paid_until: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +63,7 @@ class FinishedHand:
     cancelled: bool = False
     phh: str = ""  # engine.phh_export.export of the hand; "" where PHH cannot express its rules
     config: dict[str, Any] | None = None  # the rules it was dealt under (table config JSON)
+    rake: int = 0  # chips raked from its pots for the house: the stacks end that many short
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,7 +94,8 @@ class TableStore(Protocol):
         """The finished (or cancelled) hand and the new stacks; the live rows go with it."""
 
     async def start_hand(self, live: LiveHandState) -> None:
-        """The deck and players of the hand about to be dealt."""
+        """The deck and players of the hand about to be dealt, and the time fees collected
+        before it (from the seats to the house's revenue)."""
 
     async def record_action(
         self, table_id: int, number: int, position: int, action: dict[str, Any]
@@ -115,3 +121,5 @@ class TableSettings:
     waiting_offer: float = 30.0  # how long a freed seat is held for the first waiting player
     sit_out_limit: float = 600.0  # a player sat out longer is removed from the table
     spectator_chat: bool = False  # spectators may chat (seated players always may)
+    time_fee: int = 0  # time collection: chips per seated player per period (0: none)
+    time_fee_period: float = 1800.0  # seconds

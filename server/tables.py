@@ -56,6 +56,19 @@ def check_table(
     return config, len(table.seats), low, high
 
 
+def check_time_fee(fee: int, period: float, *, min_buy_in: int) -> None:
+    """Time collection's settings, or :class:`BadConfig`: a fee of whole chips below the
+    table's least buy-in (0: none), a period of a minute to a day."""
+    if not isinstance(fee, int) or isinstance(fee, bool) or fee < 0:
+        raise BadConfig("time_fee must be a whole number of chips >= 0")
+    if fee >= min_buy_in:
+        raise BadConfig(f"time_fee must be less than min_buy_in ({min_buy_in})")
+    if not isinstance(period, int | float) or isinstance(period, bool):
+        raise BadConfig("time_fee_period must be a number of seconds")
+    if not 60 <= period <= 86_400:
+        raise BadConfig("time_fee_period must be between 60 and 86400 seconds")
+
+
 async def create(
     session: AsyncSession,
     *,
@@ -65,11 +78,14 @@ async def create(
     min_buy_in: int | None = None,
     max_buy_in: int | None = None,
     spectator_chat: bool = False,
+    time_fee: int = 0,
+    time_fee_period: float = 1800.0,
 ) -> TableRecord:
     """A new open table and its empty chip pool."""
     table_config, seat_count, low, high = check_table(
         config, seats=seats, min_buy_in=min_buy_in, max_buy_in=max_buy_in
     )
+    check_time_fee(time_fee, time_fee_period, min_buy_in=low)
     if await session.scalar(select(TableRecord.id).where(TableRecord.name == name)) is not None:
         raise TableNameTaken(f"a table is already named {name!r}")
     record = TableRecord(
@@ -81,6 +97,8 @@ async def create(
         max_buy_in=high,
         status=TableStatus.OPEN.value,
         spectator_chat=spectator_chat,
+        time_fee=time_fee,
+        time_fee_period=float(time_fee_period),
     )
     session.add(record)
     try:
@@ -118,11 +136,18 @@ async def record_hand(
     events: list[Any],
     result: dict[str, Any],
     config: dict[str, Any] | None = None,
+    rake: int = 0,
 ) -> HandRecord:
     """Keep a finished hand; (table, number) is unique, so a retried save cannot double it.
     ``config``: the rules it was dealt under (what a player's verifier replays it by)."""
     hand = HandRecord(
-        table_id=table_id, number=number, phh=phh, events=events, result=result, config=config
+        table_id=table_id,
+        number=number,
+        phh=phh,
+        events=events,
+        result=result,
+        config=config,
+        rake=rake,
     )
     session.add(hand)
     await session.flush()

@@ -11,8 +11,9 @@ reply or error, goes through one bounded subscription and one writer, so frames
 leave in the order they were made: the snapshot a ``watch`` or ``resync`` answers
 with is published by the table actor on the connection's own channel, in line with
 the table's events, and the next event after a snapshot of ``seq`` S has ``seq``
-S + 1. A connection that cannot keep up is closed (code 4008); its client
-reconnects and resyncs; it never slows a table down.
+S + 1. Messages for a table are handled in their own lane (``TableLanes``): in order for
+that table, side by side with other tables' lanes. A connection that cannot keep up is
+closed (code 4008); its client reconnects and resyncs; it never slows a table down.
 
 A signed-in connection is bound to its token (``server.sessions``): when the token is
 logged out, revoked, expires, or its account is suspended, the connection is sent a
@@ -33,7 +34,7 @@ import asyncio
 import contextlib
 import logging
 import secrets
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, Protocol
 
 import orjson
@@ -44,6 +45,8 @@ from server import commands as cmd
 from server import tokens
 from server.bus import DEFAULT_QUEUE_SIZE, Bus, Subscription, player_channel, table_channel
 from server.cluster import TableHandle
+from server.db.session import is_outage
+from server.errors import outage_refusal
 from server.gateway import TOO_MANY, Gateway, MessageLimits
 from server.metrics import Metrics
 from server.sessions import SessionRegistry, SignIn
@@ -53,6 +56,8 @@ from server.spectators import Spectators
 PROTOCOL_VERSION = 1
 MAX_FRAME_BYTES = 16_384
 IDLE_SECONDS = 60.0  # a connection silent this long (no message, no ping) is closed
+COMMANDS_IN_FLIGHT = 16  # a connection's messages taken and not yet answered, at most
+LANES_GRACE = 1.0  # how long a closed connection's messages in hand may still finish
 TOO_SLOW = 4008
 SIGNED_OUT = 4401  # the token ended: logged out, revoked, expired, the account suspended
 # What writing to or closing a socket raises once the other end is gone (uvicorn's
@@ -60,6 +65,65 @@ SIGNED_OUT = 4401  # the token ended: logged out, revoked, expired, the account 
 SOCKET_GONE = (WebSocketDisconnect, RuntimeError, OSError)
 router = APIRouter()
 log = logging.getLogger(__name__)
+
+
+_Handler = Callable[["Connection", dict[str, Any]], Awaitable[dict[str, Any] | None]]
+
+
+class TableLanes:
+    """A connection's messages for tables, one lane per table: in the order they came
+    within a table, side by side across tables, so a table that is slow to answer (or
+    changing hands) holds only its own. At most ``limit`` are taken and not yet done: past
+    that the connection is not read until one is."""
+
+    def __init__(self, limit: int) -> None:
+        self._slots = asyncio.Semaphore(limit)
+        self._last: dict[int, asyncio.Task[None]] = {}  # each table's latest message
+        self._running: set[asyncio.Task[None]] = set()
+
+    async def enter(self, table_id: int, work: Coroutine[Any, Any, None]) -> None:
+        """Queue ``work`` behind the table's earlier messages; return once it has started
+        (or is queued behind them)."""
+        try:
+            await self._slots.acquire()
+        except BaseException:
+            work.close()
+            raise
+        task = asyncio.create_task(self._run(table_id, self._last.get(table_id), work))
+        self._last[table_id] = task
+        self._running.add(task)
+        # Let it start: what it settles without waiting (a refusal for rate, which pauses
+        # the connection) is settled before the next frame is read, as if handled inline.
+        await asyncio.sleep(0)
+
+    async def _run(
+        self, table_id: int, before: asyncio.Task[None] | None, work: Coroutine[Any, Any, None]
+    ) -> None:
+        this = asyncio.current_task()
+        try:
+            if before is not None:
+                await asyncio.wait({before})  # its outcome is its own
+            await work
+        finally:
+            work.close()  # never started, if cancelled while it waited its turn
+            self._slots.release()
+            self._running.discard(this)
+            if self._last.get(table_id) is this:
+                del self._last[table_id]
+
+    async def join(self) -> None:
+        """Until every message taken so far is done."""
+        while self._running:
+            await asyncio.wait(set(self._running))
+
+    async def close(self, grace: float = 0.0) -> None:
+        """The connection has ended: let what is in hand finish for ``grace`` seconds (what
+        the tables were told stays in step with what this connection knows), then drop it."""
+        if grace > 0 and self._running:
+            await asyncio.wait(set(self._running), timeout=grace)
+        for task in list(self._running):
+            task.cancel()
+        await asyncio.gather(*self._running, return_exceptions=True)
 
 
 class Cardroom(Protocol):
@@ -121,6 +185,7 @@ class Connection:
         self._told: dict[int, int | None] = {}
         self._telling_run: dict[int, int] = {}
         self._telling: set[asyncio.Task[None]] = set()
+        self.lanes = TableLanes(COMMANDS_IN_FLIGHT)
         self.channel = connection_channel()
         self.subscription: Subscription = cardroom.bus.subscribe(
             self.channel, size=DEFAULT_QUEUE_SIZE
@@ -176,6 +241,7 @@ class Connection:
             self.metrics.connections.dec()
             if self._counted_account is not None:
                 self.gateway.account_disconnected(self._counted_account)
+            await self.lanes.close(grace=LANES_GRACE)  # nobody is left to answer
             self.subscription.close()
             try:
                 await asyncio.wait_for(pump, 1.0)  # it ends with the subscription
@@ -226,6 +292,8 @@ class Connection:
                 await self.websocket.close(code=1011, reason="internal error")
 
     async def _receive(self, text: str) -> None:
+        """Check the frame at the edge, then handle it: a message for a table in that
+        table's lane (``TableLanes``), any other one here, before the next is read."""
         message_id: Any = None
         try:
             if len(text) > MAX_FRAME_BYTES:
@@ -261,24 +329,45 @@ class Connection:
             handler = _DISPATCH.get(kind) if isinstance(kind, str) else None
             if handler is None:
                 raise ProtocolError(f"no message type {kind!r}", code=ErrorCode.UNKNOWN_TYPE)
-            result = await handler(self, message)
-        except Refusal as refusal:  # the frame's, the table's, the engine's, the token's
-            self._refuse(message_id, refusal)
+        except Exception as error:  # noqa: BLE001 - answered, never the connection's end
+            self._failed(message_id, error)
             return
-        except Exception:  # noqa: BLE001 - a bug here must not end the connection silently
-            log.exception("websocket: a message failed")
-            self.metrics.refused(ErrorCode.INTERNAL_ERROR, "websocket")
-            self.send(
-                {
-                    "type": "error",
-                    "id": message_id,
-                    "code": ErrorCode.INTERNAL_ERROR,
-                    "message": "the server hit an error",
-                }
-            )
+        table_id = message.get("table")
+        if handler in _CONNECTION_WIDE or type(table_id) is not int:
+            await self._answer(message_id, handler, message)
+        else:
+            await self.lanes.enter(table_id, self._answer(message_id, handler, message))
+
+    async def _answer(self, message_id: Any, handler: _Handler, message: dict[str, Any]) -> None:
+        try:
+            result = await handler(self, message)
+        except Exception as error:  # noqa: BLE001 - answered, never the connection's end
+            self._failed(message_id, error)
             return
         if result is not None:
             self.send({"type": "reply", "id": message_id, "result": result})
+
+    def _failed(self, message_id: Any, error: Exception) -> None:
+        """A refusal (the frame's, the table's, the engine's, the token's) is answered with
+        its code, a database that did not answer with ``database_unavailable``; anything else
+        is a bug here, logged and answered ``internal_error``."""
+        if isinstance(error, Refusal):
+            self._refuse(message_id, error)
+            return
+        if is_outage(error):  # not a bug: the database did not answer; nothing changed
+            log.warning("websocket: the database did not answer: %r", error)
+            self._refuse(message_id, outage_refusal())
+            return
+        log.error("websocket: a message failed", exc_info=error)
+        self.metrics.refused(ErrorCode.INTERNAL_ERROR, "websocket")
+        self.send(
+            {
+                "type": "error",
+                "id": message_id,
+                "code": ErrorCode.INTERNAL_ERROR,
+                "message": "the server hit an error",
+            }
+        )
 
     # ------------------------------------------------------------------ helpers
 
@@ -290,6 +379,9 @@ class Connection:
             "code": refusal.code,
             "message": refusal.message,
         }
+        retry_after = getattr(refusal, "retry_after", None)
+        if isinstance(retry_after, int | float):  # when trying again may succeed
+            frame["retry_after"] = round(retry_after, 3)
         if refusal.code in _AT_ONCE:
             self.subscription.put_now(frame)  # follows no event; may precede a close
         else:
@@ -322,23 +414,31 @@ class Connection:
         await self._tell_tables(connected=True, tables={table_id})
 
     async def _tell_tables(self, *, connected: bool, tables: set[int]) -> None:
-        """Tell tables this player's connection came or went (once each way per table)."""
+        """Tell tables this player's connection came or went (once each way per table). A
+        going is told only to the run that counted the coming, by name: a run that never
+        counted this connection (the table had no node when it came) must not count a
+        going, or the player's other connection would look gone."""
         if self.player is None:
             return
         for table_id in tables:
             if connected == (table_id in self.present):
                 continue
+            run: int | None = None
             if connected:
                 self.present.add(table_id)
             else:
                 self.present.discard(table_id)
-                self._told.pop(table_id, None)
+                run = self._told.pop(table_id, None)
                 self._telling_run.pop(table_id, None)
+                if run is None:
+                    continue
             actor = await self.cardroom.table(table_id)
             if actor is None:
                 continue
             with contextlib.suppress(Refusal):  # a table going away: its next run is told anew
-                reply = await actor.submit(cmd.Presence(player=self.player, connected=connected))
+                reply = await actor.submit(
+                    cmd.Presence(player=self.player, connected=connected, run=run)
+                )
                 if connected and table_id in self.present:
                     self._told[table_id] = reply.get("run")
 
@@ -472,7 +572,6 @@ class Connection:
 # Refusals of the gateway's limits: queued at once (a close may follow them).
 _AT_ONCE = frozenset({ErrorCode.RATE_LIMITED, ErrorCode.TOO_MANY_CONNECTIONS})
 
-_Handler = Callable[[Connection, dict[str, Any]], Awaitable[dict[str, Any] | None]]
 _DISPATCH: dict[str, _Handler] = {
     "auth": Connection.on_auth,
     "ping": Connection.on_ping,
@@ -494,6 +593,8 @@ _DISPATCH: dict[str, _Handler] = {
         )
     },
 }
+# Handled before the next frame is read, whatever they carry: they change the connection.
+_CONNECTION_WIDE = frozenset({Connection.on_auth, Connection.on_ping})
 
 
 @router.websocket("/ws")

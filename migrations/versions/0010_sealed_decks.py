@@ -1,7 +1,7 @@
 """Finished hands keep the rules they were dealt under (what a player's verifier replays).
 
 Revision ID: 0010
-Revises: 0008
+Revises: 0009
 Create Date: 2026-12-02
 
 A nullable column: hands recorded before it have no rules kept, and no fair deal to check.
@@ -16,7 +16,7 @@ from alembic import op
 from sqlalchemy.dialects import postgresql
 
 revision: str = "0010"
-down_revision: str | None = "0008"
+down_revision: str | None = "0009"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -5,7 +5,8 @@ databases enforce, no dialect-specific defaults. Migrations in ``migrations/`` c
 these tables; the server never calls ``create_all``.
 
 Chips live in :class:`Wallet` rows. A wallet is a player's (one per account), the house
-bankroll (the issuer of play money), or a table's chip pool. Every change of a balance is a
+bankroll (the issuer of play money), the house's revenue (rake and time fees), or a table's
+chip pool. Every change of a balance is a
 :class:`LedgerEntry` made by ``server.ledger`` and nowhere else.
 """
 
@@ -121,7 +122,7 @@ class Wallet(Base):
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    # "player:<account id>", "house:bankroll", "table:<table id>".
+    # "player:<account id>", "house:bankroll", "house:revenue", "table:<table id>".
     name: Mapped[str] = mapped_column(String(64), unique=True)
     kind: Mapped[str] = mapped_column(String(16))
     account_id: Mapped[int | None] = mapped_column(
@@ -148,7 +149,7 @@ class LedgerEntry(Base):
         ForeignKey("wallets.id", ondelete="RESTRICT"), index=True
     )
     amount: Mapped[int] = mapped_column(BigInteger)
-    # grant, buy_in, cash_out, hand_result, refund... (server.ledger.EntryKind)
+    # grant, buy_in, cash_out, rake, time_fee... (server.ledger.EntryKind)
     kind: Mapped[str] = mapped_column(String(32))
     # What caused it: a hand id, a table id, an operator's note.
     reference: Mapped[str | None] = mapped_column(String(128), default=None)
@@ -188,6 +189,11 @@ class TableRecord(Base):
     closed_at: Mapped[datetime | None] = mapped_column(UTCDateTime, default=None)
     # Spectators may chat at this table too (seated players always may).
     spectator_chat: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    # Time collection: chips each seated player pays per period of this many seconds (0: none).
+    time_fee: Mapped[int] = mapped_column(BigInteger, default=0, server_default=text("0"))
+    time_fee_period: Mapped[float] = mapped_column(
+        Float, default=1800.0, server_default=text("1800")
+    )
 
 
 class LiveHand(Base):
@@ -238,6 +244,8 @@ class HandRecord(Base):
     result: Mapped[dict[str, Any]] = mapped_column(Json)
     # The rules it was dealt under (server.table_config JSON): what a verifier replays it by.
     config: Mapped[dict[str, Any] | None] = mapped_column(Json, default=None)
+    # Chips raked from the hand into the house's revenue: its players' chips net to minus it.
+    rake: Mapped[int] = mapped_column(BigInteger, default=0, server_default=text("0"))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 
@@ -262,6 +270,8 @@ class SeatRecord(Base):
     )
     chips: Mapped[int] = mapped_column(BigInteger)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    # Time collection: the end of the period the seat's player paid for (null: not paid).
+    time_paid_until: Mapped[datetime | None] = mapped_column(UTCDateTime, default=None)
 
 
 class HandPlayer(Base):

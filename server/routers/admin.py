@@ -39,6 +39,8 @@ async def create_table(
         min_buy_in=body.min_buy_in,
         max_buy_in=body.max_buy_in,
         spectator_chat=body.spectator_chat,
+        time_fee=body.time_fee,
+        time_fee_period=body.time_fee_period,
     )
     table = TablePublic.model_validate(record)
     await audit_log.record(
@@ -61,8 +63,9 @@ async def list_tables(_staff: StaffUser, session: SessionDep) -> list[TablePubli
 
 @router.get("/books")
 async def books(_staff: StaffUser, session: SessionDep) -> BooksPublic:
-    """The books: every balance is the sum of its movements, the chips held everywhere are
-    the chips the house issued, and each table's seats hold exactly its pool."""
+    """The books: every balance is the sum of its movements, the chips held everywhere (the
+    house revenue included) are the chips the house issued, each table's seats hold exactly
+    its pool, and every hand nets to zero after its rake."""
     check = await table_store.check_books(session)
     return BooksPublic(
         balanced=check.balanced,
@@ -70,6 +73,8 @@ async def books(_staff: StaffUser, session: SessionDep) -> BooksPublic:
         reclaimed=check.books.reclaimed,
         held=check.books.held,
         house=check.books.house,
+        revenue=check.books.revenue,
+        rake=check.ledger_rake,
         mismatched=list(check.books.mismatched),
         tables={t: {"pool": pool, "seats": seats} for t, (pool, seats) in check.tables.items()},
     )

@@ -1,31 +1,12 @@
 // The web page: sign up / log in (REST), the lobby (GET /tables), one table at a time over
 // the websocket protocol (protocol.js), and the session's hand history (GET /hands), each
 // finished hand checked against the seeds of its deck (fairness.js).
+import { $, el, request, variantName } from "./page.js";
 import { Connection, sidePots } from "./protocol.js";
 import { checkHand, newClientSeed } from "./fairness.js";
 
-const $ = (id) => document.getElementById(id);
-const el = (tag, attrs = {}, ...children) => {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (v === undefined || v === null || v === false) continue;
-    if (k === "class") node.className = v;
-    else if (k === "text") node.textContent = v;
-    else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
-    else if (k.startsWith("data")) node.setAttribute(k.replace(/[A-Z]/g, (c) => "-" + c.toLowerCase()), v);
-    else node.setAttribute(k, v === true ? "" : v);
-  }
-  for (const c of children) if (c !== null && c !== undefined) node.append(c);
-  return node;
-};
-
-const VARIANTS = {
-  seven_card_stud: "Seven-card stud", seven_card_stud_hi_lo: "Stud hi-lo", razz: "Razz",
-  five_card_stud: "Five-card stud", six_card_stud: "Six-card stud", eight_card_stud: "Eight-card stud",
-};
 const STREETS = { third: "3rd street", fourth: "4th street", fifth: "5th street", sixth: "6th street", seventh: "7th street", second: "2nd street", eighth: "8th street" };
 const SUITS = { s: "♠", h: "♥", d: "♦", c: "♣" };
-const variantName = (v) => VARIANTS[v] || (v || "").replaceAll("_", " ");
 
 const session = {
   token: sessionStorage.getItem("stud.token"),
@@ -42,18 +23,7 @@ const session = {
 // ------------------------------------------------------------------ HTTP
 
 async function http(method, path, body) {
-  const headers = { "Content-Type": "application/json" };
-  if (session.token) headers.Authorization = `Bearer ${session.token}`;
-  const response = await fetch(path, { method, headers, body: body ? JSON.stringify(body) : undefined });
-  if (response.status === 204) return null;
-  const data = await response.json().catch(() => ({}));
-  if (!response.ok) {
-    const error = new Error(data?.error?.message || `HTTP ${response.status}`);
-    error.code = data?.error?.code;
-    error.status = response.status;
-    throw error;
-  }
-  return data;
+  return request(method, path, body, session.token);
 }
 
 function notify(text) {
@@ -228,6 +198,9 @@ function onTableEvent(kind, data, t, isPrivate) {
       session.current?.awards.push({ seat: data.seat, amount: data.amount, half: data.half });
       addLog(`${nameAt(t, data.seat)} wins ${data.amount}${data.half && data.half !== "whole" ? ` (${data.half})` : ""}`, "win");
       break;
+    case "rake":
+      addLog(`The house takes ${data.amount} from the pot (rake)`, "dealer");
+      break;
     case "hand_ended":
       finishHand(t, data);
       break;
@@ -251,6 +224,7 @@ function onTableEvent(kind, data, t, isPrivate) {
     case "seat_left": addLog(`${data.player} leaves`); break;
     case "sat_out": addLog(`${nameAt(t, data.seat)} sits out${data.busted ? " (out of chips)" : ""}`); break;
     case "sat_in": addLog(`${nameAt(t, data.seat)} is back`); break;
+    case "time_collected": addLog(`${nameAt(t, data.seat)} pays ${data.amount} for table time`, "dealer"); break;
     case "chat": {
       const li = el("li", {}, el("b", { text: data.player + ": " }), data.text);
       $("chat").append(li);
@@ -341,6 +315,7 @@ async function showHand(id) {
       else if (e.kind === "action") lines.push(`${who} ${e.data.action}${e.data.amount ? " " + e.data.amount : ""}`);
       else if (e.kind === "showdown") lines.push(`${who} shows ${e.data.cards.join(" ")} ${handNames(e.data)}`);
       else if (e.kind === "pot_awarded") lines.push(`${who} wins ${e.data.amount}`);
+      else if (e.kind === "rake") lines.push(`rake: ${e.data.amount}`);
       else if (e.kind === "announcement") lines.push(`dealer: ${e.data.text}`);
     }
     pre.textContent = lines.join("\n");

@@ -8,8 +8,12 @@ export class ProtocolError extends Error {
 }
 
 export class Connection {
-  constructor({ token, onTable, onEvent, onStatus }) {
+  // heartbeatMs: a ping this often; silentMs: how long a ping may go unanswered (not a frame
+  // since) before the server is taken for frozen.
+  constructor({ token, onTable, onEvent, onStatus, heartbeatMs = 5000, silentMs = 12000 }) {
     this.token = token;
+    this.heartbeatMs = heartbeatMs;
+    this.silentMs = silentMs;
     this.onTable = onTable;    // (table state) after a snapshot or any event
     this.onEvent = onEvent;    // (kind, data, table state, private)
     this.onStatus = onStatus;  // (text) connection news for people
@@ -28,18 +32,41 @@ export class Connection {
     this.ready = new Promise((resolve, reject) => {
       const ws = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws`);
       this.ws = ws;
-      ws.onmessage = (m) => this.#receive(JSON.parse(m.data), resolve, reject);
-      ws.onclose = () => {
-        for (const { reject: r } of this.pending.values()) r(new ProtocolError("closed", "connection lost"));
-        this.pending.clear();
-        clearInterval(this.pinger);
-        reject(new ProtocolError("closed", "connection lost"));
-        if (!this.closed) this.#reconnect();
+      this.heardAt = Date.now();
+      this.pingedAt = null;
+      ws.onmessage = (m) => {
+        this.heardAt = Date.now();
+        this.#receive(JSON.parse(m.data), resolve, reject);
       };
+      ws.onclose = () => this.#lost(ws, reject);
+      clearInterval(this.pinger);
+      // A server that keeps the socket open but answers no ping (frozen, or stalled) is
+      // left: another connection (through the same address, to a live node) replaces it.
+      this.pinger = setInterval(() => {
+        if (this.pingedAt !== null && this.heardAt < this.pingedAt && Date.now() - this.pingedAt > this.silentMs) {
+          this.onStatus?.("The server is not answering: reconnecting…");
+          this.#lost(ws, reject);
+          return;
+        }
+        if (this.heardAt >= (this.pingedAt ?? 0)) this.pingedAt = Date.now();
+        this.#send({ type: "ping" });
+      }, this.heartbeatMs);
     });
     this.ready.catch(() => {});
-    this.pinger = setInterval(() => this.#send({ type: "ping" }), 25000);
     return this.ready;
+  }
+
+  #lost(ws, rejectReady) {
+    if (ws.lost) return;  // told once, whether by its close or by its silence
+    ws.lost = true;
+    ws.onclose = ws.onmessage = null;
+    try { ws.close(); } catch { /* already closing */ }
+    if (this.ws !== ws) return;
+    for (const { reject: r } of this.pending.values()) r(new ProtocolError("closed", "connection lost"));
+    this.pending.clear();
+    clearInterval(this.pinger);
+    rejectReady(new ProtocolError("closed", "connection lost"));
+    if (!this.closed) this.#reconnect();
   }
 
   stop() {
@@ -157,26 +184,33 @@ export class Connection {
   }
 }
 
-// The main pot and side pots as the chips stand, layered by what each seat has put in and
-// open to the seats still in that reached each level: engine/views.py's pots_of, in JS.
+// The main pot and side pots as the chips stand: a side pot only at the level of a seat still
+// in that is all in; a seat still in with chips behind is eligible for every pot (it may yet
+// call). engine/pots.py's pots_in_play (through engine/views.py's pots_of), in JS.
 export function sidePots(seats) {
   const entries = Object.entries(seats).map(([n, s]) => [Number(n), s]);
-  const levels = [...new Set(entries.filter(([, s]) => !s.folded && s.in_pot > 0)
+  const live = entries.filter(([, s]) => !s.folded);
+  const levels = [...new Set(live.filter(([, s]) => s.all_in && s.in_pot > 0)
     .map(([, s]) => s.in_pot))].sort((a, b) => a - b);
   const pots = [];
+  const add = (amount, eligible) => {
+    const last = pots.at(-1);
+    if (last && last.eligible.join() === eligible.join()) last.amount += amount;
+    else pots.push({ amount, eligible });
+  };
   let previous = 0;
   for (const level of levels) {
     let amount = 0;
     for (const [, s] of entries) amount += Math.min(s.in_pot, level) - Math.min(s.in_pot, previous);
-    const eligible = entries.filter(([, s]) => !s.folded && s.in_pot >= level).map(([n]) => n);
-    const last = pots.at(-1);
-    if (last && last.eligible.join() === eligible.join()) last.amount += amount;
-    else pots.push({ amount, eligible });
+    add(amount, live.filter(([, s]) => s.in_pot >= level || !s.all_in).map(([n]) => n));
     previous = level;
   }
-  const total = entries.reduce((sum, [, s]) => sum + s.in_pot, 0);
-  const counted = pots.reduce((sum, p) => sum + p.amount, 0);
-  if (pots.length && total > counted) pots.at(-1).amount += total - counted;
+  const rest = entries.reduce((sum, [, s]) => sum + Math.max(s.in_pot - previous, 0), 0);
+  if (rest) {
+    const openTo = live.filter(([, s]) => !s.all_in).map(([n]) => n);
+    if (!openTo.length && pots.length) pots.at(-1).amount += rest;
+    else add(rest, openTo);
+  }
   return pots;
 }
 
@@ -225,6 +259,7 @@ export function apply(t, kind, data, isPrivate) {
       if (data.after_hand) seat(data.seat).pending_chips += data.amount;
       else seat(data.seat).stack += data.amount;
       break;
+    case "time_collected": seat(data.seat).stack = data.stack; break;
     case "sat_out":
       if (data.after_hand) seat(data.seat).sit_out_next_hand = true;
       else seat(data.seat).sitting_out = true;

@@ -20,6 +20,7 @@ from stud_client import StudClient
 
 ROOT = Path(__file__).resolve().parents[2]
 OPERATOR = "boss"
+SUPPORT = "helpdesk"  # a support account, where a test makes one
 PASSWORD = "clients-tests"
 BANKROLL = 10_000
 # The fixtures of conftest.py, as types for the tests.
@@ -65,9 +66,19 @@ class LiveServer:
         self.process: subprocess.Popen[bytes] | None = None
         self._log: IO[Any] | None = None
 
-    def create_operator(self) -> None:
+    def create_operator(self, name: str = OPERATOR, role: str = "operator") -> None:
+        """A staff account (``role``: operator or support) with the tests' password."""
         subprocess.run(
-            [sys.executable, "-m", "server", "create-operator", OPERATOR, "--password-stdin"],
+            [
+                sys.executable,
+                "-m",
+                "server",
+                "create-operator",
+                name,
+                "--role",
+                role,
+                "--password-stdin",
+            ],
             input=PASSWORD + "\n",
             text=True,
             env=self.env,

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import sqlite3
 import subprocess
 import sys
@@ -149,3 +150,57 @@ def test_the_command_line_is_checked() -> None:
                 if wrong
                 else ["--server", "http://x"]
             )
+
+
+def test_bots_take_several_servers_and_play_on_through_lost_connections(
+    live: LiveServer,
+) -> None:
+    """The first address answers nothing: the bots go on to the next, as the client library
+    does. Connections dropped every few tenths of a second cost the bots a command each at
+    most: none stops, and the hands asked for are played."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        nobody = f"http://127.0.0.1:{s.getsockname()[1]}"  # closed once the block ends
+    hands = 30
+    done = subprocess.run(
+        [
+            *stud_bots(),
+            "--server",
+            f"{nobody},{live.url}",
+            "--tables",
+            "1",
+            "--seats",
+            "3",
+            "--hands",
+            str(hands),
+            "--think-ms",
+            "1-5",
+            "--chaos",
+            "0.3",
+            "--operator",
+            OPERATOR,
+            "--timeout",
+            "90",
+            "--seed",
+            "2",
+            "--quiet",
+        ],
+        env={**os.environ, "STUD_OPERATOR_PASSWORD": PASSWORD},
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=150,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    print(json.dumps(report))
+    assert not report["timed_out"] and report["hands"] >= hands, report
+    assert report["reconnects"] >= 3, report
+    assert report["bots"] == 3
+    assert "lost_seat" not in report["errors"], report
+
+
+def test_several_servers_are_one_and_its_fallbacks() -> None:
+    options = parse_args(["--server", "http://a,http://b", "--server", "http://c", "--table", "1"])
+    assert options.server == "http://a"
+    assert options.fallback_servers == ("http://b", "http://c")

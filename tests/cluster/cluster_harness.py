@@ -9,13 +9,16 @@ own, each part of which a test may kill, restart or freeze.
 - ``PausableProxy``: a TCP proxy the nodes reach PostgreSQL through; ``pause()`` freezes it
   (no byte moves either way, new connections hang) as a stopped server would, ``resume()``
   lets everything through again. The machine's shared server is never touched.
-- ``Node``: one node process with its own log file; ``start``, ``wait_ready`` (``/readyz``),
-  ``kill`` (SIGKILL), ``stop``.
+- ``Node``: one node process with its own log file (and its lease, 1.5 s unless told);
+  ``start``, ``wait_ready`` (``/readyz``), ``kill`` (SIGKILL), ``stop``.
+- ``server_cli``: a ``stud-server`` command (``create-operator``...) run to its end.
 - ``Cluster``: all of it, migrated once (before any node starts), with an operator; and
   the HTTP and database calls the tests check a cardroom with (accounts, tables, the
   owner of a table, the books, the hands).
 - ``Player`` and ``Gate``: a seated ``StudClient`` playing a simple legal policy until told
   to stop, and a way to hold every bot at a chosen point of a hand.
+
+``bench/load.py`` starts its servers with the same parts (redis-server, database, nodes).
 """
 
 from __future__ import annotations
@@ -163,6 +166,16 @@ class _Process:
     def kill(self) -> None:
         """SIGKILL: no goodbye."""
         self._end(signal.SIGKILL)
+
+    def freeze(self) -> None:
+        """SIGSTOP: the process stands still, its sockets open (as a stalled host's would)."""
+        assert self.process is not None
+        self.process.send_signal(signal.SIGSTOP)
+
+    def thaw(self) -> None:
+        """SIGCONT: it goes on from where it stood, unaware of the time that passed."""
+        assert self.process is not None
+        self.process.send_signal(signal.SIGCONT)
 
     def stop(self) -> None:
         self._end(self.stop_signal)
@@ -410,13 +423,24 @@ class Node(_Process):
     stop_signal = signal.SIGINT
 
     def __init__(
-        self, node_id: str, directory: Path, env: Mapping[str, str], log_level: str = "info"
+        self,
+        node_id: str,
+        directory: Path,
+        env: Mapping[str, str],
+        log_level: str = "info",
+        lease_seconds: float | None = None,
     ) -> None:
+        """``lease_seconds``: the node's lease (None: ``STUD_LEASE_SECONDS`` of ``env``)."""
         super().__init__(directory / f"node-{node_id}.log")
         self.id = node_id
-        self.url = f"http://127.0.0.1:{self.port}"
         # Unbuffered, so the log a failed test prints holds everything the node said.
         self.env = {**env, "PYTHONUNBUFFERED": "1"}
+        self.lease_seconds = (
+            lease_seconds
+            if lease_seconds is not None
+            else float(self.env.get("STUD_LEASE_SECONDS", LEASE_SECONDS))
+        )
+        self.url = f"http://127.0.0.1:{self.port}"
         self.log_level = log_level
 
     @property
@@ -435,7 +459,7 @@ class Node(_Process):
                 "--port",
                 str(self.port),
                 "--lease-seconds",
-                str(LEASE_SECONDS),
+                str(self.lease_seconds),
                 "--log-level",
                 self.log_level,
             ],
@@ -469,6 +493,22 @@ class Node(_Process):
         ]
 
 
+def server_cli(env: Mapping[str, str], *args: str, stdin: str | None = None) -> str:
+    """``stud-server ARGS`` (as ``python -m server``) with ``env``; its output. AssertionError
+    with everything it said if it fails."""
+    done = subprocess.run(
+        [sys.executable, "-m", "server", *args],
+        input=stdin,
+        text=True,
+        env=dict(env),
+        cwd=ROOT,
+        capture_output=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, f"stud-server {' '.join(args)}:\n{done.stdout}{done.stderr}"
+    return done.stdout
+
+
 # ---------------------------------------------------------------------- the cluster
 
 
@@ -486,8 +526,15 @@ class HandRow:
 class Cluster:
     """Redis, a database behind a pausable proxy, and node processes sharing them."""
 
-    def __init__(self, directory: Path, node_ids: Sequence[str] = ("A", "B")) -> None:
+    def __init__(
+        self,
+        directory: Path,
+        node_ids: Sequence[str] = ("A", "B"),
+        settings: Mapping[str, str] | None = None,
+    ) -> None:
+        """``settings``: environment of the nodes over ``NODE_SETTINGS``."""
         self.directory = directory
+        self.settings = dict(settings or {})
         self.redis = RedisProcess(directory)
         self.database = PostgresDatabase()
         self.proxy = PausableProxy(self.database.host, self.database.port)
@@ -505,6 +552,7 @@ class Cluster:
         self.env = {
             **os.environ,
             **NODE_SETTINGS,
+            **self.settings,
             "STUD_DATABASE_URL": self.database.url(host="127.0.0.1", port=self.proxy.port),
             "STUD_REDIS_URL": self.redis.url,
         }
@@ -536,17 +584,7 @@ class Cluster:
         assert not failures, failures
 
     def cli(self, *args: str, stdin: str | None = None) -> str:
-        done = subprocess.run(
-            [sys.executable, "-m", "server", *args],
-            input=stdin,
-            text=True,
-            env=self.env,
-            cwd=ROOT,
-            capture_output=True,
-            timeout=60,
-        )
-        assert done.returncode == 0, f"stud-server {' '.join(args)}:\n{done.stdout}{done.stderr}"
-        return done.stdout
+        return server_cli(self.env, *args, stdin=stdin)
 
     def node(self, node_id: str) -> Node:
         return self.nodes[node_id]
@@ -756,8 +794,10 @@ class Player:
     rng: random.Random
     buy_in: int
     stopping: bool = False
+    policy: Callable[[LegalActions, random.Random], Action] = choose  # what it does on its turn
     failures: Counter[str] = field(default_factory=Counter)  # commands that failed, by code
     seen: list[TableEvent] = field(default_factory=list)  # events outside the hands
+    acted_at: list[float] = field(default_factory=list)  # when each action reached it
     _watcher: asyncio.Task[None] | None = None
 
     @classmethod
@@ -793,6 +833,8 @@ class Player:
         stream = self.table.events()
         try:
             async for event in stream:
+                if event.kind == "action":
+                    self.acted_at.append(time.monotonic())
                 if event.kind in (
                     "table_paused",
                     "table_unpaused",
@@ -804,6 +846,10 @@ class Player:
                     self.seen.append(event)
         finally:
             await stream.aclose()
+
+    def first_action_after(self, moment: float) -> float | None:
+        """When the first action after ``moment`` (monotonic) reached this player."""
+        return next((at for at in self.acted_at if at > moment), None)
 
     def kinds_seen(self) -> list[str]:
         return [event.kind for event in self.seen]
@@ -857,7 +903,7 @@ class Player:
                 continue
             if view.my_turn and view.turn_seq != acted and view.legal is not None:
                 await self.gate.pass_(view)
-                if await self._try(self.table.act(choose(view.legal, self.rng))) is not None:
+                if await self._try(self.table.act(self.policy(view.legal, self.rng))) is not None:
                     acted = view.turn_seq
                 else:
                     await asyncio.sleep(0.2)  # the table may be changing hands: look again

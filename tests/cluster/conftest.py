@@ -20,6 +20,9 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "cluster: starts node processes, a redis-server and a PostgreSQL database"
     )
+    config.addinivalue_line(
+        "markers", "node_settings(settings): the nodes' environment over NODE_SETTINGS"
+    )
 
 
 DATABASES = [
@@ -41,10 +44,12 @@ def pytest_runtest_makereport(
 @pytest.fixture
 def cluster(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Cluster]:
     """Nodes A and B, ready, each with its own log under the test's tmp_path; every log's
-    tail is printed when the test fails."""
+    tail is printed when the test fails. A test's ``node_settings`` mark changes the nodes'
+    settings."""
     if "postgresql" not in DATABASES:
         pytest.skip("STUD_TEST_DATABASES leaves PostgreSQL out")
-    cluster = Cluster(tmp_path)
+    marked = request.node.get_closest_marker("node_settings")
+    cluster = Cluster(tmp_path, settings=marked.args[0] if marked else None)
     try:
         cluster.start()
         yield cluster

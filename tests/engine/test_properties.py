@@ -34,6 +34,7 @@ def configs(draw: st.DrawFn) -> TableConfig:
         bring_in_may_complete_later=draw(st.booleans()),
         eligibility=draw(st.sampled_from(["ante_and_bring_in", "ante"])),
         bring_in_card=draw(st.sampled_from([None, "low", "high"])),
+        bring_in_tie=draw(st.sampled_from(["suit", "position"])),
         order_tie=draw(st.sampled_from([None, "suit", "position"])),
         open_pair_big_bet=draw(st.booleans()),
         burn_cards=draw(st.booleans()),
@@ -136,6 +137,8 @@ def test_random_hands_keep_every_invariant(data: st.DataObject) -> None:
     assert sum(p["amount"] for p in picture["pots"]) == picture["pot"] == sum(hand.total)
     live = {s for s, seat in picture["seats"].items() if not seat["folded"]}
     assert all(set(p["eligible"]) <= live for p in picture["pots"])
+    # ...and at the hand's end they are the engine's pots (a hand nobody put a chip in has none).
+    assert picture["pots"] == [p for p in hand.result().pots if p["amount"]]
 
 
 def _assert_no_leak(hand: Hand) -> None:

@@ -71,6 +71,46 @@ def test_scs18_common_card_with_eight_players() -> None:
     assert hand.result().net[1] == 8 * 3 - 3
 
 
+def test_scs9_every_pair_the_common_card_makes_on_board_is_announced() -> None:
+    """SCS 9, SCS 18, Robert's 15: the common card plays in every hand, so each board it pairs
+    shows a new pair, and the dealer announces all pairs on board: one announcement a board."""
+    boards = [
+        "As Kh Jd 9c",
+        "Qs 2h 5h 6c",  # pairs queens or deuces with the common card
+        "Qh 2s 7s 8s",  # likewise
+        "3d 4h 6d 8c",
+        "3h 5c 7c 9d",
+        "3s 6h 8d Tc",
+        "4c 7d 9h Jc",
+        "4s 8h Td Kc",
+    ]
+    pool = "Qc Qd 2c 2d"  # the three burn cards and the bottom card: every queen and deuce
+    used = set(cards(" ".join(boards) + " " + pool))
+    spare = [format_card(c) for c in range(CARD_COUNT) if c not in used]
+    hands = []
+    for seat, board in enumerate(boards):
+        door, *rest = board.split()
+        hands.append(f"{spare[2 * seat]} {spare[2 * seat + 1]} {door} | {' | '.join(rest)}")
+    hand = new_hand(hands, burns="Qc Qd 2c", then="2d")
+    while hand.street < 4:
+        legal = hand.legal_actions()
+        kind = next(k for k in ("bring_in", "check", "call") if k in legal.kinds)
+        play(hand, f"{legal.seat} {kind}")
+    kinds = [e.kind for e in hand.events]
+    after = hand.events[kinds.index("common_card") :]
+    common = of_kind(after, "common_card")[0]["card"]
+    assert common in pool.split()
+    plural = {"Q": "queens", "2": "deuces"}[common[0]]
+    pairs = of_kind(after, "announcement", kind="pair")
+    assert [(p["seat"], p["text"]) for p in pairs] == [
+        (1, f"pair of {plural}"),
+        (2, f"pair of {plural}"),
+    ]
+    # Announced before the high board that opens the last round.
+    assert [e.kind for e in after[1:4]] == ["announcement"] * 3
+    assert after[3].data["kind"] == "high_board"
+
+
 def test_scs18_reshuffle_the_burn_cards_and_the_last_card() -> None:
     """SCS 18, Robert's 15: deal all but the last card; the last card joins the burn cards,
     they are scrambled, the dealer burns again and deals on."""

@@ -8,6 +8,7 @@ from decks import check_down, new_hand, of_kind, play
 
 from engine.hand import Hand
 from engine.variants import TableConfig
+from engine.views import view
 
 STUD = TableConfig()
 HILO = STUD.with_variant("seven_card_stud_hi_lo")
@@ -85,6 +86,39 @@ def test_side_pots_with_a_player_all_in_on_the_ante() -> None:
     ]
     assert result.net == {0: -3, 1: 2, 2: 1}
     assert ("showdown", 1) in shown(hand)
+
+
+def test_side_pots_shown_only_where_a_player_is_all_in() -> None:
+    """RULES.md: side pots are layered by all-in amounts. The pots a view shows while chips go
+    in: bets not yet called make no side pot; an all-in starts one; at the hand's end they are
+    the engine's pots."""
+    hand = new_hand(THREE, stacks=[100, 4, 100])
+    play(hand, "2 bring_in", "0 complete 5")
+    assert view(hand.events, None)["pots"] == [{"amount": 10, "eligible": [0, 1, 2]}]
+    play(hand, "1 call")  # all in for 3 more: 4 in, the ante included
+    assert view(hand.events, 1)["pots"] == [
+        {"amount": 11, "eligible": [0, 1, 2]},
+        {"amount": 2, "eligible": [0, 2]},
+    ]
+    play(hand, "2 call")
+    assert view(hand.events, None)["pots"] == [
+        {"amount": 12, "eligible": [0, 1, 2]},
+        {"amount": 4, "eligible": [0, 2]},
+    ]
+    play(hand, "0 bet 5")  # king high acts first on fourth street; seat 2 has not called
+    assert view(hand.events, None)["pots"] == [
+        {"amount": 12, "eligible": [0, 1, 2]},
+        {"amount": 9, "eligible": [0, 2]},
+    ]
+    check_down(hand)
+    assert (
+        view(hand.events, None)["pots"]
+        == hand.result().pots
+        == [
+            {"amount": 12, "eligible": [0, 1, 2]},
+            {"amount": 14, "eligible": [0, 2]},
+        ]
+    )
 
 
 def test_scs19_every_hand_at_showdown_has_seven_cards() -> None:

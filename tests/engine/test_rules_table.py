@@ -145,3 +145,28 @@ def test_seating_errors_are_typed() -> None:
     with pytest.raises(InvalidAction):
         t.sit(1, "x", 0)
     assert [s.player if s else None for s in t.seats][:2] == ["p0", None]
+
+
+def test_time_collection_takes_the_fee_from_the_stack_between_hands() -> None:
+    from engine.table_events import TimeCollected
+    from engine.table_view import TablePicture
+
+    t = table(50, 40)
+    picture = TablePicture(len(t.seats), "p0")
+    for event in t.sit(2, "p2", 30):
+        picture.apply(event)
+    events = t.collect_time(0, 3)
+    assert events == [TimeCollected(seat=0, amount=3, stack=47)]
+    assert events[0].data == {"seat": 0, "amount": 3, "stack": 47}
+    assert t.seats[0] is not None and t.seats[0].stack == 47
+    picture.apply(TimeCollected(seat=2, amount=4, stack=26))
+    assert picture.seats[2].stack == 26
+    for bad in (0, -1, True):
+        with pytest.raises(InvalidAction):
+            t.collect_time(1, bad)
+    with pytest.raises(IllegalAction):
+        t.collect_time(1, 41)  # more than the stack
+    assert t.seats[1] is not None and t.seats[1].stack == 40
+    t.start_hand(deck())
+    with pytest.raises(IllegalAction):
+        t.collect_time(0, 1)  # not during the seat's hand

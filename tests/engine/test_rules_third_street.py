@@ -271,6 +271,60 @@ def test_hoyle_betting_highest_card_must_bet_with_no_ante() -> None:
     assert "check" in hand.legal_actions().kinds
 
 
+HOYLE_NO_ANTE = TableConfig(
+    variant=find_variant("five_card_stud"),
+    ante=0,
+    bring_in=5,
+    small_bet=5,
+    big_bet=10,
+    bring_in_card="high",
+)
+
+
+def test_hoyle_betting_tie_for_highest_card_broken_by_suit_by_default() -> None:
+    """Hoyle, Betting, read with SCS 3's suit order (the default `bring_in_tie="suit"`): of two
+    kings showing, the king of spades must bet."""
+    hand = new_hand(["2c Kd", "3c Ks", "2d 9h"], HOYLE_NO_ANTE)
+    assert hand.seat_to_act() == 1
+    bring_in = of_kind(hand.events, "announcement", kind="bring_in")
+    assert [(a["seat"], a["card"]) for a in bring_in] == [(1, "Ks")]
+
+
+def test_hoyle_betting_tie_for_highest_card_nearest_the_dealers_left_bets_first() -> None:
+    """Hoyle, Betting (`bring_in_tie="position"`): "if two or more players tie for
+    highest-showing card, the player nearest the dealer's left bets first", whatever the suits.
+    Online the dealer sits before the lowest seat number, so that is the lowest seat dealt in."""
+    config = replace(HOYLE_NO_ANTE, bring_in_tie="position")
+    hand = new_hand(["2c 9h", "3c Kd", "2d Ks", "3d Kh"], config, seats=[1, 3, 4, 6])
+    assert hand.seat_to_act() == 3
+    bring_in = of_kind(hand.events, "announcement", kind="bring_in")
+    assert [(a["seat"], a["card"], a["text"]) for a in bring_in] == [(3, "Kd", "Kd brings it in")]
+    legal = hand.legal_actions()
+    assert (legal.seat, legal.kinds, legal.bring_in) == (3, ("bring_in",), 5)
+    # A higher card anywhere still bets first: position only breaks ties.
+    hand = new_hand(["2c Kd", "3c As", "2d Kh"], config)
+    assert hand.seat_to_act() == 1
+
+
+@pytest.mark.parametrize(
+    ("config", "hands", "expected"),
+    [
+        (STUD, ["As Ah 3h", "Ks Kh 3c", "Qs Qh 3d"], 0),  # three of hearts, three of clubs
+        (RAZZ, ["As Ah Kc", "2s 2h Ks", "3s 3h 9d"], 0),  # razz: two kings, the high card
+    ],
+)
+def test_bring_in_tie_by_position_goes_to_the_dealers_left(
+    config: TableConfig, hands: list[str], expected: int
+) -> None:
+    """SCS 3 and Razz 3 read by position (`bring_in_tie="position"`): equal bring-in cards are
+    decided by the seat nearest the dealer's left, not the suit."""
+    by_suit = new_hand(hands, config)
+    assert by_suit.seat_to_act() != expected
+    hand = new_hand(hands, replace(config, bring_in_tie="position"))
+    assert hand.seat_to_act() == expected
+    assert hand.legal_actions().kinds == ("bring_in", "complete")
+
+
 @pytest.mark.parametrize("name", ["seven_card_stud", "razz", "seven_card_stud_hi_lo"])
 def test_scs3_bring_in_is_announced(name: str) -> None:
     """SCS 9, Robert's 12: the dealer announces the low card (razz: high card) on third street."""

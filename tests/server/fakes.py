@@ -31,6 +31,8 @@ class MemoryTableStore:
 
     async def start_hand(self, live: LiveHandState) -> None:
         self._answer()
+        for player, fee in live.time_fees.items():
+            self.at_table[live.table_id, player] -= fee
         self.live[live.table_id] = LiveHandState(
             live.table_id, live.number, live.deck, list(live.players), [], live.config
         )

@@ -42,6 +42,7 @@ EVERY_RULE: dict[str, Any] = {
     "bring_in_may_complete_later": True,
     "eligibility": "ante",
     "bring_in_card": "high",
+    "bring_in_tie": "position",
     "order_tie": "position",
     "open_pair_big_bet": False,
     "burn_cards": False,
@@ -62,6 +63,9 @@ EVERY_RULE: dict[str, Any] = {
     "common_card_in_order": False,
     "deal_to_unfaced_folds": False,
     "pots_by_contenders": True,
+    "rake_percent": 4.5,
+    "rake_cap": 3,
+    "rake_from_street": 3,
 }
 
 

@@ -89,8 +89,9 @@ def test_balanced_books_pass(
     assert len(lines) == 1
     assert re.fullmatch(
         r"the books balance: 3000 chips issued by the house: \d+ in player wallets, "
-        r"\d+ in table pools; every wallet matches its ledger movements, every table's pool "
-        r"its seats \(1 table\), every recorded hand nets to zero \(\d+ hands\)",
+        r"\d+ in table pools, 0 in house revenue; every wallet matches its ledger movements, "
+        r"every table's pool its seats \(1 table\), every recorded hand nets to zero after its "
+        r"rake \(\d+ hands, 0 chips raked\)",
         lines[0],
     ), lines
 
@@ -111,8 +112,8 @@ def test_a_wallet_balance_changed_behind_the_ledger(
         lines[0],
     ), lines
     assert re.fullmatch(
-        r"the player wallets and table pools hold 3007 chips, but the house issued 3000 "
-        r"\(3000 given out, 0 taken back\): 7 chips too many",
+        r"the player wallets, table pools and house revenue hold 3007 chips, but the house "
+        r"issued 3000 \(3000 given out, 0 taken back\): 7 chips too many",
         lines[1],
     ), lines
     assert lines[2:] == [

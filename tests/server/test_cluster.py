@@ -338,6 +338,78 @@ async def test_a_dead_node_s_table_is_taken_over_and_its_hand_finished(
 @needs_redis
 @needs_postgresql
 @pytest.mark.usefixtures("redis_available")
+async def test_a_command_for_a_table_no_node_runs_is_refused_at_once_with_a_retry_hint(
+    nodes: list[Node],
+) -> None:
+    """Between a node's death and the takeover nobody hears the table's commands: the
+    sender is told at once when to try again, not left waiting for its whole timeout."""
+    a, b = nodes
+    table_id = await seed(a.cardroom.sessionmaker, ["ann", "bob"])
+    await a.start()
+    await wait_for(lambda: a.cardroom.actor(table_id) is not None)
+    await b.start()
+    remote = await b.cardroom.table(table_id)
+    assert isinstance(remote, RemoteTable)
+    assert (await submit(remote, "sit", "ann", buy_in=100))["stack"] == 100
+    await a.die()
+    await asyncio.sleep(0.1)  # Redis has seen a's connections go
+    assert b.cardroom.router.timeout >= 10
+    started = asyncio.get_running_loop().time()
+    with pytest.raises(CommandRefused) as refused:
+        await submit(remote, "sit", "bob", buy_in=100)
+    assert asyncio.get_running_loop().time() - started < LEASE / 2
+    assert refused.value.code == "table_unavailable"
+    assert getattr(refused.value, "retry_after", None) == pytest.approx(LEASE / 3)
+    assert b.cardroom.actor(table_id) is None, "asked before the lease lapsed"
+    # Once b runs the table, the same road reaches it: nothing was done meanwhile.
+    await wait_for(lambda: b.cardroom.actor(table_id) is not None, timeout=4 * LEASE + 2)
+    assert (await submit(remote, "sit", "bob", buy_in=100))["stack"] == 100
+    taken = b.cardroom.actor(table_id)
+    assert taken is not None
+    assert sorted(s.player for s in taken.table.seats if s is not None) == ["ann", "bob"]
+
+
+@needs_redis
+@needs_postgresql
+@pytest.mark.usefixtures("redis_available")
+async def test_a_node_past_its_lease_publishes_nothing_more_for_the_table(
+    nodes: list[Node],
+) -> None:
+    """A node whose lease rounds stand still (frozen, or its loop starved) while its actor
+    still runs: once its lease may have passed to another node it says nothing more of the
+    table, even what writes nothing the database could fence (a chat line)."""
+    a, b = nodes
+    table_id = await seed(a.cardroom.sessionmaker, ["ann", "bob"])
+    await a.start()
+    await wait_for(lambda: a.cardroom.actor(table_id) is not None)
+    stale = a.cardroom.actor(table_id)
+    assert stale is not None
+    await b.start()
+    watcher = b.bus.subscribe(table_channel(table_id))
+    await b.bus.wait_ready(5)
+    await submit(stale, "sit", "ann", buy_in=100)
+    rounds = a.cardroom._lease_rounds
+    assert rounds is not None
+    rounds.cancel()  # a renews nothing more
+    await submit(stale, "chat", "ann", text="still mine")
+    said = await next_event(watcher)
+    while said["kind"] != "chat":
+        said = await next_event(watcher)
+    assert said["run"] == stale.run_number and said["data"]["text"] == "still mine"
+
+    await wait_for(lambda: b.cardroom.actor(table_id) is not None, timeout=4 * LEASE + 2)
+    assert await submit(stale, "chat", "ann", text="am I?") == {}
+    await asyncio.sleep(0.3)
+    heard = []
+    while not watcher.queue.empty():
+        heard.append(watcher.queue.get_nowait())
+    assert not [m for m in heard if m is not None and m["run"] == stale.run_number], heard
+    assert stale.publisher.silenced >= 1
+
+
+@needs_redis
+@needs_postgresql
+@pytest.mark.usefixtures("redis_available")
 async def test_a_node_stopped_cleanly_hands_its_table_over_at_once(nodes: list[Node]) -> None:
     """A node that stops gives its leases back and says so: another node takes the table at
     its next round, not a lease later, and keeps its players as they were at the stop."""

@@ -119,6 +119,7 @@ def test_any_frame_is_answered_with_stable_codes_and_no_traceback(
 
     async def run() -> list[dict[str, Any]]:
         await conn._receive(frame)
+        await conn.lanes.join()
         out = []
         while not conn.subscription.queue.empty():
             message = conn.subscription.queue.get_nowait()

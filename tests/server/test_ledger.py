@@ -40,6 +40,7 @@ async def test_buy_in_and_cash_out_keep_the_books_balanced(session: AsyncSession
 
     assert await balances(session) == {
         ledger.HOUSE: -1_500,
+        ledger.REVENUE: 0,
         "player:1": 1_150,
         "player:2": 300,
         "table:1": 50,
@@ -128,8 +129,8 @@ async def test_verify_books_finds_a_balance_changed_behind_the_ledger(
     assert not books.balanced and books.mismatched == ("player:1",)
     assert books.differences() == [
         "wallet player:1 holds 105 chips, but its ledger movements add up to 100 (5 chips more)",
-        "the player wallets and table pools hold 105 chips, but the house issued 100 "
-        "(100 given out, 0 taken back): 5 chips too many",
+        "the player wallets, table pools and house revenue hold 105 chips, but the house "
+        "issued 100 (100 given out, 0 taken back): 5 chips too many",
         "the house bankroll stands at -100, but the chips out of it are 105 "
         "(it should stand at -105)",
     ]

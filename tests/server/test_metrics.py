@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import io
 import json
 import logging
 import sys
+import weakref
 from collections.abc import Iterator
 from typing import Any
 
@@ -186,6 +188,19 @@ def test_every_app_has_its_own_registry() -> None:
         )
         == 0
     )
+
+
+def test_garbage_collections_are_timed_without_keeping_the_app_alive() -> None:
+    metrics = Metrics()
+    gc.collect()
+    samples = scrape_text(metrics.exposition(None)[0].decode())
+    assert value(samples, "stud_gc_pause_seconds_count", generation="2") >= 1
+    assert value(samples, "stud_gc_pause_seconds_sum", generation="2") > 0
+    assert value(samples, "stud_gc_pause_seconds_bucket", generation="2", le="+Inf") >= 1
+    gone = weakref.ref(metrics)
+    del metrics, samples
+    gc.collect()
+    assert gone() is None
 
 
 def test_openmetrics_when_the_scraper_asks() -> None:

@@ -5,9 +5,11 @@ shape when it is a refusal. The cardroom runs for real (SQLite, its lifespan on)
 from __future__ import annotations
 
 import asyncio
+import logging
 import threading
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +22,7 @@ from hypothesis.errors import Unsatisfiable
 from schemathesis.generation import GenerationMode
 from server_helpers import FAST_HASHING, PASSWORD, bearer
 
+from server import cli
 from server.app import create_app
 from server.cli import create_operator
 from server.db import migrate
@@ -36,8 +39,8 @@ async def _migrate(url: str) -> None:
 
 
 @pytest.fixture(scope="module")
-def cardroom(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
-    """A served cardroom, its base URL and an operator's token."""
+def cardroom(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Fuzzed]:
+    """A served cardroom: its base URL, an operator's token, its settings."""
     path: Path = tmp_path_factory.mktemp("fuzz") / "fuzz.db"
     config = Settings(database_url=f"sqlite+aiosqlite:///{path}", **FAST_HASHING)
     asyncio.run(_migrate(config.database_url))
@@ -56,10 +59,29 @@ def cardroom(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, st
     login = httpx.post(f"{url}/auth/login", json={"username": "boss", "password": PASSWORD})
     token = str(login.json()["access_token"])
     try:
-        yield url, token
+        yield Fuzzed(url, token, config)
     finally:
         server.should_exit = True
         thread.join(20)
+
+
+@dataclass(frozen=True)
+class Fuzzed:
+    url: str
+    token: str
+    settings: Settings
+
+
+class _Troubles(logging.Handler):
+    """Every log record of the server that is an error or carries a traceback."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.exc_info or record.levelno >= logging.ERROR:
+            self.records.append(record)
 
 
 def _check(label: str, response: Any) -> None:
@@ -85,11 +107,28 @@ def _fuzz(operation: Any, mode: GenerationMode, url: str, token: str) -> None:
 
 
 @pytest.mark.parametrize("mode", list(GenerationMode), ids=lambda mode: mode.value)
-def test_no_answer_is_a_server_error(cardroom: tuple[str, str], mode: GenerationMode) -> None:
+def test_no_answer_is_a_server_error(cardroom: Fuzzed, mode: GenerationMode) -> None:
     """Valid inputs (positive) and inputs the schema forbids (negative), for every operation,
     sent as an operator and as nobody. An operation with nothing to get wrong (no parameter,
     no body) has no negative input."""
-    url, token = cardroom
+    url, token = cardroom.url, cardroom.token
+    troubles = _Troubles()
+    loggers = [logging.getLogger(), logging.getLogger("uvicorn")]  # uvicorn's stay its own
+    for logger in loggers:
+        logger.addHandler(troubles)
+    try:
+        fuzzed = _fuzz_all(url, token, mode)
+    finally:
+        for logger in loggers:
+            logger.removeHandler(troubles)
+    assert any(label.startswith("POST /admin/") for label in fuzzed), fuzzed
+    # No traceback, and no chip moved but through the ledger: the books still balance.
+    assert not troubles.records, [troubles.format(record) for record in troubles.records[:3]]
+    status, lines = asyncio.run(cli.audit(cardroom.settings))
+    assert status == 0, lines
+
+
+def _fuzz_all(url: str, token: str, mode: GenerationMode) -> list[str]:
     api = schemathesis.openapi.from_url(f"{url}/openapi.json")
     fuzzed = []
     for result in api.get_all_operations():
@@ -101,4 +140,4 @@ def test_no_answer_is_a_server_error(cardroom: tuple[str, str], mode: Generation
                 raise
             continue
         fuzzed.append(operation.label)
-    assert any(label.startswith("POST /admin/") for label in fuzzed), fuzzed
+    return fuzzed

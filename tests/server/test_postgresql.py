@@ -157,7 +157,12 @@ async def test_concurrent_buy_ins_never_overdraw_a_wallet(
 
     results = await asyncio.gather(*(buy_in() for _ in range(50)))
     assert results.count(True) == 33
-    assert await balances(pooled) == {ledger.HOUSE: -1_000, "player:1": 10, "table:1": 990}
+    assert await balances(pooled) == {
+        ledger.HOUSE: -1_000,
+        ledger.REVENUE: 0,
+        "player:1": 10,
+        "table:1": 990,
+    }
     async with pooled() as session:
         entries = await session.scalar(select(func.count()).select_from(LedgerEntry))
     assert entries == 1 + 33

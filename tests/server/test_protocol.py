@@ -21,14 +21,14 @@ import pytest
 from fastapi import FastAPI
 from live import ANY, Conversation, conversations, receive, run_conversation, serve
 from play import crash
-from server_helpers import FAST_HASHING, bearer, operator_token, player_token
+from server_helpers import FAST_HASHING, bearer, error_code, operator_token, player_token
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
 from engine.cards import Deck, parse_cards
 from server.app import create_app
 from server.db import migrate
-from server.db.session import make_engine
+from server.db.session import make_engine, make_sessionmaker
 from server.lobby import Cardroom
 from server.settings import Settings
 
@@ -231,3 +231,29 @@ def test_wildcards_match_any_value() -> None:
     assert matches({"a": ANY, "b": [1, ANY]}, {"a": {"x": 1}, "b": [1, "z"]})
     assert not matches({"a": 1}, {"a": 1, "b": 2})
     assert not matches({"a": 1}, {"a": True})
+
+
+async def test_a_database_that_does_not_answer_is_a_stable_refusal_not_a_bug(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Signing in over the websocket or calling a route while the database cannot be reached:
+    ``database_unavailable`` (503 over HTTP), no traceback, and the connection stays."""
+    async with examples_server(tmp_path) as room:
+        working = room.app.state.sessionmaker
+        unreachable = make_engine(f"sqlite+aiosqlite:///{tmp_path / 'no-such-dir' / 'gone.db'}")
+        room.app.state.sessionmaker = make_sessionmaker(unreachable)
+        try:
+            ws = await hello(room.host)
+            answer = await request(ws, {"type": "auth", "id": 1, "token": room.tokens["ann"]})
+            assert answer["type"] == "error" and answer["code"] == "database_unavailable"
+            wallet = await room.client.get("/wallet", headers=bearer(room.tokens["ann"]))
+            assert wallet.status_code == 503, wallet.text
+            assert error_code(wallet) == "database_unavailable"
+            room.app.state.sessionmaker = working
+            answer = await request(ws, {"type": "auth", "id": 2, "token": room.tokens["ann"]})
+            assert answer["type"] == "reply", answer
+            await ws.close()
+        finally:
+            room.app.state.sessionmaker = working
+            await unreachable.dispose()
+    assert not [r for r in caplog.records if r.exc_info], "a traceback was logged"

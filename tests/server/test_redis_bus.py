@@ -319,3 +319,27 @@ async def test_documented_conversation_over_redis(
     async with examples_server(tmp_path, redis_url=redis_url()) as room:
         assert isinstance(room.cardroom.bus, RedisBus)
         await run_conversation(room.host, conversation, room.tokens)
+
+
+async def test_a_publish_says_how_many_nodes_heard_it(bus: RedisBus) -> None:
+    """A command nobody listens for is known lost at once (``server.cluster``)."""
+    other = RedisBus(redis_url(prefix=bus._prefix.decode()))
+    try:
+        listening = other.subscribe("heard")
+        await other.wait_ready(5)
+        assert await bus.publish_heard("nobody", {"n": 1}) == 0
+        assert await bus.publish_heard("heard", {"n": 2}) == 1
+        assert await asyncio.wait_for(listening.get(), 5) == {"n": 2}
+        listening.close()
+        await asyncio.sleep(0.2)  # the UNSUBSCRIBE reached Redis
+        assert await bus.publish_heard("heard", {"n": 3}) == 0
+    finally:
+        await other.close()
+
+
+async def test_a_memory_publish_says_whether_anybody_heard_it() -> None:
+    bus = MemoryBus()
+    assert await bus.publish_heard("nobody", {"n": 1}) == 0
+    listening = bus.subscribe("heard")
+    assert await bus.publish_heard("heard", {"n": 2}) == 1
+    assert listening.queue.get_nowait() == {"n": 2}

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "clients"))
-from live_server import LiveServer  # noqa: E402
+from live_server import SUPPORT, LiveServer  # noqa: E402
 from playwright.sync_api import Browser, Playwright, sync_playwright  # noqa: E402
 
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
@@ -35,6 +35,20 @@ def artifacts() -> Path:
 @pytest.fixture(scope="module")
 def demo_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     server = LiveServer(Path(tmp_path_factory.mktemp("web")), **DEMO)
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+        assert not server.errors(), server.log()[-5000:]
+
+
+@pytest.fixture(scope="module")
+def staffed_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    """A demo server with an operator (``OPERATOR``) and a support account (``SUPPORT``)."""
+    server = LiveServer(Path(tmp_path_factory.mktemp("console")), **DEMO)
+    server.create_operator()
+    server.create_operator(SUPPORT, role="support")
     server.start()
     try:
         yield server

@@ -4,7 +4,6 @@ checked against what the server recorded (``GET /hands/{id}``)."""
 
 from __future__ import annotations
 
-import itertools
 import json
 import random
 import re
@@ -15,6 +14,7 @@ from typing import Any
 
 import httpx
 from live_server import LiveServer
+from page_steps import PASSWORD, new_name, open_table, sign_up
 from playwright.sync_api import Browser, Page, WebSocketRoute, expect
 
 from engine.play import play_random_hand
@@ -23,29 +23,6 @@ from engine.views import view
 
 ROOT = Path(__file__).resolve().parents[2]
 WEB = ROOT / "server" / "web"
-PASSWORD = "web-tests-pw"
-_names = itertools.count(1)
-
-
-def _name(prefix: str) -> str:
-    return f"{prefix}{next(_names)}{int(time.time() * 1000) % 100000}"
-
-
-def _sign_up(page: Page, url: str, name: str) -> None:
-    page.goto(url + "/")
-    page.fill("#username", name)
-    page.fill("#password", PASSWORD)
-    page.click("#signup")
-    expect(page.locator("#lobby-view")).to_be_visible()
-    expect(page.locator("#me-name")).to_have_text(name)
-
-
-def _open_table(page: Page, table_name: str) -> None:
-    row = page.locator("#lobby-rows tr", has_text=table_name)
-    expect(row).to_be_visible()
-    row.locator("button.open").click()
-    expect(page.locator("#table-view")).to_be_visible()
-    expect(page.locator(".seat[data-player]")).to_have_count(3, timeout=15_000)  # the house bots
 
 
 def _act_once(page: Page) -> bool:
@@ -78,8 +55,11 @@ def test_the_page_and_its_files_are_served(demo_server: LiveServer) -> None:
     assert '<script type="module" src="/web/app.js">' in page.text
     for name, media in (
         ("app.js", "text/javascript"),
+        ("page.js", "text/javascript"),
         ("protocol.js", "text/javascript"),
         ("style.css", "text/css"),
+        ("console.js", "text/javascript"),
+        ("console.css", "text/css"),
     ):
         response = httpx.get(f"{demo_server.url}/web/{name}")
         assert response.status_code == 200, name
@@ -98,15 +78,15 @@ def test_a_person_plays_hands_to_showdown_against_house_bots(
     demo_server: LiveServer, browser: Browser, artifacts: Path
 ) -> None:
     url = demo_server.url
-    name = _name("ann")
+    name = new_name("ann")
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     try:
-        _sign_up(page, url, name)
+        sign_up(page, url, name)
         page.screenshot(path=str(artifacts / "lobby-1280.png"), full_page=True)
-        _open_table(page, "Demo: seven-card stud")
+        open_table(page, "Demo: seven-card stud")
         page.locator("#buy-in").fill("300")
         page.locator("button.sit").first.click()
         me = page.locator(".seat.me")
@@ -284,8 +264,8 @@ def test_a_gap_in_seq_makes_the_page_resync(
 
     page.route_web_socket("**/ws", relay)
     try:
-        _sign_up(page, demo_server.url, _name("eve"))
-        _open_table(page, "Demo: razz")
+        sign_up(page, demo_server.url, new_name("eve"))
+        open_table(page, "Demo: razz")
         deadline = time.monotonic() + 30
         while not any(f.get("type") == "resync" for f in sent):
             assert time.monotonic() < deadline, "no resync after a gap"
@@ -318,9 +298,9 @@ def test_the_page_reconnects_after_a_drop_and_plays_on(
 
     page.route_web_socket("**/ws", relay)
     try:
-        name = _name("cat")
-        _sign_up(page, demo_server.url, name)
-        _open_table(page, "Demo: stud hi-lo")
+        name = new_name("cat")
+        sign_up(page, demo_server.url, name)
+        open_table(page, "Demo: stud hi-lo")
         page.locator("button.sit").first.click()
         expect(page.locator(".seat.me")).to_have_count(1)
         expect(page.locator(".seat.me .card")).not_to_have_count(0, timeout=20_000)

@@ -5,6 +5,7 @@
     stud-bots --server http://127.0.0.1:8000 --tables 4 --seats 4 --hands 200 \\
               --strategy mixed --variant mixed --think-ms 5-40 --operator boss
     stud-bots --server URL --table 3 --table 7 --seats 2 --hands 50 --strategy rules
+    stud-bots --server http://node-a:8000 --server http://node-b:8000 --table 3
 
 It registers one bot account per seat, opens tables with an operator's credential (the
 password from ``STUD_OPERATOR_PASSWORD`` or a prompt; or ``--operator-token``) or joins the
@@ -12,6 +13,11 @@ given ones, plays until the tables have dealt ``--hands`` hands in all, has ever
 (its chips go back to its wallet), prints a progress bar to stderr and then one JSON line:
 hands played, actions sent, errors by code, reconnects, resyncs, and the latency from
 sending an action to seeing its event (p50, p95, p99, in milliseconds).
+
+Given several nodes of one cardroom (``--server`` again, or a comma list), every bot's client
+tries them in turn, as the client library does: a bot outlives the node it played through. A
+lost connection costs a bot nothing but the command in flight (counted): its client
+reconnects and resyncs, and the bot plays on from the fresh snapshot.
 """
 
 from __future__ import annotations
@@ -27,9 +33,9 @@ import secrets
 import sys
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TextIO
+from typing import Any, TextIO, TypeVar
 
 from engine.variants import VARIANTS, find_variant
 from stud_bots.strategies import STRATEGIES, Bot, make_bot
@@ -47,6 +53,8 @@ from stud_client import (
 
 __all__ = ["Options", "main", "parse_args", "run"]
 
+T = TypeVar("T")
+
 # "--variant mixed" deals these in turn, one per table.
 MIXED_VARIANTS = (
     "seven_card_stud",
@@ -63,6 +71,7 @@ SETTLE_SECONDS = 60.0  # after the last hand, how long bots have to leave their 
 @dataclass(slots=True)
 class Options:
     server: str
+    fallback_servers: tuple[str, ...] = ()  # other nodes of the same cardroom
     tables: int = 1
     seats: int = 2
     hands: int = 100
@@ -107,7 +116,14 @@ def parse_args(argv: Sequence[str] | None = None) -> Options:
         description="Bots playing a stud server through its public websocket protocol. "
         "Progress goes to stderr; one JSON line of results to stdout.",
     )
-    parser.add_argument("--server", required=True, help="base URL, e.g. http://127.0.0.1:8000")
+    parser.add_argument(
+        "--server",
+        required=True,
+        action="append",
+        metavar="URL",
+        help="base URL, e.g. http://127.0.0.1:8000; several nodes of one cardroom: repeat "
+        "it or give a comma list (tried in turn, as fallbacks)",
+    )
     parser.add_argument("--tables", type=int, default=1, help="tables to open (default 1)")
     parser.add_argument("--seats", type=int, default=2, help="bots per table (default 2)")
     parser.add_argument(
@@ -177,8 +193,12 @@ def parse_args(argv: Sequence[str] | None = None) -> Options:
         password = os.environ.get("STUD_OPERATOR_PASSWORD")
         if password is None:
             password = getpass.getpass(f"password of {args.operator}: ")
+    servers = [url.strip() for given in args.server for url in given.split(",") if url.strip()]
+    if not servers:
+        parser.error("--server needs a URL")
     return Options(
-        server=args.server,
+        server=servers[0],
+        fallback_servers=tuple(servers[1:]),
         tables=len(args.table) or args.tables,
         seats=args.seats,
         hands=args.hands,
@@ -243,17 +263,20 @@ async def _play(seat: _Seat, run: _Run) -> None:
     sat_in_at: int | None = None
     stream = table.events()
     try:
-        await table.sit(seat.buy_in)
+        seated = await _lasting(seat, table.sit(seat.buy_in)) is not None
         async for event in stream:
             if event.kind == "hand_ended" and event.hand is not None:
                 run.hand_ended(table.id, event.hand)
             if table.seat is None:
                 if seat.leaving:
                     return
-                if event.kind == "seat_left":
+                if event.kind == "seat_left" and seated:
                     seat.errors["lost_seat"] += 1  # the server removed the bot
                     return
+                if event.kind == "snapshot" and not seated:  # its sit was cut short
+                    seated = await _lasting(seat, table.sit(seat.buy_in)) is not None
                 continue
+            seated = True
             if event.kind == "turn" and event.data.get("seat") != table.seat:
                 continue
             if event.kind not in ("turn", "snapshot", "sat_out", "hand_ended", "clock"):
@@ -264,18 +287,26 @@ async def _play(seat: _Seat, run: _Run) -> None:
                 continue
             if me.sitting_out and not seat.leaving and sat_in_at != view.seq:
                 sat_in_at = view.seq
-                await _back_in(seat, table, view)
+                await _lasting(seat, _back_in(seat, table, view))
                 continue
             if view.my_turn and view.turn_seq != acted:
                 acted = view.turn_seq
-                await _take_turn(seat, table, view, think_low, think_high)
-    except (ConnectionLost, TimeoutError) as error:
-        seat.errors["connection_lost" if isinstance(error, ConnectionLost) else "timeout"] += 1
+                await _lasting(seat, _take_turn(seat, table, view, think_low, think_high))
     except ServerError:
         pass  # counted by the client, by code
     finally:
         seat.done = True
         await stream.aclose()
+
+
+async def _lasting(seat: _Seat, work: Awaitable[T]) -> T | None:
+    """``work``'s result, or None when the connection dropped under it (counted): the client
+    reconnects and resyncs by itself, and the bot goes on from the next snapshot."""
+    try:
+        return await work
+    except (ConnectionLost, TimeoutError) as error:
+        seat.errors["connection_lost" if isinstance(error, ConnectionLost) else "timeout"] += 1
+        return None
 
 
 async def _take_turn(seat: _Seat, table: Table, view: TableView, low: float, high: float) -> None:
@@ -356,7 +387,7 @@ async def _make_seat(
     password: str,
     gate: asyncio.Semaphore,
 ) -> _Seat:
-    client = StudClient(options.server)
+    client = StudClient(options.server, fallback_urls=options.fallback_servers)
     async with gate:
         await client.register(name, password, bot=True)
         await client.login(name, password)
@@ -468,7 +499,7 @@ async def run(options: Options, *, progress_to: TextIO | None = None) -> dict[st
     tasks: list[asyncio.Task[None]] = []
     helpers: list[asyncio.Task[None]] = []  # the progress bar, the chaos monkey
     timed_out = False
-    async with StudClient(options.server) as admin:
+    async with StudClient(options.server, fallback_urls=options.fallback_servers) as admin:
         infos = await _open_tables(options, admin, run_id)
         gate = asyncio.Semaphore(4)
         seats = list(

@@ -7,7 +7,10 @@ resynced from a fresh snapshot. Commands in flight when the line dropped fail wi
 ``ConnectionLost``; ``Table.act`` sends its action again under the same action id.
 
 A client given several nodes of one cardroom (``fallback_urls``) tries them in turn when it
-(re)connects, the one that answered last first: it outlives the node it was connected to.
+(re)connects, the one that answered last first: it outlives the node it was connected to. A
+node that keeps the socket open but says nothing (frozen, or its event loop stalled) is
+found out by the heartbeat: with no frame at all (not even the ``pong`` to a ``ping``) for
+``silent_after`` seconds, the client cuts the socket and reconnects, to another node first.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import contextlib
 import itertools
 import logging
 import random
+import time
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -29,7 +33,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
 
 from stud_client.errors import ConnectionLost, ErrorCode, ServerError, StudError
-from stud_client.table import Table
+from stud_client.table import MAX_RETRY_AFTER, TRY_AGAIN, Table
 from stud_client.view import TableInfo
 
 __all__ = ["ClientStats", "StudClient"]
@@ -54,6 +58,7 @@ class ClientStats:
 
     reconnects: int = 0
     failovers: int = 0  # reconnects that went to another URL than the last one
+    silences: int = 0  # servers left for saying nothing within ``silent_after``
     resyncs: int = 0  # snapshots applied after a gap, a restart or a reconnect
     gaps: int = 0  # events that came with a seq one past the expected one
     actions: int = 0  # actions the server answered
@@ -81,6 +86,7 @@ class StudClient:
         fallback_urls: Sequence[str] = (),
         token: str | None = None,
         heartbeat: float | None = 20.0,
+        silent_after: float | None = None,
         request_timeout: float = 15.0,
         backoff: tuple[float, float] = (0.05, 5.0),
         drop_frame: Callable[[Mapping[str, Any]], bool] | None = None,
@@ -90,7 +96,9 @@ class StudClient:
         """``fallback_urls``: other nodes of the same cardroom; a (re)connect tries every URL
         in turn, the one that worked last first, and REST calls go to the current one.
         ``heartbeat``: seconds between pings (None: none; the server then closes an idle
-        connection). ``backoff``: first and longest wait between reconnect rounds.
+        connection). ``silent_after``: seconds without a frame from the server after which
+        it is taken for frozen and left (by default two heartbeats). ``backoff``: first and
+        longest wait between reconnect rounds.
         ``drop_frame``: fault injection for tests; a frame it returns True for is ignored
         as if the network had lost it. ``client_seeds``: give a fresh random seed to every
         hand dealt to this player (docs/fairness.md), as the table announces its commitment."""
@@ -101,6 +109,9 @@ class StudClient:
         self.player: str | None = None
         self.stats = ClientStats()
         self.heartbeat = heartbeat
+        self.silent_after = silent_after or (2 * heartbeat if heartbeat else None)
+        self._heard_at = 0.0  # when the server last sent a frame (monotonic)
+        self._suspect: int | None = None  # the URL left for silence: tried last
         self.request_timeout = request_timeout
         self.backoff = backoff
         self._drop_frame = drop_frame
@@ -141,9 +152,20 @@ class StudClient:
 
     async def _rest(self, method: str, path: str, *, json: Any = None) -> Any:
         headers = {"Authorization": f"Bearer {self.token}"} if self.token else {}
-        response = await self._http.request(
-            method, self.base_url + path, json=json, headers=headers
-        )
+        order = [self._current, *(n for n in range(len(self.urls)) if n != self._current)]
+        for tried, number in enumerate(order, 1):
+            try:
+                response = await self._http.request(
+                    method, self.urls[number] + path, json=json, headers=headers
+                )
+            except httpx.ConnectError:
+                # Nothing reached that node, so any request may go to the next one.
+                if tried == len(order):
+                    raise
+                continue
+            if number != self._current and self._ws is None:
+                self._current = number  # the websocket will try it first too
+            break
         if response.status_code >= 400:
             try:
                 error = response.json()["error"]
@@ -275,6 +297,9 @@ class StudClient:
         """Connect to the URL that worked last, else to each other one in turn; the last
         failure is raised if none answers."""
         order = [self._current, *(n for n in range(len(self.urls)) if n != self._current)]
+        if self._suspect is not None and len(order) > 1:
+            order.remove(self._suspect)
+            order.append(self._suspect)
         for tried, number in enumerate(order, 1):
             try:
                 await self._open_at(_ws_url(self.urls[number]))
@@ -295,6 +320,7 @@ class StudClient:
                     self.urls[order[tried]],
                 )
                 continue
+            self._suspect = None
             if number != self._current:
                 log.info("stud client: now connected to %s", self.urls[number])
                 if self._runner is not None:  # a reconnect, not the first connect
@@ -319,6 +345,7 @@ class StudClient:
         if hello.get("type") != "hello" or hello.get("protocol") != PROTOCOL_VERSION:
             await ws.close()
             raise StudError(f"not a stud server speaking protocol v1: {hello!r}")
+        self._heard_at = time.monotonic()
         self._ws = ws
 
     async def _restore(self) -> None:
@@ -352,6 +379,7 @@ class StudClient:
             if ws is not None:
                 try:
                     async for text in ws:
+                        self._heard_at = time.monotonic()
                         try:
                             self._on_text(text)
                         except Exception:  # noqa: BLE001 - one bad frame must not end it
@@ -407,12 +435,26 @@ class StudClient:
                 future.set_exception(self._fatal or ConnectionLost("the connection dropped"))
 
     async def _beat(self, every: float) -> None:
+        """Ping every ``every`` seconds; leave a server that has said nothing for
+        ``silent_after`` seconds (its socket open, its process frozen)."""
         while not self._closing:
             await asyncio.sleep(every)
             ws = self._ws
-            if ws is not None:
-                with contextlib.suppress(ConnectionClosed):
-                    await ws.send('{"type":"ping"}')
+            if ws is None:
+                continue
+            silent = time.monotonic() - self._heard_at
+            if self.silent_after is not None and silent > self.silent_after:
+                log.warning(
+                    "stud client: %s has said nothing for %.1f s; leaving it",
+                    self.base_url,
+                    silent,
+                )
+                self.stats.silences += 1
+                self._suspect = self._current
+                ws.transport.abort()  # the reader sees the drop and reconnects
+                continue
+            with contextlib.suppress(ConnectionClosed):
+                await ws.send('{"type":"ping"}')
 
     def _spawn(self, coroutine: Any) -> None:
         task = asyncio.create_task(coroutine)
@@ -457,15 +499,25 @@ class StudClient:
         self._spawn(self._resync(table_id))
 
     async def _resync(self, table_id: int) -> None:
-        for attempt in range(5):
+        """Until the table answers, as long as it is watched: a table changing nodes refuses
+        at once (``table_unavailable`` with ``retry_after``) until its next node runs it."""
+        attempt = 0
+        while table_id in self._tables and not self._closing:
             try:
                 await self._request("resync", table=table_id)
                 return
             except ConnectionLost:
                 return  # the reconnect resyncs every table
-            except (ServerError, TimeoutError) as error:
-                log.info("table %s: resync failed (%s); trying again", table_id, error)
-                await asyncio.sleep(0.1 * 2**attempt)
+            except ServerError as error:
+                if error.code not in TRY_AGAIN:
+                    log.warning("table %s: resync refused (%s)", table_id, error.code)
+                    return
+                wait = min(error.retry_after or 0.0, MAX_RETRY_AFTER)
+            except TimeoutError:
+                wait = 0.0
+            log.info("table %s: resync failed; trying again", table_id)
+            await asyncio.sleep(max(wait, min(0.1 * 2**attempt, MAX_RETRY_AFTER)))
+            attempt += 1
 
     async def _unwatch(self, table: Table) -> None:
         await self._request("unwatch", table=table.id)
@@ -503,7 +555,16 @@ class StudClient:
             self.stats.errors[code] += 1
             future = self._pending.pop(frame.get("id"), None)
             if future is not None and not future.done():
-                future.set_exception(ServerError(code, str(frame.get("message"))))
+                retry_after = frame.get("retry_after")
+                future.set_exception(
+                    ServerError(
+                        code,
+                        str(frame.get("message")),
+                        retry_after=retry_after
+                        if isinstance(retry_after, int | float) and retry_after >= 0
+                        else None,
+                    )
+                )
             elif future is None:
                 log.warning("stud client: error frame %s", frame)
 

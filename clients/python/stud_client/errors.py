@@ -23,11 +23,19 @@ class ServerError(StudError):
     does not know.
     """
 
-    def __init__(self, code: str, message: str, *, status: int | None = None) -> None:
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        *,
+        status: int | None = None,
+        retry_after: float | None = None,
+    ) -> None:
         super().__init__(f"{code}: {message}")
         self.code: ErrorCode | str = _known(code)
         self.message = message
         self.status = status  # the HTTP status, None for a websocket error frame
+        self.retry_after = retry_after  # seconds, when the server said when to try again
 
 
 def _known(code: str) -> ErrorCode | str:

@@ -52,6 +52,7 @@ TRY_AGAIN = frozenset(
     }
 )
 LISTENER_QUEUE = 4096
+MAX_RETRY_AFTER = 5.0  # the longest a command waits, as the server asked, to be tried again
 _action_ids = itertools.count(1)
 
 
@@ -263,7 +264,8 @@ class Table:
             except ServerError as refusal:
                 if not retry or refusal.code not in TRY_AGAIN or tries >= 3:
                     raise
-            await asyncio.sleep(0.05 * 2**tries)
+                wait = max(0.05 * 2**tries, min(refusal.retry_after or 0.0, MAX_RETRY_AFTER))
+            await asyncio.sleep(wait)
             tries += 1
 
     # ------------------------------------------------------------------ applying

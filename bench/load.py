@@ -1,0 +1,654 @@
+"""The cardroom under load: tables of eight bots, more at each step, until the tail breaks.
+
+Starts a server of its own (the embedded SQLite default; or PostgreSQL and Redis, with one
+node or several), opens ``--tables`` tables of eight seats through the admin API, and seats
+eight bots at each, acting ``--think`` seconds after their turn comes (docs/protocol.md; the
+bots of ``bench/load_bots.py``, in ``--workers`` processes of their own). Each step adds
+tables up to its count, lets them play ``--warmup`` seconds, then measures ``--seconds``:
+
+- actions/s and hands/hour (the server's own counts, ``GET /metrics``);
+- command-to-event latency at the clients: from an ``act`` sent to the ``action`` event it
+  caused coming back, p50/p95/p99;
+- the server processes' CPU (``/proc/PID/stat``) and CPU per action; RSS per connection (the
+  growth of the server's RSS since before the first table, over the bot connections);
+- event-loop lag: the round trip of a ``ping`` sent every 0.25 s by a probe on each node;
+- garbage collections of the server (``stud_gc_pause_seconds``): how many, their total, the
+  longest one's bucket;
+- errors: error frames by code, lost connections, the clock acting for a late bot, tables
+  that voided a hand, restarted or paused.
+
+At the end: the largest step whose p99 stayed under ``--p99-ms`` (50 ms).
+
+    python bench/load.py [--backend sqlite|postgresql] [--nodes N] [--tables 25,50,100]
+                         [--seconds 60] [--warmup 15] [--think 0.5,1.5] [--workers 2]
+                         [--json PATH]
+
+PostgreSQL: a database of its own is made on ``STUD_TEST_POSTGRES_URL``'s server and dropped
+at the end, and a ``redis-server`` of its own is started (tests/cluster/cluster_harness.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import multiprocessing
+import os
+import platform
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from dataclasses import asdict, dataclass, field
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
+from pathlib import Path
+from typing import Any
+
+import httpx
+import orjson
+from prometheus_client.parser import text_string_to_metric_families
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed
+
+ROOT = Path(__file__).resolve().parents[1]
+# The project before bench/ (whose engine.py is not the engine), and the cluster tests' harness.
+sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "cluster")]
+
+from cluster_harness import Node, PostgresDatabase, RedisProcess, server_cli, tail  # noqa: E402
+from load_bots import BotSpec, Stats, worker_main  # noqa: E402
+
+OPERATOR = "loadboss"
+PASSWORD = "load-bench-password"
+SEATS = 8
+PROBE_EVERY = 0.25  # seconds between a probe's pings (under the 5 a second a socket may send)
+# What a bench from one address needs of a server otherwise left at its defaults: every bot
+# comes from 127.0.0.1, is registered, granted chips and connected from there.
+SETTINGS = {
+    "STUD_STARTING_BANKROLL": "100000000",
+    "STUD_PASSWORD_TIME_COST": "1",
+    "STUD_PASSWORD_MEMORY_KIB": "8",
+    "STUD_PASSWORD_PARALLELISM": "1",
+    "STUD_LOGIN_PER_ADDRESS_PER_MINUTE": "1000000",
+    "STUD_LOGIN_PER_ACCOUNT_PER_MINUTE": "1000000",
+    "STUD_REGISTER_PER_ADDRESS_PER_MINUTE": "1000000",
+    "STUD_STARTING_GRANTS_PER_ADDRESS": "1000000",
+    "STUD_WS_SOCKETS_PER_ADDRESS": "100000",
+}
+
+
+@dataclass(frozen=True)
+class Options:
+    backend: str
+    nodes: int
+    tables: tuple[int, ...]
+    seconds: float
+    warmup: float
+    think: tuple[float, float]
+    workers: int
+    lease_seconds: float
+    p99_ms: float
+    json_path: Path | None
+
+
+# ---------------------------------------------------------------------- the server
+
+
+class Cardroom:
+    """The server under load: node processes on a SQLite file, or on a PostgreSQL database
+    and a redis-server of their own; every log under ``directory``."""
+
+    def __init__(self, directory: Path, options: Options) -> None:
+        self.directory = directory
+        self.options = options
+        self.redis: RedisProcess | None = None
+        self.database: PostgresDatabase | None = None
+        self.nodes: list[Node] = []
+
+    def start(self) -> None:
+        env = {**os.environ, **SETTINGS}
+        if self.options.backend == "sqlite":
+            env["STUD_DATABASE_URL"] = f"sqlite+aiosqlite:///{self.directory / 'stud.db'}"
+        else:
+            self.redis = RedisProcess(self.directory)
+            self.redis.start()
+            self.database = PostgresDatabase()
+            self.database.create()
+            env["STUD_DATABASE_URL"] = self.database.url()
+            env["STUD_REDIS_URL"] = self.redis.url
+        server_cli(env, "create-operator", OPERATOR, "--password-stdin", stdin=PASSWORD + "\n")
+        self.nodes = [
+            Node(chr(ord("A") + i), self.directory, env, lease_seconds=self.options.lease_seconds)
+            for i in range(self.options.nodes)
+        ]
+        for node in self.nodes:
+            node.start()
+        for node in self.nodes:
+            node.wait_ready(timeout=120)
+
+    def pids(self) -> list[int]:
+        return [node.process.pid for node in self.nodes if node.process is not None]
+
+    def logs(self) -> str:
+        return "\n".join(tail(node.log_path) for node in self.nodes)
+
+    def close(self) -> None:
+        for node in self.nodes:
+            node.stop()
+        if self.redis is not None:
+            self.redis.stop()
+        if self.database is not None:
+            self.database.drop()
+
+
+@dataclass(frozen=True)
+class ProcessSample:
+    """The server processes' CPU seconds and resident memory at one moment."""
+
+    at: float
+    cpu_seconds: float
+    rss_bytes: int
+
+    @classmethod
+    def take(cls, pids: Sequence[int]) -> ProcessSample:
+        ticks = os.sysconf("SC_CLK_TCK")
+        page = os.sysconf("SC_PAGE_SIZE")
+        cpu = 0.0
+        rss = 0
+        for pid in pids:
+            # utime and stime are the 14th and 15th fields, counted after the command's ")".
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            cpu += (int(fields[11]) + int(fields[12])) / ticks
+            rss += int(Path(f"/proc/{pid}/statm").read_text().split()[1]) * page
+        return cls(time.monotonic(), cpu, rss)
+
+
+@dataclass
+class ServerCounts:
+    """What the nodes' ``/metrics`` say, summed over the nodes."""
+
+    actions: float = 0.0
+    hands: float = 0.0
+    gc_count: float = 0.0
+    gc_seconds: float = 0.0
+    gc_buckets: dict[float, float] = field(default_factory=dict)  # upper bound: count
+
+    @classmethod
+    async def scrape(cls, http: httpx.AsyncClient, nodes: Sequence[Node]) -> ServerCounts:
+        counts = cls()
+        for node in nodes:
+            text = (await http.get(f"{node.url}/metrics")).text
+            for family in text_string_to_metric_families(text):
+                for sample in family.samples:
+                    counts._add(sample.name, sample.labels, sample.value)
+        return counts
+
+    def _add(self, name: str, labels: dict[str, str], value: float) -> None:
+        if name == "stud_actions_total":
+            self.actions += value
+        elif name == "stud_hands_finished_total":
+            self.hands += value
+        elif name == "stud_gc_pause_seconds_count":
+            self.gc_count += value
+        elif name == "stud_gc_pause_seconds_sum":
+            self.gc_seconds += value
+        elif name == "stud_gc_pause_seconds_bucket":
+            bound = float(labels["le"])
+            self.gc_buckets[bound] = self.gc_buckets.get(bound, 0.0) + value
+
+    def since(self, before: ServerCounts) -> ServerCounts:
+        return ServerCounts(
+            self.actions - before.actions,
+            self.hands - before.hands,
+            self.gc_count - before.gc_count,
+            self.gc_seconds - before.gc_seconds,
+            {b: n - before.gc_buckets.get(b, 0.0) for b, n in self.gc_buckets.items()},
+        )
+
+    def longest_gc_bound(self) -> float | None:
+        """The least bucket bound holding every collection of the interval (cumulative
+        buckets: the first whose count is the total), or None without one."""
+        if self.gc_count <= 0:
+            return None
+        for bound in sorted(self.gc_buckets):
+            if self.gc_buckets[bound] >= self.gc_count:
+                return bound
+        return None
+
+
+# ---------------------------------------------------------------------- the probe
+
+
+class Probe:
+    """One websocket per node sending ``ping`` every PROBE_EVERY seconds: its round trips
+    show how long a frame waits for the node's event loop."""
+
+    def __init__(self, urls: Sequence[str]) -> None:
+        self.urls = urls
+        self.round_trips: list[float] = []
+        self.lost = 0
+        self._tasks: list[asyncio.Task[None]] = []
+
+    def start(self) -> None:
+        self._tasks = [asyncio.create_task(self._run(url)) for url in self.urls]
+
+    async def stop(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+
+    def take(self) -> list[float]:
+        round_trips, self.round_trips = self.round_trips, []
+        return round_trips
+
+    async def _run(self, url: str) -> None:
+        while True:
+            try:
+                async with connect(url, compression=None, ping_interval=None) as ws:
+                    await ws.recv()  # hello
+                    await self._ping(ws)
+            except (OSError, ConnectionClosed, TimeoutError):
+                self.lost += 1
+                await asyncio.sleep(1)
+
+    async def _ping(self, ws: ClientConnection) -> None:
+        for number in range(1, sys.maxsize):
+            sent = time.perf_counter()
+            await ws.send(orjson.dumps({"type": "ping", "id": number}).decode())
+            while orjson.loads(await ws.recv()).get("id") != number:
+                pass
+            self.round_trips.append(time.perf_counter() - sent)
+            await asyncio.sleep(PROBE_EVERY)
+
+
+# ---------------------------------------------------------------------- the bots
+
+
+class Workers:
+    """The bot processes and their pipes."""
+
+    def __init__(self, count: int, think: tuple[float, float]) -> None:
+        context = multiprocessing.get_context("spawn")
+        self.pipes: list[Connection] = []
+        self.processes: list[BaseProcess] = []
+        for _ in range(count):
+            parent, child = context.Pipe()
+            process = context.Process(target=worker_main, args=(child, think), daemon=True)
+            process.start()
+            self.pipes.append(parent)
+            self.processes.append(process)
+
+    async def ask(self, messages: Sequence[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+        """Send worker i ``messages[i]``; their answers, in order."""
+        for pipe, message in zip(self.pipes, messages, strict=True):
+            pipe.send(message)
+        answers = await asyncio.gather(*(asyncio.to_thread(pipe.recv) for pipe in self.pipes))
+        return [tuple(answer) for answer in answers]
+
+    async def all(self, *message: Any) -> list[tuple[Any, ...]]:
+        return await self.ask([message] * len(self.pipes))
+
+    def stop(self) -> None:
+        for pipe in self.pipes:
+            pipe.send(("stop",))
+        for process in self.processes:
+            process.join(30)
+            if process.is_alive():
+                process.kill()
+
+
+async def open_tables(
+    http: httpx.AsyncClient, room: Cardroom, token: str, first: int, count: int
+) -> list[BotSpec]:
+    """Tables ``first`` .. ``first + count - 1`` of eight seats, and a bot account for each
+    seat (registered and signed in on the first node); the bots to seat there."""
+    base = room.nodes[0].url
+    gate = asyncio.Semaphore(8)
+
+    async def table(index: int) -> tuple[int, int]:
+        async with gate:
+            response = await http.post(
+                f"{base}/admin/tables",
+                headers={"Authorization": f"Bearer {token}"},
+                json={"name": f"load-{index}", "seats": SEATS},
+            )
+        response.raise_for_status()
+        body = response.json()
+        return int(body["id"]), int(body["max_buy_in"])
+
+    async def bot(index: int, seat: int, table_id: int, buy_in: int) -> BotSpec:
+        name = f"load{index}s{seat}"
+        async with gate:
+            created = await http.post(
+                f"{base}/auth/register",
+                json={"username": name, "password": PASSWORD, "bot": True},
+            )
+            created.raise_for_status()
+            token = await login(http, base, name, PASSWORD)
+        node = room.nodes[(index * SEATS + seat) % len(room.nodes)]
+        return BotSpec(
+            name=name,
+            token=token,
+            url=node.url.replace("http://", "ws://") + "/ws",
+            table=table_id,
+            buy_in=buy_in,
+            seed=index * SEATS + seat,
+            reports_table=seat == 0,
+        )
+
+    indices = range(first, first + count)
+    tables = await asyncio.gather(*(table(i) for i in indices))
+    return list(
+        await asyncio.gather(
+            *(
+                bot(index, seat, table_id, buy_in)
+                for index, (table_id, buy_in) in zip(indices, tables, strict=True)
+                for seat in range(SEATS)
+            )
+        )
+    )
+
+
+async def login(http: httpx.AsyncClient, base: str, name: str, password: str) -> str:
+    response = await http.post(f"{base}/auth/login", json={"username": name, "password": password})
+    response.raise_for_status()
+    return str(response.json()["access_token"])
+
+
+# ---------------------------------------------------------------------- a step
+
+
+@dataclass
+class StepResult:
+    """One step's figures (latencies and pauses in milliseconds)."""
+
+    tables: int
+    connections: int
+    seconds: float
+    actions_per_second: float
+    hands_per_hour: float
+    acts_timed: int
+    p50_ms: float | None
+    p95_ms: float | None
+    p99_ms: float | None
+    server_cpu_percent: float
+    cpu_per_action_ms: float | None
+    rss_per_connection_kib: float | None
+    ping_p99_ms: float | None
+    ping_max_ms: float | None
+    gc_count: int | None
+    gc_total_ms: float | None
+    gc_longest_under_ms: float | None
+    bots_cpu_percent: float
+    errors: dict[str, int]
+    trouble: dict[str, int]
+    disconnects: int
+    late_bots: int
+    setup_failures: int
+
+
+def percentile(values: Sequence[float], q: float) -> float | None:
+    """The nearest-rank ``q`` quantile (0 < q <= 1) of ``values``, or None if empty."""
+    if not values:
+        return None
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(q * len(ordered)) - 1))]
+
+
+def ms(value: float | None) -> float | None:
+    return None if value is None else value * 1000
+
+
+async def run_step(
+    options: Options,
+    room: Cardroom,
+    workers: Workers,
+    probe: Probe,
+    http: httpx.AsyncClient,
+    tables: int,
+    connections: int,
+    baseline_rss: int,
+    setup_failures: int,
+) -> StepResult:
+    """Warm up, then measure ``options.seconds`` of play at ``tables`` tables."""
+    await asyncio.sleep(options.warmup)
+    await workers.all("reset")
+    probe.take()
+    before = ProcessSample.take(room.pids())
+    counts_before = await ServerCounts.scrape(http, room.nodes)
+    await asyncio.sleep(options.seconds)
+    after = ProcessSample.take(room.pids())
+    counts = (await ServerCounts.scrape(http, room.nodes)).since(counts_before)
+    reports: list[Stats] = [answer[1] for answer in await workers.all("report")]
+    round_trips = probe.take()
+
+    elapsed = after.at - before.at
+    latencies = [latency for stats in reports for latency in stats.latencies]
+    cpu = after.cpu_seconds - before.cpu_seconds
+    errors: Counter[str] = Counter()
+    trouble: Counter[str] = Counter()
+    for stats in reports:
+        errors.update(stats.errors)
+        trouble.update(stats.trouble)
+    has_gc = counts_before.gc_buckets != {}
+    longest = counts.longest_gc_bound()
+    return StepResult(
+        tables=tables,
+        connections=connections,
+        seconds=round(elapsed, 2),
+        actions_per_second=counts.actions / elapsed,
+        hands_per_hour=counts.hands / elapsed * 3600,
+        acts_timed=len(latencies),
+        p50_ms=ms(percentile(latencies, 0.50)),
+        p95_ms=ms(percentile(latencies, 0.95)),
+        p99_ms=ms(percentile(latencies, 0.99)),
+        server_cpu_percent=cpu / elapsed * 100,
+        cpu_per_action_ms=cpu / counts.actions * 1000 if counts.actions else None,
+        rss_per_connection_kib=(
+            (after.rss_bytes - baseline_rss) / connections / 1024 if connections else None
+        ),
+        ping_p99_ms=ms(percentile(round_trips, 0.99)),
+        ping_max_ms=ms(max(round_trips, default=None)),
+        gc_count=int(counts.gc_count) if has_gc else None,
+        gc_total_ms=counts.gc_seconds * 1000 if has_gc else None,
+        gc_longest_under_ms=ms(longest),
+        bots_cpu_percent=sum(stats.cpu_seconds for stats in reports) / elapsed * 100,
+        errors=dict(errors),
+        trouble=dict(trouble),
+        disconnects=sum(stats.disconnects for stats in reports),
+        late_bots=sum(stats.timeouts for stats in reports),
+        setup_failures=setup_failures,
+    )
+
+
+# ---------------------------------------------------------------------- the run
+
+
+async def ramp(options: Options, room: Cardroom, workers: Workers) -> list[StepResult]:
+    results: list[StepResult] = []
+    async with httpx.AsyncClient(timeout=60) as http:
+        token = await login(http, room.nodes[0].url, OPERATOR, PASSWORD)
+        baseline_rss = ProcessSample.take(room.pids()).rss_bytes
+        probe = Probe([node.url.replace("http://", "ws://") + "/ws" for node in room.nodes])
+        probe.start()
+        opened = 0
+        connections = 0
+        failures = 0
+        try:
+            for tables in options.tables:
+                specs = await open_tables(http, room, token, opened, tables - opened)
+                shares: list[list[BotSpec]] = [[] for _ in workers.pipes]
+                for number, spec in enumerate(specs):  # a table's bots share a worker
+                    shares[(opened + number // SEATS) % len(shares)].append(spec)
+                answers = await workers.ask([("add", share) for share in shares])
+                failed = [line for answer in answers for line in answer[1]]
+                for line in failed[:5]:
+                    print(f"  bot not seated: {line}", file=sys.stderr)
+                failures += len(failed)
+                connections += len(specs) - len(failed)
+                opened = tables
+                result = await run_step(
+                    options, room, workers, probe, http, tables, connections, baseline_rss, failures
+                )
+                print(row(result), flush=True)
+                results.append(result)
+        finally:
+            await probe.stop()
+    return results
+
+
+COLUMNS = (
+    ("tables", 6),
+    ("act/s", 7),
+    ("hands/h", 8),
+    ("p50", 7),
+    ("p95", 7),
+    ("p99", 7),
+    ("CPU%", 6),
+    ("ms/act", 6),
+    ("KiB/conn", 8),
+    ("ping99", 7),
+    ("GC n", 5),
+    ("GC ms", 6),
+    ("GC max", 7),
+    ("bots%", 6),
+    ("errors", 0),
+)
+
+
+def header() -> str:
+    return " ".join(f"{name:>{width}}" for name, width in COLUMNS)
+
+
+def row(r: StepResult) -> str:
+    def num(value: float | None, digits: int = 1) -> str:
+        return "-" if value is None else f"{value:,.{digits}f}"
+
+    problems = [f"{code} {n}" for code, n in sorted(r.errors.items())]
+    problems += [f"{kind} {n}" for kind, n in sorted(r.trouble.items())]
+    if r.disconnects:
+        problems.append(f"disconnects {r.disconnects}")
+    if r.late_bots:
+        problems.append(f"clock acted {r.late_bots}")
+    if r.setup_failures:
+        problems.append(f"not seated {r.setup_failures}")
+    cells = (
+        str(r.tables),
+        num(r.actions_per_second),
+        num(r.hands_per_hour, 0),
+        num(r.p50_ms),
+        num(r.p95_ms),
+        num(r.p99_ms),
+        num(r.server_cpu_percent, 0),
+        num(r.cpu_per_action_ms, 2),
+        num(r.rss_per_connection_kib, 0),
+        num(r.ping_p99_ms),
+        "-" if r.gc_count is None else str(r.gc_count),
+        num(r.gc_total_ms),
+        "-" if r.gc_longest_under_ms is None else f"<{r.gc_longest_under_ms:g}",
+        num(r.bots_cpu_percent, 0),
+        ", ".join(problems) or "none",
+    )
+    return " ".join(f"{cell:>{width}}" for cell, (_, width) in zip(cells, COLUMNS, strict=True))
+
+
+def best(results: Sequence[StepResult], p99_ms: float) -> int | None:
+    """The most tables of a step whose p99 stayed under ``p99_ms``."""
+    passing = [r.tables for r in results if r.p99_ms is not None and r.p99_ms < p99_ms]
+    return max(passing, default=None)
+
+
+def describe(options: Options) -> Iterator[str]:
+    backend = "SQLite" if options.backend == "sqlite" else "PostgreSQL + Redis"
+    yield (
+        f"{backend}, {options.nodes} node(s); {SEATS} bots a table thinking "
+        f"{options.think[0]:g}-{options.think[1]:g} s, in {options.workers} process(es); "
+        f"{options.warmup:g} s warm-up, {options.seconds:g} s measured a step"
+    )
+    yield (
+        f"Python {platform.python_version()}, {os.cpu_count()} CPU(s), load average "
+        + " ".join(f"{value:.2f}" for value in os.getloadavg())
+    )
+    yield "latencies and pauses in ms; CPU% of one core (server: every node; bots: every worker)"
+
+
+def parse(argv: Sequence[str] | None = None) -> Options:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser.add_argument("--backend", choices=["sqlite", "postgresql"], default="sqlite")
+    parser.add_argument("--nodes", type=int, default=1, help="nodes (PostgreSQL only above 1)")
+    parser.add_argument("--tables", default="25,50,100", help="tables at each step, rising")
+    parser.add_argument("--seconds", type=float, default=60, help="measured at each step")
+    parser.add_argument("--warmup", type=float, default=15, help="played, not measured")
+    parser.add_argument("--think", default="0.5,1.5", help="a bot's think time, MIN,MAX s")
+    parser.add_argument("--workers", type=int, default=2, help="bot processes")
+    parser.add_argument("--lease-seconds", type=float, default=5.0, help="the nodes' lease")
+    parser.add_argument("--p99-ms", type=float, default=50.0, help="the latency to hold")
+    parser.add_argument("--json", type=Path, help="also write the results there as JSON")
+    args = parser.parse_args(argv)
+    try:
+        tables = tuple(int(n) for n in args.tables.split(","))
+        low, high = (float(s) for s in args.think.split(","))
+    except ValueError:
+        parser.error("--tables takes counts like 25,50,100 and --think MIN,MAX seconds")
+    if not tables or any(n <= 0 for n in tables) or list(tables) != sorted(set(tables)):
+        parser.error("--tables takes rising positive counts, like 25,50,100")
+    if not 0 <= low <= high:
+        parser.error("--think takes MIN,MAX seconds with 0 <= MIN <= MAX")
+    if args.nodes < 1 or (args.nodes > 1 and args.backend == "sqlite"):
+        parser.error("--nodes: at least 1, and several only on --backend postgresql")
+    if args.workers < 1:
+        parser.error("--workers: at least 1")
+    return Options(
+        backend=args.backend,
+        nodes=args.nodes,
+        tables=tables,
+        seconds=args.seconds,
+        warmup=args.warmup,
+        think=(low, high),
+        workers=args.workers,
+        lease_seconds=args.lease_seconds,
+        p99_ms=args.p99_ms,
+        json_path=args.json,
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    options = parse(argv)
+    for line in describe(options):
+        print(line)
+    with tempfile.TemporaryDirectory(prefix="stud-load-") as directory:
+        room = Cardroom(Path(directory), options)
+        workers: Workers | None = None
+        try:
+            room.start()
+            workers = Workers(options.workers, options.think)
+            print(header(), flush=True)
+            results = asyncio.run(ramp(options, room, workers))
+        except BaseException:
+            print(room.logs(), file=sys.stderr)
+            raise
+        finally:
+            if workers is not None:
+                workers.stop()
+            room.close()
+    largest = best(results, options.p99_ms)
+    print(
+        f"largest step with p99 under {options.p99_ms:g} ms: "
+        + ("none" if largest is None else f"{largest} tables")
+        + "; load average at the end "
+        + " ".join(f"{value:.2f}" for value in os.getloadavg())
+    )
+    if options.json_path is not None:
+        document = {
+            "options": {**asdict(options), "json_path": str(options.json_path)},
+            "load_average": os.getloadavg(),
+            "steps": [asdict(result) for result in results],
+            "largest_tables_under_p99": largest,
+        }
+        options.json_path.write_text(json.dumps(document, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,53 @@
+"""``bench/load.py`` keeps working: a short ramp of one then two tables on the embedded
+default, its bots acting and timed, nothing refused or lost."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+LOAD = ROOT / "bench" / "load.py"
+
+
+def test_a_short_ramp_on_sqlite_plays_and_reports(tmp_path: Path) -> None:
+    report = tmp_path / "load.json"
+    done = subprocess.run(
+        [sys.executable, str(LOAD), "--tables", "1,2", "--warmup", "1", "--seconds", "4"]
+        + ["--think", "0.05,0.2", "--workers", "1", "--json", str(report)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    results = json.loads(report.read_text())
+    steps = results["steps"]
+    assert [step["tables"] for step in steps] == [1, 2]
+    assert [step["connections"] for step in steps] == [8, 16]
+    for step in steps:
+        assert step["actions_per_second"] > 0
+        assert step["acts_timed"] > 0
+        assert 0 < step["p50_ms"] <= step["p99_ms"]
+        assert step["server_cpu_percent"] > 0
+        assert step["ping_p99_ms"] is not None
+        assert step["gc_count"] is not None
+        assert step["errors"] == {}
+        assert step["trouble"] == {}
+        assert step["disconnects"] == 0
+        assert step["setup_failures"] == 0
+    assert "largest step with p99 under 50 ms" in done.stdout
+
+
+def test_a_falling_ramp_is_refused() -> None:
+    done = subprocess.run(
+        [sys.executable, str(LOAD), "--tables", "50,25"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
+    )
+    assert done.returncode == 2
+    assert "--tables takes rising positive counts" in done.stderr
