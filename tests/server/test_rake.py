@@ -28,6 +28,7 @@ from server.bus import MemoryBus
 from server.db import migrate
 from server.db.models import HandPlayer, LedgerEntry
 from server.db.session import make_engine, make_sessionmaker
+from server.deck_seal import DeckSeal
 from server.settings import Settings
 from server.table_store import DatabaseTableStore, check_books, seated_players, time_paid
 from server.table_types import TableSettings
@@ -294,7 +295,7 @@ def _actor(
         table_id,
         tables.config_from_json(RAKE),
         bus=MemoryBus(),
-        store=DatabaseTableStore(sessionmaker),
+        store=DatabaseTableStore(sessionmaker, seal=DeckSeal.generate()),
         settings=TableSettings(
             min_buy_in=20,
             max_buy_in=500,
