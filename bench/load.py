@@ -31,10 +31,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import base64
 import json
 import multiprocessing
 import os
 import platform
+import secrets
 import sys
 import tempfile
 import time
@@ -117,6 +119,8 @@ class Cardroom:
             self.database.create()
             env["STUD_DATABASE_URL"] = self.database.url()
             env["STUD_REDIS_URL"] = self.redis.url
+            # The decks of hands in play are sealed; PostgreSQL nodes share one deck key.
+            env.setdefault("STUD_DECK_KEY", base64.b64encode(secrets.token_bytes(32)).decode())
         server_cli(env, "create-operator", OPERATOR, "--password-stdin", stdin=PASSWORD + "\n")
         self.nodes = [
             Node(chr(ord("A") + i), self.directory, env, lease_seconds=self.options.lease_seconds)
