@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Depends, status
+from fastapi import APIRouter, Depends, Request, status
 
 from server import audit_log, table_store, tables
 from server.deps import CardroomDep, OperatorUser, SessionDep, StaffUser, staff_only
@@ -62,11 +62,12 @@ async def list_tables(_staff: StaffUser, session: SessionDep) -> list[TablePubli
 
 
 @router.get("/books")
-async def books(_staff: StaffUser, session: SessionDep) -> BooksPublic:
+async def books(_staff: StaffUser, request: Request) -> BooksPublic:
     """The books: every balance is the sum of its movements, the chips held everywhere (the
     house revenue included) are the chips the house issued, each table's seats hold exactly
-    its pool, and every hand nets to zero after its rake."""
-    check = await table_store.check_books(session)
+    its pool, and every hand nets to zero after its rake (read from one snapshot of the
+    database, as ``stud-server audit`` reads it, while the tables play on)."""
+    check = await table_store.audit_books(request.app.state.sessionmaker)
     return BooksPublic(
         balanced=check.balanced,
         granted=check.books.granted,

@@ -10,10 +10,9 @@ export const CARDS = [...RANKS].flatMap((r) => [...SUITS].map((s) => r + s)); //
 const hex = (bytes) => [...new Uint8Array(bytes)].map((b) => b.toString(16).padStart(2, "0")).join("");
 const fromHex = (text) => new Uint8Array(text.match(/../g).map((h) => parseInt(h, 16)));
 
-// A fresh client seed: 16 random bytes, base64url (what the server accepts: A-Z a-z 0-9 _ -).
+// A fresh client seed: 16 random bytes in hex (the server accepts A-Z a-z 0-9 _ -).
 export function newClientSeed() {
-  const bytes = crypto.getRandomValues(new Uint8Array(16));
-  return btoa(String.fromCharCode(...bytes)).replaceAll("+", "-").replaceAll("/", "_").replaceAll("=", "");
+  return hex(crypto.getRandomValues(new Uint8Array(16)));
 }
 
 export async function commitmentOf(serverSeedHex) {

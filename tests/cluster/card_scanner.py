@@ -43,13 +43,18 @@ def cards_in(value: Any) -> set[str]:
     return found
 
 
+# Fields of a provably fair deal: seeds a client chose and hashes, never cards.
+SEED_FIELDS = frozenset({"seed", "client_seeds", "server_seed", "commitment"})
+
+
 def _strings(value: Any) -> Iterator[str]:
     if isinstance(value, str):
         yield value
     elif isinstance(value, Mapping):
         for key, item in value.items():
             yield str(key)
-            yield from _strings(item)
+            if key not in SEED_FIELDS:
+                yield from _strings(item)
     elif isinstance(value, list | tuple):
         for item in value:
             yield from _strings(item)

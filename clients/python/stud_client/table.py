@@ -354,7 +354,7 @@ class Table:
     async def _give_seed(self, hand: int, commitment: str) -> None:
         """A fresh random seed for the committed next hand. Refused (the hand was dealt
         already, the seat is gone) or lost, the hand is dealt without it: nothing to retry."""
-        seed = secrets.token_urlsafe(16)
+        seed = secrets.token_hex(16)  # a seed never reads as cards in a log
         try:
             reply = await self._client._request("client_seed", table=self.id, hand=hand, seed=seed)
         except (ServerError, ConnectionLost, TimeoutError):
