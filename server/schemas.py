@@ -403,19 +403,8 @@ class PlayerPublic(BaseModel):
     )
 
 
-class AdjustmentCreate(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class AdjustmentCreate(OperatorReason):
     amount: StrictInt = Field(gt=0, description="chips, a whole number > 0")
-    reason: str = Field(min_length=1, max_length=500, description="why (kept in the audit log)")
-
-    @field_validator("reason")
-    @classmethod
-    def _reason_says_something(cls, reason: str) -> str:
-        reason = reason.strip()
-        if not reason:
-            raise ValueError("a reason is required")
-        return reason
 
 
 class AdjustmentPublic(BaseModel):
