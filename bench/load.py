@@ -37,6 +37,8 @@ import multiprocessing
 import os
 import platform
 import secrets
+import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -60,6 +62,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "cluster")]
 
 from cluster_harness import Node, PostgresDatabase, RedisProcess, server_cli, tail  # noqa: E402
 from load_bots import BotSpec, Stats, worker_main  # noqa: E402
+from profile_summary import Profile  # noqa: E402
 
 OPERATOR = "loadboss"
 PASSWORD = "load-bench-password"
@@ -92,6 +95,7 @@ class Options:
     lease_seconds: float
     p99_ms: float
     json_path: Path | None
+    profile_dir: Path | None = None
 
 
 # ---------------------------------------------------------------------- the server
@@ -421,11 +425,14 @@ async def run_step(
     probe.take()
     before = ProcessSample.take(room.pids())
     counts_before = await ServerCounts.scrape(http, room.nodes)
+    recorders = start_profiles(options, room, tables)
     await asyncio.sleep(options.seconds)
     after = ProcessSample.take(room.pids())
     counts = (await ServerCounts.scrape(http, room.nodes)).since(counts_before)
     reports: list[Stats] = [answer[1] for answer in await workers.all("report")]
     round_trips = probe.take()
+    for recorder in recorders:
+        await asyncio.to_thread(recorder.wait)
 
     elapsed = after.at - before.at
     latencies = [latency for stats in reports for latency in stats.latencies]
@@ -466,6 +473,38 @@ async def run_step(
     )
 
 
+def profile_path(options: Options, tables: int, node: str) -> Path:
+    assert options.profile_dir is not None
+    return options.profile_dir / f"{options.backend}-{options.nodes}n-{tables}t-{node}.txt"
+
+
+def start_profiles(options: Options, room: Cardroom, tables: int) -> list[subprocess.Popen[bytes]]:
+    """py-spy recording every node over the measured step (``--profile``)."""
+    if options.profile_dir is None:
+        return []
+    options.profile_dir.mkdir(parents=True, exist_ok=True)
+    return [
+        subprocess.Popen(
+            [
+                "py-spy", "record", "--pid", str(node.process.pid), "--nonblocking",
+                "--rate", "100", "--duration", str(max(1, round(options.seconds))),
+                "--format", "raw", "--output", str(profile_path(options, tables, node.id)),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        for node in room.nodes
+        if node.process is not None
+    ]  # fmt: skip
+
+
+def profiles_of(options: Options, tables: int) -> list[Path]:
+    if options.profile_dir is None:
+        return []
+    pattern = f"{options.backend}-{options.nodes}n-{tables}t-*"
+    return [path for path in sorted(options.profile_dir.glob(pattern)) if path.stat().st_size]
+
+
 # ---------------------------------------------------------------------- the run
 
 
@@ -497,6 +536,9 @@ async def ramp(options: Options, room: Cardroom, workers: Workers) -> list[StepR
                 )
                 print(row(result), flush=True)
                 results.append(result)
+                for path in profiles_of(options, tables):
+                    for line in Profile.read(path).summary(top=10):
+                        print(f"    {line}", flush=True)
         finally:
             await probe.stop()
     return results
@@ -589,6 +631,12 @@ def parse(argv: Sequence[str] | None = None) -> Options:
     parser.add_argument("--lease-seconds", type=float, default=5.0, help="the nodes' lease")
     parser.add_argument("--p99-ms", type=float, default=50.0, help="the latency to hold")
     parser.add_argument("--json", type=Path, help="also write the results there as JSON")
+    parser.add_argument(
+        "--profile",
+        type=Path,
+        help="record every node with py-spy over each measured step, into this folder, "
+        "and print where the time went (bench/profile_summary.py)",
+    )
     args = parser.parse_args(argv)
     try:
         tables = tuple(int(n) for n in args.tables.split(","))
@@ -603,6 +651,8 @@ def parse(argv: Sequence[str] | None = None) -> Options:
         parser.error("--nodes: at least 1, and several only on --backend postgresql")
     if args.workers < 1:
         parser.error("--workers: at least 1")
+    if args.profile is not None and shutil.which("py-spy") is None:
+        parser.error("--profile needs py-spy (pip install py-spy)")
     return Options(
         backend=args.backend,
         nodes=args.nodes,
@@ -614,6 +664,7 @@ def parse(argv: Sequence[str] | None = None) -> Options:
         lease_seconds=args.lease_seconds,
         p99_ms=args.p99_ms,
         json_path=args.json,
+        profile_dir=args.profile,
     )
 
 

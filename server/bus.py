@@ -26,6 +26,17 @@ def player_channel(table_id: int, player: str) -> str:
     return f"table:{table_id}:player:{player}"
 
 
+class Delivered(dict[str, Any]):
+    """A message as the bus hands it to every subscriber of its channel: one object for
+    all of them, so what is made of it once (its wire text) serves every socket."""
+
+    __slots__ = ("wire",)
+
+    def __init__(self, message: dict[str, Any]) -> None:
+        super().__init__(message)
+        self.wire: str | None = None
+
+
 class Subscription:
     """A bounded queue of messages from one or more channels."""
 
@@ -125,8 +136,12 @@ class MemoryBus:
     def publish_now(self, channel: str, message: dict[str, Any]) -> None:
         """Deliver without awaiting: the actor calls this on its hot path."""
         self.published += 1
-        for subscription in tuple(self._subscribers.get(channel, ())):
-            subscription._put(message)
+        subscribers = self._subscribers.get(channel)
+        if not subscribers:
+            return
+        delivered = Delivered(message)
+        for subscription in tuple(subscribers):
+            subscription._put(delivered)
 
     async def publish_heard(self, channel: str, message: dict[str, Any]) -> int:
         listeners = len(self._subscribers.get(channel, ()))

@@ -60,6 +60,7 @@ from server.table_stats import (
     seed_stats,
 )
 from server.table_types import TableSettings
+from server.write_ahead import WriteAhead
 
 log = logging.getLogger(__name__)
 
@@ -116,6 +117,8 @@ class Cardroom:
         self.settings = settings
         self.node_id = settings.node_id
         self.sessionmaker = sessionmaker
+        # Every table's actions written ahead in groups; on SQLite, its one writer's gate.
+        self.write_ahead = WriteAhead(sessionmaker.kw["bind"])
         self.leases: Leases = leases or LocalLeases(settings.node_id)
         self.deck_factory = deck_factory  # tests stack the deck; None: a fresh shuffle
         self.router = CommandRouter(
@@ -367,6 +370,7 @@ class Cardroom:
         self._tell_lobby(released=True)  # the players as they are now, for whoever takes over
         for table_id in self._tables:
             await self._release(table_id, "the node stops")
+        await self.write_ahead.close()
 
     async def _build(
         self,
@@ -381,7 +385,9 @@ class Cardroom:
             time_paid = await table_store.time_paid(session, table_id=record.id)
             last = await table_store.last_hand_number(session, table_id=record.id)
             live = await table_store.live_hand(session, table_id=record.id, seal=self.seal)
-        store = table_store.DatabaseTableStore(self.sessionmaker, seal=self.seal, fence=fence)
+        store = table_store.DatabaseTableStore(
+            self.sessionmaker, seal=self.seal, fence=fence, write_ahead=self.write_ahead
+        )
         actor = TableActor(
             record.id,
             tables.table_config(record),

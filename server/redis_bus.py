@@ -49,7 +49,7 @@ from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 from redis.exceptions import RedisError
 
-from server.bus import DEFAULT_QUEUE_SIZE, MemoryBus, Subscription
+from server.bus import DEFAULT_QUEUE_SIZE, Delivered, MemoryBus, Subscription
 from server.logs import named
 
 log = logging.getLogger(__name__)
@@ -254,9 +254,9 @@ class RedisBus(MemoryBus):
         if not subscribers:
             return  # unsubscribed meanwhile
         try:
-            message = orjson.loads(payload)
-        except orjson.JSONDecodeError:
-            log.warning("redis bus: not JSON on %r; ignored", channel)
+            message = Delivered(orjson.loads(payload))
+        except (orjson.JSONDecodeError, TypeError, ValueError):
+            log.warning("redis bus: not a JSON object on %r; ignored", channel)
             return
         for subscription in tuple(subscribers):
             subscription._put(message)

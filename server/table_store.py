@@ -33,8 +33,6 @@ from datetime import UTC, datetime
 from typing import Any, cast
 
 from sqlalchemy import CursorResult, delete, func, select, text, update
-from sqlalchemy.dialects.postgresql import insert as postgresql_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from server import accounts, audit_log, ledger, tables
@@ -61,6 +59,7 @@ from server.table_types import (
     StoreUnavailable,
     TableTakenOver,
 )
+from server.write_ahead import WriteAhead
 
 
 class BooksError(Exception):
@@ -79,17 +78,27 @@ class DatabaseTableStore:
         *,
         seal: DeckSeal,
         fence: int | None = None,
+        write_ahead: WriteAhead | None = None,
     ) -> None:
         self._sessionmaker = sessionmaker
         self.seal = seal
         self._account_ids: dict[str, int] = {}
         self.fence = fence
+        # The node's (shared by its tables) or one of the store's own.
+        if write_ahead is None:
+            bind = sessionmaker.kw["bind"]
+            write_ahead = WriteAhead(bind)
+        self.write_ahead = write_ahead
 
     @contextlib.asynccontextmanager
     async def _write(self, table_id: int) -> AsyncIterator[AsyncSession]:
         """One transaction writing the table: fenced first, outages told apart from refusals."""
         try:
-            async with self._sessionmaker() as session, session.begin():
+            async with (
+                self.write_ahead.gate(),
+                self._sessionmaker() as session,
+                session.begin(),
+            ):
                 if self.fence is not None:
                     await check_fence(session, table_id=table_id, fence=self.fence)
                 yield session
@@ -207,17 +216,9 @@ class DatabaseTableStore:
     ) -> None:
         """The ``position``-th action of the hand in progress (a retry writes it once).
 
-        On the path of every action: one statement after the fence, no read."""
-        async with self._write(table_id) as session:
-            await _quick_commit(session)
-            insert = _insert_for(session)(LiveAction).values(
-                table_id=table_id,
-                number=number,
-                position=position,
-                action=action,
-                created_at=utcnow(),
-            )
-            await session.execute(insert.on_conflict_do_nothing())
+        On the path of every action: written with the node's other tables' actions, in
+        one transaction (:mod:`server.write_ahead`)."""
+        await self.write_ahead.record(table_id, self.fence, number, position, action)
 
     async def save_table(
         self, table_id: int, values: dict[str, Any], note: AuditNote | None
@@ -323,20 +324,6 @@ class _Operator:
 def _json(values: Mapping[str, Any]) -> dict[str, Any]:
     """Column values as the audit log's JSON keeps them (times in ISO 8601)."""
     return {k: v.isoformat() if hasattr(v, "isoformat") else v for k, v in values.items()}
-
-
-async def _quick_commit(session: AsyncSession) -> None:
-    """On PostgreSQL, commit without waiting for the disk: the row outlives the node that
-    wrote it at once (what failover needs), and only a crash of the database server itself
-    within a moment of the commit could lose it. Chips never move in such a write."""
-    if session.get_bind().dialect.name == "postgresql":
-        await session.execute(text("SET LOCAL synchronous_commit TO OFF"))
-
-
-def _insert_for(session: AsyncSession) -> Any:
-    """The dialect's INSERT, which knows ON CONFLICT DO NOTHING (PostgreSQL and SQLite)."""
-    dialect = session.get_bind().dialect.name
-    return postgresql_insert if dialect == "postgresql" else sqlite_insert
 
 
 # ---------------------------------------------------------------------- fencing

@@ -43,7 +43,14 @@ from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from engine.errors import ErrorCode, Refusal
 from server import commands as cmd
 from server import tokens
-from server.bus import DEFAULT_QUEUE_SIZE, Bus, Subscription, player_channel, table_channel
+from server.bus import (
+    DEFAULT_QUEUE_SIZE,
+    Bus,
+    Delivered,
+    Subscription,
+    player_channel,
+    table_channel,
+)
 from server.cluster import TableHandle
 from server.db.session import is_outage
 from server.errors import outage_refusal
@@ -141,6 +148,15 @@ class ProtocolError(Refusal):
 def dumps(frame: dict[str, Any]) -> str:
     # Seat numbers key some maps (a snapshot's seats): JSON writes them as strings.
     return orjson.dumps({"v": PROTOCOL_VERSION, **frame}, option=orjson.OPT_NON_STR_KEYS).decode()
+
+
+def wire(message: dict[str, Any]) -> str:
+    """A message's frame, encoded once for all the sockets the bus gives it to."""
+    if isinstance(message, Delivered):
+        if message.wire is None:
+            message.wire = dumps(message)
+        return message.wire
+    return dumps(message)
 
 
 def connection_channel() -> str:
@@ -272,7 +288,7 @@ class Connection:
         try:
             async for message in self.subscription:
                 self._note_run(message)
-                await self.websocket.send_text(dumps(message))
+                await self.websocket.send_text(wire(message))
             if self.signed_out is not None:
                 code, why = self.signed_out
                 await self.websocket.send_text(

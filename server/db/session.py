@@ -30,11 +30,11 @@ def make_engine(url: str, *, timeout: float | None = None, **kwargs: Any) -> Asy
         }
     engine = create_async_engine(url, **kwargs)
     if engine.dialect.name == "sqlite":
-        event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
+        event.listen(engine.sync_engine, "connect", sqlite_pragmas)
     return engine
 
 
-def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+def sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     # SQLite ignores foreign keys unless asked, per connection.
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA foreign_keys=ON")

@@ -1,0 +1,244 @@
+"""The actions of a node's hands in progress, written ahead in groups (group commit).
+
+Every action is in the database before its events go out (:mod:`server.journal`), so this
+write is on the path of every action of every table. A node writes the actions that are
+waiting, from all its tables, in one transaction: one statement checks every table's fence
+(and, on PostgreSQL, locks the rows), one inserts every action; nothing waits for a timer,
+so a quiet node writes each action at once and a busy one writes more of them a
+transaction. The statements are SQLAlchemy Core, built once.
+
+SQLite has one writer at a time. The node's writes of table state (this one and the
+store's, :class:`~server.table_store.DatabaseTableStore`) take :attr:`WriteAhead.gate` in
+turn rather than meeting in SQLite's busy handler, which sleeps in steps up to 100 ms; and
+a group is written by one thread of its own on a connection of its own, all its statements
+in one hop, so the write lock is held for the database's work alone, never across turns of
+the event loop. On PostgreSQL the gate is open (rows are locked per table) and the group
+goes through the async engine, without waiting for the disk (``synchronous_commit`` off:
+the row outlives the node at once).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, cast
+
+from sqlalchemy import Connection, Engine, Table, bindparam, create_engine, event, text, update
+from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from server.db.models import LiveAction, TableRecord
+from server.db.session import is_outage, sqlite_pragmas
+from server.db.types import utcnow
+from server.table_types import StoreUnavailable, TableTakenOver
+
+log = logging.getLogger(__name__)
+
+_TABLES = cast(Table, TableRecord.__table__)
+_ACTIONS = cast(Table, LiveAction.__table__)
+
+
+@dataclass(slots=True)
+class _Pending:
+    table_id: int
+    fence: int | None  # None: written without a check (tools that own the database)
+    number: int
+    position: int
+    action: dict[str, Any]
+    done: asyncio.Future[None] = field(repr=False)
+
+
+class WriteAhead:
+    """One node's write-ahead of actions, grouped; and its gate for SQLite's one writer."""
+
+    def __init__(self, engine: AsyncEngine) -> None:
+        self.engine = engine
+        self.sqlite = engine.dialect.name == "sqlite"
+        # A database in memory is one connection's own: it is written through the engine.
+        self._own_thread = self.sqlite and engine.url.database not in (None, "", ":memory:")
+        self._pending: list[_Pending] = []
+        self._writing: asyncio.Task[None] | None = None
+        self._lock = asyncio.Lock() if self.sqlite else None
+        self._thread: ThreadPoolExecutor | None = None
+        self._sync_engine: Engine | None = None
+        self.groups = 0  # transactions written
+        self.written = 0  # actions written
+        insert = sqlite_insert if self.sqlite else postgresql_insert
+        self._insert = insert(_ACTIONS).on_conflict_do_nothing()
+        # A no-op update: it takes each table's row lock and tells its fence in one statement.
+        self._fences = (
+            update(_TABLES)
+            .where(_TABLES.c.id.in_(bindparam("ids", expanding=True)))
+            .values(fence=_TABLES.c.fence)
+            .returning(_TABLES.c.id, _TABLES.c.fence)
+        )
+
+    @contextlib.asynccontextmanager
+    async def gate(self) -> AsyncIterator[None]:
+        """Held around a write of table state: on SQLite, one such writer at a time."""
+        if self._lock is None:
+            yield
+            return
+        async with self._lock:
+            yield
+
+    async def record(
+        self, table_id: int, fence: int | None, number: int, position: int, action: dict[str, Any]
+    ) -> None:
+        """Write one action (with the next group); raises :class:`TableTakenOver` if
+        ``fence`` is no longer the table's, :class:`StoreUnavailable` if the database did
+        not answer (the action may be written again: a retry writes it once)."""
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._pending.append(_Pending(table_id, fence, number, position, action, done))
+        if self._writing is None:
+            self._writing = asyncio.get_running_loop().create_task(self._write_all())
+        await done
+
+    async def close(self) -> None:
+        """Write what is waiting, then let the thread and its connection go."""
+        if self._writing is not None:
+            await asyncio.gather(self._writing, return_exceptions=True)
+        if self._sync_engine is not None:
+            self._sync_engine.dispose()
+            self._sync_engine = None
+        if self._thread is not None:
+            self._thread.shutdown(wait=True)
+            self._thread = None
+
+    async def _write_all(self) -> None:
+        try:
+            while self._pending:
+                group, self._pending = self._pending, []
+                await self._write_group(group)
+        finally:
+            self._writing = None
+
+    async def _write_group(self, group: list[_Pending]) -> None:
+        try:
+            async with self.gate():
+                refused = await self._commit(group)
+        except Exception as error:
+            if is_outage(error):
+                why = str(error) or type(error).__name__
+                for pending in group:
+                    _settle(pending, StoreUnavailable(why))
+            elif len(group) > 1:
+                # One table's write refused (not an outage): the others are not held by it.
+                for pending in group:
+                    await self._write_group([pending])
+            else:
+                _settle(group[0], error)
+            return
+        self.groups += 1
+        for pending in group:
+            if pending.table_id in refused:
+                _settle(
+                    pending,
+                    TableTakenOver(
+                        f"table {pending.table_id} is run by another node now "
+                        f"(token {pending.fence} is old)"
+                    ),
+                )
+            else:
+                self.written += 1
+                _settle(pending, None)
+
+    async def _commit(self, group: Sequence[_Pending]) -> set[int]:
+        """Write the group in one transaction; the tables whose fence is not theirs any
+        more (their actions are not written)."""
+        fenced = {p.table_id: p.fence for p in group if p.fence is not None}
+        now = utcnow()
+        if self._own_thread:
+            loop = asyncio.get_running_loop()
+            return await loop.run_in_executor(
+                self._executor(), self._commit_sync, group, fenced, now
+            )
+        async with self.engine.begin() as connection:
+            if not self.sqlite:
+                await connection.execute(text("SET LOCAL synchronous_commit TO OFF"))
+            held: dict[int, int] = {}
+            if fenced:
+                result = await connection.execute(self._fences, {"ids": list(fenced)})
+                held = {row[0]: row[1] for row in result}
+            refused = {t for t, fence in fenced.items() if held.get(t) != fence}
+            rows = _rows(group, refused, now)
+            if rows:
+                await connection.execute(self._insert, rows)
+        return refused
+
+    def _commit_sync(
+        self, group: Sequence[_Pending], fenced: dict[int, int], now: datetime
+    ) -> set[int]:
+        """SQLite's group, in the writer's thread: every statement in one go."""
+        with self._engine_sync().begin() as connection:
+            refused = _check_fences_sync(connection, self._fences, fenced)
+            rows = _rows(group, refused, now)
+            if rows:
+                connection.execute(self._insert, rows)
+        return refused
+
+    def _executor(self) -> ThreadPoolExecutor:
+        if self._thread is None:
+            self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="write-ahead")
+        return self._thread
+
+    def _engine_sync(self) -> Engine:
+        if self._sync_engine is None:
+            url = self.engine.url.set(drivername="sqlite+pysqlite")
+            # One connection, used by the one writer thread.
+            engine = create_engine(url, pool_size=1, max_overflow=0)
+            event.listen(engine, "connect", sqlite_pragmas)
+            # BEGIN IMMEDIATE: the write lock from the start, so no statement of the group
+            # finds another writer's commit in its way.
+            event.listen(engine, "begin", _begin_immediate)
+            _no_implicit_begin(engine)
+            self._sync_engine = engine
+        return self._sync_engine
+
+
+def _settle(pending: _Pending, outcome: BaseException | None) -> None:
+    if pending.done.done():
+        return
+    if outcome is None:
+        pending.done.set_result(None)
+    else:
+        pending.done.set_exception(outcome)
+
+
+def _rows(group: Sequence[_Pending], refused: set[int], now: datetime) -> list[dict[str, Any]]:
+    return [
+        {
+            "table_id": p.table_id,
+            "number": p.number,
+            "position": p.position,
+            "action": p.action,
+            "created_at": now,
+        }
+        for p in group
+        if p.table_id not in refused
+    ]
+
+
+def _check_fences_sync(connection: Connection, statement: Any, fenced: dict[int, int]) -> set[int]:
+    if not fenced:
+        return set()
+    held = {row[0]: row[1] for row in connection.execute(statement, {"ids": list(fenced)})}
+    return {t for t, fence in fenced.items() if held.get(t) != fence}
+
+
+def _no_implicit_begin(engine: Engine) -> None:
+    """Let SQLAlchemy's ``begin`` event issue BEGIN, not the sqlite3 module's own."""
+
+    @event.listens_for(engine, "connect")
+    def _autocommit_driver(dbapi_connection: Any, _record: Any) -> None:
+        dbapi_connection.isolation_level = None
+
+
+def _begin_immediate(connection: Connection) -> None:
+    connection.exec_driver_sql("BEGIN IMMEDIATE")

@@ -1,0 +1,127 @@
+"""The write-ahead of actions in groups: every action written once, in order, fenced per
+table; one table refused or failing holds no other table's action back."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from play import seed
+from sqlalchemy import delete, select
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
+
+from server.db.models import LiveAction, LiveHand, TableRecord
+from server.db.session import make_sessionmaker
+from server.deck_seal import DeckSeal
+from server.table_store import DatabaseTableStore, claim_table
+from server.table_types import LiveHandState, TableTakenOver
+from server.write_ahead import WriteAhead
+
+SEAL = DeckSeal.generate()
+
+
+@pytest.fixture
+def sessionmaker(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:
+    return make_sessionmaker(engine)
+
+
+async def open_tables(
+    sessionmaker: async_sessionmaker[AsyncSession], write_ahead: WriteAhead, count: int
+) -> list[tuple[int, DatabaseTableStore]]:
+    """``count`` tables, each claimed (fenced) and with a hand in progress."""
+    stores = []
+    for n in range(count):
+        table_id = await seed(sessionmaker, [f"p{n}a", f"p{n}b"], name=f"T{n}")
+        async with sessionmaker() as session, session.begin():
+            fence = await claim_table(session, table_id=table_id)
+        store = DatabaseTableStore(sessionmaker, seal=SEAL, fence=fence, write_ahead=write_ahead)
+        deck = {"order": ["As", "Kd"], "seed": None}
+        players = [(0, f"p{n}a", 100), (1, f"p{n}b", 100)]
+        await store.start_hand(LiveHandState(table_id, 1, deck, players))
+        stores.append((table_id, store))
+    return stores
+
+
+async def written(sessionmaker: async_sessionmaker[AsyncSession], table_id: int) -> list[int]:
+    async with sessionmaker() as session:
+        rows = await session.scalars(
+            select(LiveAction.action)
+            .where(LiveAction.table_id == table_id)
+            .order_by(LiveAction.position)
+        )
+        return [action["n"] for action in rows]
+
+
+async def test_tables_acting_together_share_transactions(
+    sessionmaker: async_sessionmaker[AsyncSession], engine: AsyncEngine
+) -> None:
+    write_ahead = WriteAhead(engine)
+    stores = await open_tables(sessionmaker, write_ahead, 12)
+
+    async def play(table_id: int, store: DatabaseTableStore) -> None:
+        for position in range(10):
+            await store.record_action(table_id, 1, position, {"n": position})
+
+    await asyncio.gather(*(play(table_id, store) for table_id, store in stores))
+    assert write_ahead.written == 120
+    # Twelve tables acting at once: their actions go in together, far fewer transactions.
+    assert write_ahead.groups <= 60
+    for table_id, _ in stores:
+        assert await written(sessionmaker, table_id) == list(range(10))
+    await write_ahead.close()
+
+
+async def test_a_table_taken_over_is_refused_and_holds_back_no_other(
+    sessionmaker: async_sessionmaker[AsyncSession], engine: AsyncEngine
+) -> None:
+    write_ahead = WriteAhead(engine)
+    (ours, our_store), (lost, lost_store) = await open_tables(sessionmaker, write_ahead, 2)
+    async with sessionmaker() as session, session.begin():
+        await claim_table(session, table_id=lost)  # another node took it
+    results = await asyncio.gather(
+        our_store.record_action(ours, 1, 0, {"n": 0}),
+        lost_store.record_action(lost, 1, 0, {"n": 0}),
+        return_exceptions=True,
+    )
+    assert results[0] is None
+    assert isinstance(results[1], TableTakenOver)
+    assert await written(sessionmaker, ours) == [0]
+    assert await written(sessionmaker, lost) == []
+    await write_ahead.close()
+
+
+async def test_a_failing_write_holds_back_no_other_table(
+    sessionmaker: async_sessionmaker[AsyncSession], engine: AsyncEngine
+) -> None:
+    """An action of a hand that is not written ahead breaks its key; the group is written
+    again table by table, and the other table's action goes in."""
+    write_ahead = WriteAhead(engine)
+    (good, good_store), (broken, broken_store) = await open_tables(sessionmaker, write_ahead, 2)
+    async with sessionmaker() as session, session.begin():
+        await session.execute(delete(LiveHand).where(LiveHand.table_id == broken))
+    results = await asyncio.gather(
+        good_store.record_action(good, 1, 0, {"n": 0}),
+        broken_store.record_action(broken, 1, 0, {"n": 0}),  # its hand is not in play
+        return_exceptions=True,
+    )
+    assert results[0] is None
+    assert isinstance(results[1], Exception) and not isinstance(results[1], TableTakenOver)
+    assert await written(sessionmaker, good) == [0]
+    assert await written(sessionmaker, broken) == []
+    await write_ahead.close()
+
+
+async def test_a_retried_action_is_written_once(
+    sessionmaker: async_sessionmaker[AsyncSession], engine: AsyncEngine
+) -> None:
+    write_ahead = WriteAhead(engine)
+    ((table_id, store),) = await open_tables(sessionmaker, write_ahead, 1)
+    await store.record_action(table_id, 1, 0, {"n": 0})
+    await store.record_action(table_id, 1, 0, {"n": 0})  # the answer was lost: tried again
+    await store.record_action(table_id, 1, 1, {"n": 1})
+    assert await written(sessionmaker, table_id) == [0, 1]
+    async with sessionmaker() as session:
+        # The fence check leaves the table's token as it was.
+        fence = await session.scalar(select(TableRecord.fence).where(TableRecord.id == table_id))
+        assert fence == store.fence
+    await write_ahead.close()
