@@ -24,12 +24,14 @@ _FRAME = re.compile(r"^(?P<name>.*?) \((?P<file>.*?):(?P<line>\d+)\)$")
 
 # The innermost frame's file, by the first of these its path contains.
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("database", ("sqlalchemy/", "aiosqlite/", "asyncpg/", "sqlite3/", "server/write_ahead")),
-    ("database", ("server/table_store", "server/db/", "server/ledger", "server/hand_records")),
+    ("database", ("sqlalchemy/", "aiosqlite/", "asyncpg/", "sqlite3/", "/server/write_ahead")),
+    ("database", ("/server/table_store", "/server/db/", "/server/ledger", "/server/hand_")),
     ("websocket", ("uvicorn/protocols/websockets", "websockets/", "starlette/websockets")),
     ("http", ("uvicorn/", "starlette/", "fastapi/", "httptools", "h11/", "pydantic")),
-    ("bus", ("redis/", "hiredis", "server/redis_bus", "server/bus")),
+    ("bus", ("redis/", "hiredis", "/server/redis_bus", "/server/bus")),
     ("engine", ("/engine/",)),
+    ("tables", ("/server/actor", "/server/table_", "/server/journal", "/server/publisher")),
+    ("tables", ("/server/clocks", "/server/dealing", "/server/live_tables")),
     ("json", ("orjson", "json/")),
     ("asyncio", ("asyncio/", "uvloop/", "contextlib", "selectors", "threading", "queue")),
     ("server", ("/server/",)),
@@ -108,7 +110,7 @@ class Profile:
 
 def layer_of(frame: str) -> str:
     match = _FRAME.match(frame)
-    path = match["file"] if match else frame
+    path = "/" + (match["file"] if match else frame)
     for layer, needles in LAYERS:
         if any(needle in path for needle in needles):
             return layer

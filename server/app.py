@@ -49,7 +49,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         seal = settings.deck_seal()  # first: no key, no start (server/deck_seal.py)
-        engine = make_engine(settings.database_url, timeout=settings.db_timeout_seconds)
+        engine = make_engine(
+            settings.database_url,
+            timeout=settings.db_timeout_seconds,
+            pool_size=settings.db_pool_size,
+            pool_overflow=settings.db_pool_overflow,
+        )
         app.state.engine = engine
         app.state.sessionmaker = make_sessionmaker(engine)
         # In memory for one process; REDIS_URL puts every node on one Redis bus.

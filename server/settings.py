@@ -77,6 +77,11 @@ class Settings(BaseSettings):
     # A database call that has not answered in this long counts as an outage (the table
     # pauses and tries again) rather than hanging the table.
     db_timeout_seconds: float = Field(default=5.0, gt=0)
+    # PostgreSQL connections a node keeps open, and how many more it may open at a peak;
+    # a call that finds none free within db_timeout_seconds is an outage, not a hang.
+    # (The actions of all the node's tables are written through one at a time.)
+    db_pool_size: int = Field(default=10, ge=1, le=500)
+    db_pool_overflow: int = Field(default=10, ge=0, le=500)
     # Open a demo table of each main variant where house bots play (server/demo.py).
     demo: bool = False
     # The house bots' pause before each action, on average (uniform from half to 1.5 times).

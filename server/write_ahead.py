@@ -22,13 +22,24 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import Connection, Engine, Table, bindparam, create_engine, event, text, update
+from sqlalchemy import (
+    Connection,
+    CursorResult,
+    Engine,
+    Executable,
+    Table,
+    bindparam,
+    create_engine,
+    event,
+    text,
+    update,
+)
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncEngine
@@ -71,7 +82,13 @@ class WriteAhead:
         self.written = 0  # actions written
         insert = sqlite_insert if self.sqlite else postgresql_insert
         self._insert = insert(_ACTIONS).on_conflict_do_nothing()
-        # A no-op update: it takes each table's row lock and tells its fence in one statement.
+        # A no-op update: it takes the table's row lock and says whether the fence holds; for
+        # several tables, one statement that locks them all and tells their fences.
+        self._fence = (
+            update(_TABLES)
+            .where(_TABLES.c.id == bindparam("table"), _TABLES.c.fence == bindparam("token"))
+            .values(fence=_TABLES.c.fence)
+        )
         self._fences = (
             update(_TABLES)
             .where(_TABLES.c.id.in_(bindparam("ids", expanding=True)))
@@ -162,11 +179,10 @@ class WriteAhead:
         async with self.engine.begin() as connection:
             if not self.sqlite:
                 await connection.execute(text("SET LOCAL synchronous_commit TO OFF"))
-            held: dict[int, int] = {}
+            refused: set[int] = set()
             if fenced:
-                result = await connection.execute(self._fences, {"ids": list(fenced)})
-                held = {row[0]: row[1] for row in result}
-            refused = {t for t, fence in fenced.items() if held.get(t) != fence}
+                check = self._fence_check(fenced)
+                refused = _refused(await connection.execute(*check), fenced)
             rows = _rows(group, refused, now)
             if rows:
                 await connection.execute(self._insert, rows)
@@ -176,12 +192,27 @@ class WriteAhead:
         self, group: Sequence[_Pending], fenced: dict[int, int], now: datetime
     ) -> set[int]:
         """SQLite's group, in the writer's thread: every statement in one go."""
-        with self._engine_sync().begin() as connection:
-            refused = _check_fences_sync(connection, self._fences, fenced)
-            rows = _rows(group, refused, now)
-            if rows:
-                connection.execute(self._insert, rows)
+        engine = self._engine_sync()
+        try:
+            with engine.begin() as connection:
+                refused: set[int] = set()
+                if fenced:
+                    refused = _refused(connection.execute(*self._fence_check(fenced)), fenced)
+                rows = _rows(group, refused, now)
+                if rows:
+                    connection.execute(self._insert, rows)
+        except Exception:
+            # A fresh connection for the next group: nothing of this one is left open on it.
+            engine.dispose()
+            raise
         return refused
+
+    def _fence_check(self, fenced: dict[int, int]) -> tuple[Executable, dict[str, Any]]:
+        """The statement that locks the group's tables and checks their fences."""
+        if len(fenced) == 1:
+            ((table, token),) = fenced.items()
+            return self._fence, {"table": table, "token": token}
+        return self._fences, {"ids": list(fenced)}
 
     def _executor(self) -> ThreadPoolExecutor:
         if self._thread is None:
@@ -200,6 +231,14 @@ class WriteAhead:
             _no_implicit_begin(engine)
             self._sync_engine = engine
         return self._sync_engine
+
+
+def _refused(result: CursorResult[Any], fenced: dict[int, int]) -> set[int]:
+    """The tables whose fence is no longer theirs, from :meth:`WriteAhead._fence_check`."""
+    if len(fenced) == 1:
+        return set() if result.rowcount == 1 else set(fenced)
+    held = {row[0]: row[1] for row in cast(Iterable[Sequence[int]], result)}
+    return {t for t, fence in fenced.items() if held.get(t) != fence}
 
 
 def _settle(pending: _Pending, outcome: BaseException | None) -> None:
@@ -223,13 +262,6 @@ def _rows(group: Sequence[_Pending], refused: set[int], now: datetime) -> list[d
         for p in group
         if p.table_id not in refused
     ]
-
-
-def _check_fences_sync(connection: Connection, statement: Any, fenced: dict[int, int]) -> set[int]:
-    if not fenced:
-        return set()
-    held = {row[0]: row[1] for row in connection.execute(statement, {"ids": list(fenced)})}
-    return {t for t, fence in fenced.items() if held.get(t) != fence}
 
 
 def _no_implicit_begin(engine: Engine) -> None:

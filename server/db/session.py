@@ -13,13 +13,26 @@ from sqlalchemy.ext.asyncio import (
 )
 
 
-def make_engine(url: str, *, timeout: float | None = None, **kwargs: Any) -> AsyncEngine:
+def make_engine(
+    url: str,
+    *,
+    timeout: float | None = None,
+    pool_size: int | None = None,
+    pool_overflow: int | None = None,
+    **kwargs: Any,
+) -> AsyncEngine:
     """An async engine; on SQLite, foreign keys on and a writer-friendly journal.
 
     ``timeout`` (PostgreSQL): the longest a connect, a statement or a wait for a pooled
     connection may take before it counts as an outage (:func:`is_outage`) instead of
     hanging its caller; connections are checked before use, so those broken by a database
-    restart are replaced rather than failing a transaction."""
+    restart are replaced rather than failing a transaction. ``pool_size`` and
+    ``pool_overflow`` (PostgreSQL) bound its connections."""
+    if url.startswith("postgresql"):
+        if pool_size is not None:
+            kwargs = {"pool_size": pool_size, **kwargs}
+        if pool_overflow is not None:
+            kwargs = {"max_overflow": pool_overflow, **kwargs}
     if timeout is not None and url.startswith("postgresql"):
         connect_args = {"timeout": timeout, "command_timeout": timeout}
         kwargs = {
