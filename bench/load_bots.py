@@ -154,6 +154,8 @@ class Bot:
         with contextlib.suppress(ConnectionClosed, OSError):
             async for raw in ws:
                 self._frame(orjson.loads(raw))
+        if not self.closing:  # why the server closed it (None: the connection was lost)
+            self.stats.trouble[f"closed {ws.close_code}"] += 1
 
     def _frame(self, frame: dict[str, Any]) -> None:
         kind = frame.get("type")

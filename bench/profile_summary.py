@@ -20,6 +20,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+_ENTRY = re.compile(r"server/(__main__|cli)\.py")  # under every sample of the loop
 _FRAME = re.compile(r"^(?P<name>.*?) \((?P<file>.*?):(?P<line>\d+)\)$")
 
 # The innermost frame's file, by the first of these its path contains.
@@ -82,7 +83,7 @@ class Profile:
         seen: set[str] = set()
         for frame in frames:
             name = _short(frame)
-            if "server/" in name and name not in seen:
+            if "server/" in name and name not in seen and not _ENTRY.search(name):
                 seen.add(name)
                 self.under[name] += count
 
