@@ -11,7 +11,7 @@ reply or error, goes through one bounded subscription and one writer, so frames
 leave in the order they were made: the snapshot a ``watch`` or ``resync`` answers
 with is published by the table actor on the connection's own channel, in line with
 the table's events, and the next event after a snapshot of ``seq`` S has ``seq``
-S + 1. Messages for a table are handled in their own lane (``TableLanes``): in order for
+S + 1. Messages for a table are handled in their own lane (``server.lanes``): in order for
 that table, side by side with other tables' lanes. A connection that cannot keep up is
 closed (code 4008); its client reconnects and resyncs; it never slows a table down.
 
@@ -34,7 +34,7 @@ import asyncio
 import contextlib
 import logging
 import secrets
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
 import orjson
@@ -46,7 +46,6 @@ from server import tokens
 from server.bus import (
     DEFAULT_QUEUE_SIZE,
     Bus,
-    Delivered,
     Subscription,
     player_channel,
     table_channel,
@@ -54,13 +53,14 @@ from server.bus import (
 from server.cluster import TableHandle
 from server.db.session import is_outage
 from server.errors import outage_refusal
+from server.frames import PROTOCOL_VERSION, dumps, wire
 from server.gateway import TOO_MANY, Gateway, MessageLimits
+from server.lanes import TableLanes
 from server.metrics import Metrics
 from server.sessions import SessionRegistry, SignIn
 from server.settings import Settings
 from server.spectators import Spectators
 
-PROTOCOL_VERSION = 1
 MAX_FRAME_BYTES = 16_384
 IDLE_SECONDS = 60.0  # a connection silent this long (no message, no ping) is closed
 COMMANDS_IN_FLIGHT = 16  # a connection's messages taken and not yet answered, at most
@@ -77,62 +77,6 @@ log = logging.getLogger(__name__)
 _Handler = Callable[["Connection", dict[str, Any]], Awaitable[dict[str, Any] | None]]
 
 
-class TableLanes:
-    """A connection's messages for tables, one lane per table: in the order they came
-    within a table, side by side across tables, so a table that is slow to answer (or
-    changing hands) holds only its own. At most ``limit`` are taken and not yet done: past
-    that the connection is not read until one is."""
-
-    def __init__(self, limit: int) -> None:
-        self._slots = asyncio.Semaphore(limit)
-        self._last: dict[int, asyncio.Task[None]] = {}  # each table's latest message
-        self._running: set[asyncio.Task[None]] = set()
-
-    async def enter(self, table_id: int, work: Coroutine[Any, Any, None]) -> None:
-        """Queue ``work`` behind the table's earlier messages; return once it has started
-        (or is queued behind them)."""
-        try:
-            await self._slots.acquire()
-        except BaseException:
-            work.close()
-            raise
-        task = asyncio.create_task(self._run(table_id, self._last.get(table_id), work))
-        self._last[table_id] = task
-        self._running.add(task)
-        # Let it start: what it settles without waiting (a refusal for rate, which pauses
-        # the connection) is settled before the next frame is read, as if handled inline.
-        await asyncio.sleep(0)
-
-    async def _run(
-        self, table_id: int, before: asyncio.Task[None] | None, work: Coroutine[Any, Any, None]
-    ) -> None:
-        this = asyncio.current_task()
-        try:
-            if before is not None:
-                await asyncio.wait({before})  # its outcome is its own
-            await work
-        finally:
-            work.close()  # never started, if cancelled while it waited its turn
-            self._slots.release()
-            self._running.discard(this)
-            if self._last.get(table_id) is this:
-                del self._last[table_id]
-
-    async def join(self) -> None:
-        """Until every message taken so far is done."""
-        while self._running:
-            await asyncio.wait(set(self._running))
-
-    async def close(self, grace: float = 0.0) -> None:
-        """The connection has ended: let what is in hand finish for ``grace`` seconds (what
-        the tables were told stays in step with what this connection knows), then drop it."""
-        if grace > 0 and self._running:
-            await asyncio.wait(set(self._running), timeout=grace)
-        for task in list(self._running):
-            task.cancel()
-        await asyncio.gather(*self._running, return_exceptions=True)
-
-
 class Cardroom(Protocol):
     @property
     def bus(self) -> Bus: ...
@@ -143,20 +87,6 @@ class Cardroom(Protocol):
 
 class ProtocolError(Refusal):
     """A frame refused at the edge, before any table sees it."""
-
-
-def dumps(frame: dict[str, Any]) -> str:
-    # Seat numbers key some maps (a snapshot's seats): JSON writes them as strings.
-    return orjson.dumps({"v": PROTOCOL_VERSION, **frame}, option=orjson.OPT_NON_STR_KEYS).decode()
-
-
-def wire(message: dict[str, Any]) -> str:
-    """A message's frame, encoded once for all the sockets the bus gives it to."""
-    if isinstance(message, Delivered):
-        if message.wire is None:
-            message.wire = dumps(message)
-        return message.wire
-    return dumps(message)
 
 
 def connection_channel() -> str:

@@ -1,5 +1,5 @@
 """A websocket's messages for different tables do not wait on one another
-(``server.ws.TableLanes``): a table that does not answer holds only its own messages, those
+(``server.lanes.TableLanes``): a table that does not answer holds only its own messages, those
 of one table keep their order, and a connection has a bounded number in hand."""
 
 from __future__ import annotations
