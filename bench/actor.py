@@ -45,8 +45,9 @@ from server.db import migrate  # noqa: E402
 from server.db.models import Role  # noqa: E402
 from server.db.session import make_engine, make_sessionmaker  # noqa: E402
 from server.deck_seal import DeckSeal  # noqa: E402
+from server.fencing import claim_table  # noqa: E402
 from server.passwords import Passwords  # noqa: E402
-from server.table_store import DatabaseTableStore, claim_table  # noqa: E402
+from server.table_store import DatabaseTableStore  # noqa: E402
 from server.table_types import FinishedHand, LiveHandState, TableSettings, TableStore  # noqa: E402
 
 SEATS = 8

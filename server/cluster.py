@@ -5,7 +5,7 @@ set only if absent and renewed every third of its lifetime (``lease_seconds``). 
 dies its leases run out and the other nodes take its tables over. A lease alone does not
 guard the database (a node stalled past its lease may wake up still believing it runs the
 table), so taking a table over also raises the table's fencing token in the database
-(:func:`server.table_store.claim_table`); every write of the table checks it, and the stale
+(:func:`server.fencing.claim_table`); every write of the table checks it, and the stale
 node's first write is refused (:class:`~server.table_types.TableTakenOver`), before it changes
 anything. Redis is only ever asked who may try; the database says who succeeded.
 

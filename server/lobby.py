@@ -31,7 +31,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from engine.cards import Deck
 from engine.errors import ErrorCode
 from engine.table_events import TableRestarted, TableResumed
-from server import table_store, tables
+from server import fencing, table_store, tables
 from server.actor import TableActor
 from server.bus import Bus, Subscription
 from server.cluster import (
@@ -278,7 +278,7 @@ class Cardroom:
             return False
         try:
             async with self.sessionmaker() as session, session.begin():
-                fence = await table_store.claim_table(session, table_id=record.id)
+                fence = await fencing.claim_table(session, table_id=record.id)
                 # As it is now: an operator's change made since the list was read holds.
                 record = await session.get(TableRecord, record.id, populate_existing=True) or record
             if record.status != TableStatus.OPEN:

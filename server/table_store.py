@@ -16,7 +16,8 @@ it is announced (``live_actions``); the record of the finished hand deletes them
 transaction. That is what a node taking
 the table over resumes from (:func:`live_hand`).
 
-Fencing: a store made with ``fence`` (the token :func:`claim_table` gave the node running the
+Fencing (:mod:`server.fencing`): a store made with ``fence`` (the token
+:func:`~server.fencing.claim_table` gave the node running the
 table) checks it first thing in every write of the table, under the table row's lock; a node
 that has lost the table to another (a newer token) is refused with
 :class:`~server.table_types.TableTakenOver` and writes nothing. A database that does not answer
@@ -51,13 +52,13 @@ from server.db.session import is_outage
 from server.db.types import utcnow
 from server.deck_seal import DeckSeal, SealBroken
 from server.errors import ErrorCode
+from server.fencing import check_fence
 from server.table_types import (
     AuditNote,
     CommandRefused,
     FinishedHand,
     LiveHandState,
     StoreUnavailable,
-    TableTakenOver,
 )
 from server.write_ahead import WriteAhead
 
@@ -85,10 +86,7 @@ class DatabaseTableStore:
         self._account_ids: dict[str, int] = {}
         self.fence = fence
         # The node's (shared by its tables) or one of the store's own.
-        if write_ahead is None:
-            bind = sessionmaker.kw["bind"]
-            write_ahead = WriteAhead(bind)
-        self.write_ahead = write_ahead
+        self.write_ahead = write_ahead or WriteAhead(sessionmaker.kw["bind"])
 
     @contextlib.asynccontextmanager
     async def _write(self, table_id: int) -> AsyncIterator[AsyncSession]:
@@ -324,35 +322,6 @@ class _Operator:
 def _json(values: Mapping[str, Any]) -> dict[str, Any]:
     """Column values as the audit log's JSON keeps them (times in ISO 8601)."""
     return {k: v.isoformat() if hasattr(v, "isoformat") else v for k, v in values.items()}
-
-
-# ---------------------------------------------------------------------- fencing
-
-
-async def claim_table(session: AsyncSession, *, table_id: int) -> int:
-    """A new fencing token for the node taking the table over; every older one is refused
-    from now on. Commits nothing itself (call inside the caller's transaction)."""
-    await session.execute(
-        update(TableRecord).where(TableRecord.id == table_id).values(fence=TableRecord.fence + 1)
-    )
-    token = await session.scalar(select(TableRecord.fence).where(TableRecord.id == table_id))
-    if token is None:
-        raise LookupError(f"no table {table_id}")
-    return int(token)
-
-
-async def check_fence(session: AsyncSession, *, table_id: int, fence: int) -> None:
-    """Lock the table's row and make sure ``fence`` is still its token."""
-    held = cast(
-        CursorResult[Any],
-        await session.execute(
-            update(TableRecord)
-            .where(TableRecord.id == table_id, TableRecord.fence == fence)
-            .values(fence=TableRecord.fence)
-        ),
-    )
-    if held.rowcount != 1:
-        raise TableTakenOver(f"table {table_id} is run by another node now (token {fence} is old)")
 
 
 # ---------------------------------------------------------------------- reading

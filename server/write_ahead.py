@@ -21,8 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import logging
-from collections.abc import AsyncIterator, Iterable, Sequence
+from collections.abc import AsyncIterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -30,28 +29,23 @@ from typing import Any, cast
 
 from sqlalchemy import (
     Connection,
-    CursorResult,
     Engine,
-    Executable,
     Table,
-    bindparam,
     create_engine,
     event,
     text,
-    update,
 )
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from server.db.models import LiveAction, TableRecord
+from server.db.models import LiveAction
 from server.db.session import is_outage, sqlite_pragmas
 from server.db.types import utcnow
-from server.table_types import StoreUnavailable, TableTakenOver
+from server.fencing import fence_check, taken_over
+from server.fencing import refused as fencing_refused
+from server.table_types import StoreUnavailable
 
-log = logging.getLogger(__name__)
-
-_TABLES = cast(Table, TableRecord.__table__)
 _ACTIONS = cast(Table, LiveAction.__table__)
 
 
@@ -82,19 +76,6 @@ class WriteAhead:
         self.written = 0  # actions written
         insert = sqlite_insert if self.sqlite else postgresql_insert
         self._insert = insert(_ACTIONS).on_conflict_do_nothing()
-        # A no-op update: it takes the table's row lock and says whether the fence holds; for
-        # several tables, one statement that locks them all and tells their fences.
-        self._fence = (
-            update(_TABLES)
-            .where(_TABLES.c.id == bindparam("table"), _TABLES.c.fence == bindparam("token"))
-            .values(fence=_TABLES.c.fence)
-        )
-        self._fences = (
-            update(_TABLES)
-            .where(_TABLES.c.id.in_(bindparam("ids", expanding=True)))
-            .values(fence=_TABLES.c.fence)
-            .returning(_TABLES.c.id, _TABLES.c.fence)
-        )
 
     @contextlib.asynccontextmanager
     async def gate(self) -> AsyncIterator[None]:
@@ -111,10 +92,11 @@ class WriteAhead:
         """Write one action (with the next group); raises :class:`TableTakenOver` if
         ``fence`` is no longer the table's, :class:`StoreUnavailable` if the database did
         not answer (the action may be written again: a retry writes it once)."""
-        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        loop = asyncio.get_running_loop()
+        done: asyncio.Future[None] = loop.create_future()
         self._pending.append(_Pending(table_id, fence, number, position, action, done))
         if self._writing is None:
-            self._writing = asyncio.get_running_loop().create_task(self._write_all())
+            self._writing = loop.create_task(self._write_all())
         await done
 
     async def close(self) -> None:
@@ -155,13 +137,7 @@ class WriteAhead:
         self.groups += 1
         for pending in group:
             if pending.table_id in refused:
-                _settle(
-                    pending,
-                    TableTakenOver(
-                        f"table {pending.table_id} is run by another node now "
-                        f"(token {pending.fence} is old)"
-                    ),
-                )
+                _settle(pending, taken_over(pending.table_id, pending.fence))
             else:
                 self.written += 1
                 _settle(pending, None)
@@ -181,8 +157,8 @@ class WriteAhead:
                 await connection.execute(text("SET LOCAL synchronous_commit TO OFF"))
             refused: set[int] = set()
             if fenced:
-                check = self._fence_check(fenced)
-                refused = _refused(await connection.execute(*check), fenced)
+                result = await connection.execute(*fence_check(fenced))
+                refused = fencing_refused(result, fenced)
             rows = _rows(group, refused, now)
             if rows:
                 await connection.execute(self._insert, rows)
@@ -197,7 +173,8 @@ class WriteAhead:
             with engine.begin() as connection:
                 refused: set[int] = set()
                 if fenced:
-                    refused = _refused(connection.execute(*self._fence_check(fenced)), fenced)
+                    result = connection.execute(*fence_check(fenced))
+                    refused = fencing_refused(result, fenced)
                 rows = _rows(group, refused, now)
                 if rows:
                     connection.execute(self._insert, rows)
@@ -206,13 +183,6 @@ class WriteAhead:
             engine.dispose()
             raise
         return refused
-
-    def _fence_check(self, fenced: dict[int, int]) -> tuple[Executable, dict[str, Any]]:
-        """The statement that locks the group's tables and checks their fences."""
-        if len(fenced) == 1:
-            ((table, token),) = fenced.items()
-            return self._fence, {"table": table, "token": token}
-        return self._fences, {"ids": list(fenced)}
 
     def _executor(self) -> ThreadPoolExecutor:
         if self._thread is None:
@@ -231,14 +201,6 @@ class WriteAhead:
             _no_implicit_begin(engine)
             self._sync_engine = engine
         return self._sync_engine
-
-
-def _refused(result: CursorResult[Any], fenced: dict[int, int]) -> set[int]:
-    """The tables whose fence is no longer theirs, from :meth:`WriteAhead._fence_check`."""
-    if len(fenced) == 1:
-        return set() if result.rowcount == 1 else set(fenced)
-    held = {row[0]: row[1] for row in cast(Iterable[Sequence[int]], result)}
-    return {t for t, fence in fenced.items() if held.get(t) != fence}
 
 
 def _settle(pending: _Pending, outcome: BaseException | None) -> None:

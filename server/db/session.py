@@ -29,18 +29,16 @@ def make_engine(
     restart are replaced rather than failing a transaction. ``pool_size`` and
     ``pool_overflow`` (PostgreSQL) bound its connections."""
     if url.startswith("postgresql"):
-        if pool_size is not None:
-            kwargs = {"pool_size": pool_size, **kwargs}
-        if pool_overflow is not None:
-            kwargs = {"max_overflow": pool_overflow, **kwargs}
-    if timeout is not None and url.startswith("postgresql"):
-        connect_args = {"timeout": timeout, "command_timeout": timeout}
-        kwargs = {
-            "connect_args": connect_args,
-            "pool_timeout": timeout,
-            "pool_pre_ping": True,
-            **kwargs,
-        }
+        pool: dict[str, Any] = {"pool_size": pool_size, "max_overflow": pool_overflow}
+        kwargs = {k: v for k, v in pool.items() if v is not None} | kwargs
+        if timeout is not None:
+            connect_args = {"timeout": timeout, "command_timeout": timeout}
+            kwargs = {
+                "connect_args": connect_args,
+                "pool_timeout": timeout,
+                "pool_pre_ping": True,
+                **kwargs,
+            }
     engine = create_async_engine(url, **kwargs)
     if engine.dialect.name == "sqlite":
         event.listen(engine.sync_engine, "connect", sqlite_pragmas)

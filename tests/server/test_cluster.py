@@ -29,11 +29,12 @@ from server.cluster import RedisLeases, RemoteTable
 from server.db.models import Account, HandRecord, LiveHand, Role, TableRecord
 from server.db.session import make_engine, make_sessionmaker
 from server.deck_seal import DeckSeal
+from server.fencing import claim_table
 from server.lobby import Cardroom
 from server.publisher import SEQ_PER_RUN
 from server.redis_bus import RedisBus
 from server.settings import Settings
-from server.table_store import DatabaseTableStore, check_books, claim_table, seated_players
+from server.table_store import DatabaseTableStore, check_books, seated_players
 from server.table_types import CommandRefused, TableSettings, TableTakenOver
 
 LEASE = 1.0

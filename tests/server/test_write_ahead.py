@@ -13,7 +13,8 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from server.db.models import LiveAction, LiveHand, TableRecord
 from server.db.session import make_sessionmaker
 from server.deck_seal import DeckSeal
-from server.table_store import DatabaseTableStore, claim_table
+from server.fencing import claim_table
+from server.table_store import DatabaseTableStore
 from server.table_types import LiveHandState, TableTakenOver
 from server.write_ahead import WriteAhead
 
