@@ -4,6 +4,9 @@
 import { $, el, request, variantName } from "./page.js";
 import { Connection, sidePots } from "./protocol.js";
 import { checkHand, newClientSeed } from "./fairness.js";
+import { bettingControls, installShortcuts } from "./betting.js";
+import { announcementText, winnerLine } from "./dealer.js";
+import { mountSettings, turnOver, yourTurn } from "./settings.js";
 
 const STREETS = { third: "3rd street", fourth: "4th street", fifth: "5th street", sixth: "6th street", seventh: "7th street", second: "2nd street", eighth: "8th street" };
 const SUITS = { s: "♠", h: "♥", d: "♦", c: "♣" };
@@ -177,7 +180,7 @@ function onTableEvent(kind, data, t, isPrivate) {
         .map((d) => `${nameAt(t, d.seat)} ${d.up.map(cardText).join(" ")}`).join(", ") || "dealt down"), "street");
       break;
     case "announcement":
-      addLog(`Dealer: ${data.text}`, "dealer");
+      addLog(`Dealer: ${announcementText(data, nameAt(t, data.seat))}`, "dealer");
       break;
     case "action": {
       const amount = ["bring_in", "call", "bet"].includes(data.action) ? ` ${data.amount}`
@@ -187,7 +190,7 @@ function onTableEvent(kind, data, t, isPrivate) {
     }
     case "showdown": {
       const names = handNames(data);
-      session.current?.shows.push({ seat: data.seat, cards: data.cards, names });
+      session.current?.shows.push({ seat: data.seat, cards: data.cards, names, high: data.high, low: data.low });
       addLog(`${nameAt(t, data.seat)} shows ${data.cards.map(cardText).join(" ")}${names ? " — " + names : ""}`, "showdown");
       break;
     }
@@ -195,8 +198,8 @@ function onTableEvent(kind, data, t, isPrivate) {
       addLog(`${nameAt(t, data.seat)} mucks`);
       break;
     case "pot_awarded":
-      session.current?.awards.push({ seat: data.seat, amount: data.amount, half: data.half });
-      addLog(`${nameAt(t, data.seat)} wins ${data.amount}${data.half && data.half !== "whole" ? ` (${data.half})` : ""}`, "win");
+      session.current?.awards.push({ seat: data.seat, amount: data.amount, half: data.half, pot: data.pot });
+      addLog(winnerLine(nameAt(t, data.seat), data, t.hand?.seats[data.seat]?.hand), "win");
       break;
     case "rake":
       addLog(`The house takes ${data.amount} from the pot (rake)`, "dealer");
@@ -288,8 +291,7 @@ function renderHistory() {
   $("history").replaceChildren(...session.history.map((h) => {
     const winners = [...new Set(h.awards.map((a) => h.names[a.seat] || `seat ${a.seat + 1}`))];
     const won = h.awards.map((a) => {
-      const shown = h.shows.find((s) => s.seat === a.seat);
-      return `${h.names[a.seat]} wins ${a.amount}${a.half && a.half !== "whole" ? ` (${a.half})` : ""}${shown?.names ? " with " + shown.names : ""}`;
+      return winnerLine(h.names[a.seat], a, h.shows.find((s) => s.seat === a.seat));
     });
     return el("li", { dataHandNumber: h.number, dataTable: h.table, dataHandId: h.id ?? "", dataMyDown: h.down.join(" "), dataMyUp: h.up.join(" "), dataWinners: winners.join(","), dataNet: h.net ?? "" },
       el("div", { class: "history-head" },
@@ -361,7 +363,7 @@ function renderTable(t) {
   $("side-pots").textContent = pots.length > 1
     ? "(" + pots.map((p, i) => `${i ? "side" : "main"} ${p.amount}`).join(", ") + ")" : "";
   const last = hand?.announcements.at(-1);
-  $("announce").textContent = hand?.over ? winnersText(t) : last ? last.text : "";
+  $("announce").textContent = hand?.over ? winnersText(t) : last ? announcementText(last, nameAt(t, last.seat)) : "";
 
   $("seats").replaceChildren(...t.seats.map((s) => seatEl(t, s)));
   renderActions(t);
@@ -370,11 +372,7 @@ function renderTable(t) {
 }
 
 function winnersText(t) {
-  return t.hand.awards.map((a) => {
-    const s = t.hand.seats[a.seat];
-    const names = s?.hand ? handNames(s.hand) : "";
-    return `${nameAt(t, a.seat)} wins ${a.amount}${names ? " with " + names : ""}`;
-  }).join(" · ");
+  return t.hand.awards.map((a) => winnerLine(nameAt(t, a.seat), a, t.hand.seats[a.seat]?.hand)).join(" · ");
 }
 
 function seatEl(t, s) {
@@ -429,50 +427,18 @@ function tick() {
 }
 setInterval(tick, 250);
 
-function label(kind, legal, amount) {
-  switch (kind) {
-    case "fold": return "Fold";
-    case "check": return "Check";
-    case "call": return `Call ${legal.call}`;
-    case "bring_in": return `Bring in ${legal.bring_in}`;
-    case "complete": return `Complete to ${amount}`;
-    case "bet": return `Bet ${amount}`;
-    case "raise": return `Raise to ${amount}`;
-    default: return kind;
-  }
-}
-
 function renderActions(t) {
   const box = $("actions");
   const hand = t.hand;
   const legal = hand?.legal;
   const mine = hand && !hand.over && legal && t.you !== null && hand.to_act === t.you;
   const turnKey = mine ? `${t.handNumber}:${hand.turnSeq}` : null;
-  if (!mine) { box.hidden = true; box.replaceChildren(); box.dataset.turn = ""; return; }
+  if (!mine) { box.hidden = true; box.replaceChildren(); box.dataset.turn = ""; turnOver(); return; }
   if (box.dataset.turn === turnKey) return;  // keep what the player typed
   box.dataset.turn = turnKey;
-  const buttons = [];
-  for (const kind of legal.kinds) {
-    if (["complete", "bet", "raise"].includes(kind)) {
-      const choices = legal.to_choices;
-      if (choices && choices.length) {
-        for (const to of choices) buttons.push(actButton(kind, label(kind, legal, to), to));
-      } else {
-        const input = el("input", { type: "number", id: "wager-amount", min: legal.min_to, max: legal.max_to, value: legal.min_to, step: 1, "aria-label": `${kind} to` });
-        const button = el("button", { type: "button", class: `act act-${kind}`, dataKind: kind, onclick: () => act(kind, Number(input.value)) },
-          kind === "raise" ? "Raise to" : kind === "bet" ? "Bet" : "Complete to");
-        buttons.push(el("span", { class: "wager" }, button, input, el("small", { class: "muted", text: `${legal.min_to}–${legal.max_to}` })));
-      }
-    } else {
-      buttons.push(actButton(kind, label(kind, legal), null));
-    }
-  }
-  box.replaceChildren(el("span", { class: "your-turn", text: "Your turn" }), ...buttons);
+  box.replaceChildren(el("span", { class: "your-turn", text: "Your turn" }), ...bettingControls(t, act));
   box.hidden = false;
-}
-
-function actButton(kind, text, amount) {
-  return el("button", { type: "button", class: `act act-${kind}`, dataKind: kind, dataAmount: amount ?? "", onclick: () => act(kind, amount) }, text);
+  yourTurn();
 }
 
 const newId = () => (crypto.randomUUID ? crypto.randomUUID() : `${Date.now()}-${Math.random().toString(36).slice(2)}`);
@@ -553,4 +519,6 @@ $("chat-form").addEventListener("submit", async (e) => {
   if (await command("chat", { text }) !== null) $("chat-text").value = "";
 });
 window.addEventListener("hashchange", route);
+installShortcuts();
+mountSettings($("table-prefs"));
 route();
