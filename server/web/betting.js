@@ -26,7 +26,7 @@ function button(kind, label, amount, key, act) {
     type: "button", class: `act act-${kind}`, dataKind: kind, dataAmount: amount ?? "",
     dataKey: key || null, title: key ? `Shortcut: ${key.toUpperCase()}` : null,
     onclick: () => act(kind, amount),
-  }, label, key ? el("kbd", { text: key.toUpperCase() }) : null);
+  }, label, key ? el("kbd", { text: key.toUpperCase(), "aria-hidden": "true" }) : null);
 }
 
 // The street totals the presets stand for, before clamping: a pot-sized wager is the call

@@ -91,3 +91,6 @@ export function turnOver() {
   if (titleBefore !== null && document.title === TURN_TITLE) document.title = titleBefore;
   titleBefore = null;
 }
+
+// Away from the table, no turn calls for the player.
+window.addEventListener("hashchange", () => { if (!location.hash.startsWith("#/table/")) turnOver(); });

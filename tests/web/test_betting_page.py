@@ -166,6 +166,14 @@ def test_no_limit_presets_shortcuts_and_turn_alerts(
         ann.locator("button.preset[data-preset=all-in]").click()
         expect(ann.locator("button.act-raise")).to_contain_text("Raise to 199")
         ann.screenshot(path=str(artifacts / "betting-no-limit-1280.png"))
+        # At phone width the controls wrap: none past the screen's edge.
+        ann.set_viewport_size({"width": 390, "height": 844})
+        for control in ann.locator("#actions button, #actions input").all():
+            box = control.bounding_box()
+            assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390, box
+        assert ann.evaluate("document.documentElement.scrollWidth") <= 390
+        ann.locator("#actions").screenshot(path=str(artifacts / "betting-no-limit-390.png"))
+        ann.set_viewport_size({"width": 1280, "height": 900})
         ann.locator("button.act-raise").click()
         _last_log(bob, f"{ann_name} raises to 199 (all in)")
         assert [(f["kind"], f["amount"]) for f in ann_sent] == [
@@ -220,8 +228,13 @@ def test_hi_lo_split_pot_winner_lines_and_the_dealers_words(
         _turn(bob)
         expect(ann.locator("#announce")).to_have_text(f"{bob_name} brings it in with the 4♦")
         bob.keyboard.press("c")
+        # Fixed limit: the usual buttons, one a total; R completes.
         _turn(ann)
-        ann.keyboard.press("c")
+        expect(ann.locator("#wager-slider")).to_have_count(0)
+        expect(ann.locator("button.act-complete")).to_have_text("Complete to 5R")
+        ann.keyboard.press("r")
+        _turn(bob)
+        bob.keyboard.press("c")
         # Fourth street: Bob's pair of fours opens, said once.
         _turn(bob)
         expect(ann.locator("#announce")).to_have_text(f"{bob_name}'s pair of fours is high")
@@ -230,8 +243,8 @@ def test_hi_lo_split_pot_winner_lines_and_the_dealers_words(
             bob.keyboard.press("c")
             _turn(ann)
             ann.keyboard.press("c")
-        high = f"{ann_name} wins 3, high, with a pair of aces"
-        low = f"{bob_name} wins 3, low, with 7-6-4-2-A"
+        high = f"{ann_name} wins 6, high, with a pair of aces"
+        low = f"{bob_name} wins 6, low, with 7-6-4-2-A"
         expect(ann.locator("#log li.win")).to_have_text([high, low], timeout=15_000)
         expect(ann.locator("#announce")).to_have_text(f"{high} · {low}")
         expect(ann.locator("#history .history-won")).to_have_text(f"{high}; {low}")
@@ -241,6 +254,36 @@ def test_hi_lo_split_pot_winner_lines_and_the_dealers_words(
         assert f"Dealer: {bob_name}'s pair of fours" not in dealer
         assert not [line for line in dealer if line.endswith(("high is high", "low is low"))]
         ann.screenshot(path=str(artifacts / "hi-lo-split-pot-1280.png"), full_page=True)
+    finally:
+        for context in contexts:
+            context.close()
+
+
+def test_pot_limit_presets_stop_at_the_pot(scripted: ScriptedServer, browser: Browser) -> None:
+    """Pot limit: the pot preset is the turn's max_to, and nothing goes past it."""
+    DECK["hands"] = NO_LIMIT_HANDS
+    table_id = _table(scripted, "Pot limit presets", {"structure": "pot_limit"})
+    ann_name, bob_name = new_name("ann"), new_name("bob")
+    contexts = []
+    try:
+        ann_ctx, ann, ann_sent = _seat(browser, scripted, "Pot limit presets", ann_name)
+        bob_ctx, bob, _ = _seat(browser, scripted, "Pot limit presets", bob_name)
+        contexts += [ann_ctx, bob_ctx]
+        scripted.admin("POST", f"/admin/tables/{table_id}/resume", {"reason": "seated"})
+        _turn(bob)
+        bob.keyboard.press("c")
+        # Ann faces the bring-in: antes 2 and the bring-in 2, call 2: the pot is 2 + 6.
+        _turn(ann)
+        expect(ann.locator("#wager-slider")).to_have_attribute("max", "8")
+        expect(ann.locator("button.preset[data-preset=half]")).to_have_attribute("data-to", "5")
+        expect(ann.locator("button.preset[data-preset=pot]")).to_have_attribute("data-to", "8")
+        all_in = ann.locator("button.preset[data-preset=all-in]")
+        expect(all_in).to_have_text("Max")
+        expect(all_in).to_have_attribute("data-to", "8")
+        ann.locator("button.preset[data-preset=pot]").click()
+        ann.keyboard.press("r")
+        _last_log(bob, f"{ann_name} completes to 8")
+        assert [(f["kind"], f["amount"]) for f in ann_sent] == [("complete", 8)]
     finally:
         for context in contexts:
             context.close()
