@@ -57,7 +57,9 @@ def _act(page: Page, kind: str) -> None:
     button.click()
 
 
-def _seat(browser: Browser, server: ScriptedServer, buy_in: int) -> tuple[BrowserContext, Page, str]:
+def _seat(
+    browser: Browser, server: ScriptedServer, buy_in: int
+) -> tuple[BrowserContext, Page, str]:
     context = browser.new_context(viewport={"width": 1280, "height": 900}, accept_downloads=True)
     page = context.new_page()
     name = new_name("rp")
@@ -95,7 +97,12 @@ def test_a_hand_replayed_street_by_street_and_downloaded_as_phh(
         scripted.admin("POST", f"/admin/tables/{table_id}/resume", {"reason": "all seated"})
 
         # Hand 1. Third street: 2 brought in, completed to 5, called.
-        for page, kind in [(bring, "bring_in"), (high, "complete"), (short, "call"), (bring, "call")]:
+        for page, kind in [
+            (bring, "bring_in"),
+            (high, "complete"),
+            (short, "call"),
+            (bring, "call"),
+        ]:
             _act(page, kind)
         # Fourth: a bet of 5, called all in for 3, raised to 10 and 15, called.
         for page, kind in [(high, "bet"), (short, "call"), (bring, "raise"), (high, "raise")]:
@@ -273,7 +280,9 @@ def test_a_hand_replayed_street_by_street_and_downloaded_as_phh(
         for card in DOWN[1]:
             assert f'data-card="{card}"' not in replayer.inner_html()
         expect(replayer.locator("#replay-log")).to_contain_text(f"{bring_name} mucks")
-        expect(replayer.locator("#replay-log")).to_contain_text(f"{short_name} (you) calls 3, all in")
+        expect(replayer.locator("#replay-log")).to_contain_text(
+            f"{short_name} (you) calls 3, all in"
+        )
 
         # The PHH download: the hand as seat 0 saw it, and it replays to the record's stacks.
         with short.expect_download() as waiting:

@@ -58,6 +58,9 @@ def test_the_page_and_its_files_are_served(demo_server: LiveServer) -> None:
         ("page.js", "text/javascript"),
         ("protocol.js", "text/javascript"),
         ("style.css", "text/css"),
+        ("cards.js", "text/javascript"),
+        ("replayer.js", "text/javascript"),
+        ("replayer.css", "text/css"),
         ("console.js", "text/javascript"),
         ("console.css", "text/css"),
     ):

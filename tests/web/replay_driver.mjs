@@ -1,0 +1,13 @@
+// Runs server/web/replayer.js's framesOf on hand records as GET /hands/{id} gives them, and
+// prints each record's frames (what tests/web/test_replay_frames.py checks). Input on
+// stdin: [record, ...]; output: [[{kind, street, lines, view}, ...], ...], a line's cards as
+// {card, down} (card null: face down).
+import { framesOf } from "../../server/web/replayer.js";
+
+let input = "";
+for await (const chunk of process.stdin) input += chunk;
+const out = JSON.parse(input).map((record) => framesOf(record).map((f) => ({
+  kind: f.kind, street: f.street, view: f.view,
+  lines: f.lines.map((line) => line.map((part) => (typeof part === "string" ? part : { card: part.card ?? null, down: !!part.down }))),
+})));
+process.stdout.write(JSON.stringify(out));
