@@ -113,14 +113,25 @@ export function framesOf(hand) {
           return `${who(p.seat)} ${p.starting} → ${p.ending} (${net > 0 ? "+" : ""}${net})`;
         }).join(", "));
         break;
-      case "hand_cancelled":
-        open("end", "showdown", `Hand cancelled (${d.reason}): every chip back`);
+      case "hand_cancelled": {
+        // Void: the picture as it stood, every chip back where it came from.
+        const last = frames.at(-1)?.view;
+        open("end", "showdown", d.reason === "operator_void" ? "Hand voided by an operator: every chip back"
+          : `Hand cancelled (${d.reason.replaceAll("_", " ")}): every chip back`);
+        if (last) frame.view = refunded(last, hand.players);
         break;
+      }
       default: break;  // turns and the rest: folded into the picture only
     }
     if (frame && t.hand) frame.view = structuredClone(t.hand);
   }
   return frames.filter((f) => f.view);
+}
+
+function refunded(view, players) {
+  const v = structuredClone(view);
+  for (const p of players) if (v.seats[p.seat]) Object.assign(v.seats[p.seat], { stack: p.starting, bet: 0, in_pot: 0 });
+  return { ...v, pot: 0, over: true, to_act: null, legal: null };
 }
 
 // The streets to jump to: the first frame of each.
@@ -198,7 +209,11 @@ export async function openReplayer(id) {
 
 function go(k) {
   const frames = state.frames;
-  if (!frames.length) return;
+  if (!frames.length) {
+    $("replay-said").textContent = "This hand was cancelled before a card was dealt.";
+    for (const id of ["replay-back", "replay-forward", "replay-play"]) $(id).disabled = true;
+    return;
+  }
   state.at = Math.max(0, Math.min(frames.length - 1, k));
   const frame = frames[state.at];
   const box = $("replayer");

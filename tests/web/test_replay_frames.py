@@ -49,7 +49,7 @@ def record(
     events: list[Event], seat: int, starting: list[int], ending: list[int]
 ) -> dict[str, Any]:
     """The hand as ``GET /hands/{id}`` gives it to the player in ``seat``."""
-    first = events[0].record()["data"]
+    first = events[0].record()["data"] if events else {"variant": None}
     return {
         "id": 1,
         "table_id": 1,
@@ -153,3 +153,27 @@ def test_replays_say_what_the_table_said_and_show_only_what_the_seat_saw(
     assert side_pots
     if config.variant.showdown == "high_low":
         assert halves
+
+
+def test_a_voided_hand_ends_with_every_chip_back() -> None:
+    rng = random.Random(5)
+    stacks = [50, 80, 120]
+    deals: list[int] = []
+    while len(deals) < 2:  # a hand that reaches fourth street: voided as it is dealt
+        hand = play_random_hand(TableConfig(), stacks, rng)
+        deals = [k for k, e in enumerate(hand.events) if e.kind == "street_dealt"]
+    cut = deals[1]
+    rec = record(hand.events[:cut], 1, stacks, stacks)
+    rec["events"].append(
+        {"kind": "hand_cancelled", "data": {"reason": "operator_void"}, "to": None}
+    )
+    empty = record(hand.events[:0], 1, stacks, stacks) | {"variant": "seven_card_stud"}
+    empty["events"] = [{"kind": "hand_cancelled", "data": {"reason": "resume_failed"}, "to": None}]
+    voided, never = frames_of([rec, empty])
+    last = voided[-1]
+    assert last["kind"] == "end"
+    assert text(last["lines"][0]) == "Hand voided by an operator: every chip back"
+    assert {int(n): s["stack"] for n, s in last["view"]["seats"].items()} == dict(enumerate(stacks))
+    assert last["view"]["pot"] == 0
+    assert voided[-2]["view"]["pot"] > 0  # the step before: chips in the pot
+    assert never == []

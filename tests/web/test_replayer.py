@@ -306,6 +306,20 @@ def test_a_hand_replayed_street_by_street_and_downloaded_as_phh(
             assert card in text
         assert list(seen.finishing_stacks or ()) == [27, 49, 133]
         assert phh_replay.replay(seen) == [27, 49, 133]
+
+        # A hand's own address opens its replay; the arrow keys step; closing it leaves the
+        # hands page.
+        replayer.locator(".replay-close").click()
+        short.goto(f"{scripted.url}/#/hands/{first_id}")
+        expect(replayer).to_be_visible()
+        expect(replayer.locator("h2")).to_have_text(f"Hand #1 · {TABLE}")
+        expect(replayer).to_have_attribute("data-street", "start")
+        short.keyboard.press("ArrowRight")
+        expect(replayer).to_have_attribute("data-street", "third")
+        short.keyboard.press("Escape")
+        expect(replayer).to_be_hidden()
+        expect(short.locator("#hands-view")).to_be_visible()
+        assert short.url.endswith("#/hands")
     finally:
         for context in contexts:
             context.close()
