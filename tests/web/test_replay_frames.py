@@ -144,6 +144,11 @@ def test_replays_say_what_the_table_said_and_show_only_what_the_seat_saw(
         if any(a["pot"] > 0 for a in awards):
             side_pots += 1
             assert any("the main pot" in w for w in won)
+        # The pots shown when the hand is decided are the ones the engine paid.
+        paid = [
+            {"amount": p["amount"], "eligible": list(p["eligible"])} for p in hand.result().pots
+        ]
+        assert frames[-1]["pots"] == paid, (seat, frames[-1]["pots"], paid)
         # The last step: the hand's stacks.
         last = frames[-1]
         assert last["kind"] == "end"
