@@ -341,7 +341,7 @@ export async function openHandsPage(query) {
       el("a", { href: "#/lobby", class: "button" }, "← Lobby"),
       el("h2", { text: "My hands" })),
     page.hands.length
-      ? el("table", { class: "lobby hands" },
+      ? el("table", { class: "hands" },
         el("thead", {}, el("tr", {}, ...["When", "Table", "Game", "Hand", "Net", ""].map((t) => el("th", { text: t })))),
         el("tbody", { id: "hands-rows" }, ...rows))
       : el("p", { class: "muted", text: before ? "No older hands." : "No hands yet: sit down at a table." }),

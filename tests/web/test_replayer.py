@@ -266,12 +266,18 @@ def test_a_hand_replayed_street_by_street_and_downloaded_as_phh(
         expect(rows.first).to_have_attribute("data-hand-number", "1")
         expect(rows.first).to_contain_text("+18")
         short.screenshot(path=str(artifacts / "hands-page-1280.png"))
+        short.set_viewport_size({"width": 390, "height": 844})
+        expect(rows.first).to_contain_text(TABLE)
+        assert short.evaluate("document.documentElement.scrollWidth") <= 390
+        short.screenshot(path=str(artifacts / "hands-page-390.png"))
+        short.set_viewport_size({"width": 1280, "height": 900})
         rows.first.locator("button.replay").click()
         replayer = short.locator("#replayer")
         expect(replayer).to_be_visible()
         replayer.locator("#replay-last").click()
         _said(replayer, "Hand over")
         short.set_viewport_size({"width": 390, "height": 844})
+        assert short.evaluate("document.documentElement.scrollWidth") <= 390
         short.screenshot(path=str(artifacts / "replayer-end-390.png"))
         short.set_viewport_size({"width": 1280, "height": 900})
         # Bring's mucked hand was never seen by seat 0, not even at the end.
