@@ -1,6 +1,7 @@
 // The web page: sign up / log in (REST), the lobby (GET /tables), one table at a time over
 // the websocket protocol (protocol.js), and the session's hand history (GET /hands), each
-// finished hand checked against the seeds of its deck (fairness.js).
+// finished hand checked against the seeds of its deck (fairness.js) and replayed, as are the
+// player's older hands (#/hands), by replayer.js.
 import { $, el, request, variantName } from "./page.js";
 import { Connection, sidePots } from "./protocol.js";
 import { checkHand, newClientSeed } from "./fairness.js";
