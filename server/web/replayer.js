@@ -13,6 +13,12 @@ export const STREETS = {
   sixth: "6th street", seventh: "7th street", eighth: "8th street",
 };
 const PLAY_MS = 900;
+// What the dealer does when the deck runs short (engine Deck.deal_round).
+const PROCEDURES = {
+  reshuffled_burns: "the deck is short: the burn cards are shuffled in",
+  reshuffled_no_burn: "the deck is short: the burn cards are shuffled in, no burn",
+  common_card: "not enough cards: one common card for everyone",
+};
 
 let options = { token: () => null, notify: () => {} };
 
@@ -62,6 +68,7 @@ export function framesOf(hand) {
   let frame = null;
   let street = null;
   let mine = [];  // this seat's down cards, told just before their street is dealt
+  let notes = [];  // the dealer's words on a short deck, told just before the street
   const open = (kind, group, ...line) => { frame = { kind, street: group, lines: [line] }; frames.push(frame); };
   for (const e of hand.events) {
     const d = e.data;
@@ -86,11 +93,16 @@ export function framesOf(hand) {
           frame.lines.push([`${who(deal.seat)}: `, ...down, ...deal.up.map((card) => ({ card }))]);
         }
         mine = [];
+        frame.lines.push(...notes);
+        notes = [];
         break;
       case "common_card":
         street = d.street;
         open("street", street, `${STREETS[street] || street}: a common card `, { card: d.card });
+        frame.lines.push(...notes);
+        notes = [];
         break;
+      case "deck_procedure": notes.push([`Dealer: ${PROCEDURES[d.procedure] || d.procedure}`]); break;
       case "announcement": frame?.lines.push([`Dealer: ${d.text}`]); break;
       case "action": open("action", street, `${who(d.seat)} ${actionSaid(d)}`); break;
       case "uncalled_returned": open("action", street, `${d.amount} uncalled, back to ${who(d.seat)}`); break;

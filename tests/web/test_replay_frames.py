@@ -21,7 +21,7 @@ from engine.views import visible_events
 
 DRIVER = Path(__file__).resolve().parent / "replay_driver.mjs"
 NODE = shutil.which("node")
-NAMES = ["ann", "bob", "cat", "dan", "eve"]
+NAMES = ["ann", "bob", "cat", "dan", "eve", "fay", "gus", "hal"]
 SAID = {
     "fold": "folds",
     "check": "checks",
@@ -182,3 +182,23 @@ def test_a_voided_hand_ends_with_every_chip_back() -> None:
     assert last["view"]["pot"] == 0
     assert voided[-2]["view"]["pot"] > 0  # the step before: chips in the pot
     assert never == []
+
+
+def test_a_short_deck_is_told_on_its_street() -> None:
+    config = TableConfig(variant=find_variant("eight_card_stud"))
+    rng = random.Random(8)
+    for _ in range(200):  # six players of eight-card stud: the deck runs short
+        hand = play_random_hand(config, [500] * 6, rng)
+        procedures = [e.record()["data"] for e in hand.events if e.kind == "deck_procedure"]
+        if procedures:
+            break
+    else:
+        pytest.fail("no hand ran the deck short")
+    (frames,) = frames_of([record(hand.events, 0, [500] * 6, list(hand.stacks))])
+    for procedure in procedures:
+        street = next(
+            f for f in frames if f["kind"] == "street" and f["street"] == procedure["street"]
+        )
+        told = [text(line) for line in street["lines"]]
+        said = ("Dealer: the deck is short", "Dealer: not enough cards")
+        assert any(line.startswith(said) for line in told), told
