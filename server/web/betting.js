@@ -115,7 +115,7 @@ export function installShortcuts() {
     const key = e.key.toLowerCase();
     if (key.length !== 1 || !"fcr".includes(key)) return;
     const target = document.querySelector(`#actions:not([hidden]) button[data-key="${key}"]:not([disabled])`);
-    if (!target) return;
+    if (!target || target.offsetParent === null) return;  // the table is not on screen
     e.preventDefault();
     target.click();
   });

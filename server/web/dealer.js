@@ -2,9 +2,7 @@
 // with the player's name put to it, and the winner lines that say which half of a split pot
 // each player took and with what.
 
-const SUITS = { s: "♠", h: "♥", d: "♦", c: "♣" };
-
-export const cardText = (card) => card[0].replace("T", "10") + SUITS[card[1]];
+import { cardText } from "./cards.js";
 
 const possessive = (name) => `${name}'s`;
 
@@ -15,7 +13,7 @@ export function announcementText(data, name) {
   if (!name) return text;
   switch (data.kind) {
     case "bring_in":
-      return data.card && SUITS[data.card[1]]
+      return /^[2-9TJQKA][shdc]$/.test(data.card || "")
         ? `${name} brings it in with the ${cardText(data.card)}` : `${name} brings it in`;
     case "high_board": case "low_board": case "pair":
       return `${possessive(name)} ${text}`;
