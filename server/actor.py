@@ -360,7 +360,8 @@ class TableActor(TableLoop):
             state.sat_out_at = self.clock()
         self._tell(events)
         # Sat out during the hand: the table acts for them at their turns (server.absence),
-        # at once if it is theirs now (the loop's clock step, right after this command).
+        # at once if it is theirs now (before the reply, which follows what it caused).
+        await absence.act_for_absent(self)
         return {
             "seat": seat,
             "sitting_out": occupant.sitting_out,
@@ -384,6 +385,7 @@ class TableActor(TableLoop):
         chips = self.table.leave(seat)
         if chips is None:
             self.publisher.publish(Leaving(seat=seat))
+            await absence.act_for_absent(self)  # their turn now: folded at once
             return {"seat": seat, "after_hand": True}
         await self._settle_departure(Departure(seat, player, chips))
         return {"seat": seat, "cashed_out": chips}
@@ -471,6 +473,7 @@ class TableActor(TableLoop):
         self._tell_hand(events, after=spent)
         if hand.is_over():
             await self._finish_hand()
+        await absence.act_for_absent(self)  # the next seat to act may be gone from the hand
         return reply
 
     # ------------------------------------------------------------------ clocks

@@ -183,8 +183,12 @@ class Table:
     async def add_chips(self, amount: int) -> dict[str, Any]:
         return await self._command("add_chips", amount=amount)
 
-    async def sit_out(self, next_hand: bool = True) -> dict[str, Any]:
-        return await self._command("sit_out", next_hand=next_hand)
+    async def sit_out(
+        self, next_hand: bool = True, check_when_free: bool = False
+    ) -> dict[str, Any]:
+        """``next_hand`` false during my hand: the table plays the rest of it for me at once
+        (a forced bring-in, else a fold, or a free check with ``check_when_free``)."""
+        return await self._command("sit_out", next_hand=next_hand, check_when_free=check_when_free)
 
     async def sit_in(self) -> dict[str, Any]:
         return await self._command("sit_in")
