@@ -1,12 +1,14 @@
 // The web page: sign up / log in (REST), the lobby (GET /tables), one table at a time over
 // the websocket protocol (protocol.js), and the session's hand history (GET /hands), each
-// finished hand checked against the seeds of its deck (fairness.js).
+// finished hand checked against the seeds of its deck (fairness.js) and replayed, as are the
+// player's older hands (#/hands), by replayer.js.
 import { $, el, request, variantName } from "./page.js";
 import { Connection, sidePots } from "./protocol.js";
 import { checkHand, newClientSeed } from "./fairness.js";
+import { cardEl, cardText } from "./cards.js";
+import { initReplayer, openHandsPage, openReplayer } from "./replayer.js";
 
 const STREETS = { third: "3rd street", fourth: "4th street", fifth: "5th street", sixth: "6th street", seventh: "7th street", second: "2nd street", eighth: "8th street" };
-const SUITS = { s: "♠", h: "♥", d: "♦", c: "♣" };
 
 const session = {
   token: sessionStorage.getItem("stud.token"),
@@ -37,7 +39,7 @@ function notify(text) {
 // ------------------------------------------------------------------ views
 
 function show(view) {
-  for (const v of ["auth-view", "lobby-view", "table-view"]) $(v).hidden = v !== view;
+  for (const v of ["auth-view", "lobby-view", "table-view", "hands-view"]) $(v).hidden = v !== view;
   $("who").hidden = !session.token;
   $("me-name").textContent = session.name || "";
 }
@@ -45,7 +47,9 @@ function show(view) {
 async function route() {
   if (!session.token) { show("auth-view"); return; }
   const m = location.hash.match(/^#\/table\/(\d+)$/);
+  const hands = location.hash.match(/^#\/hands(?:\/(\d+))?(?:\?(.*))?$/);
   if (m) await openTable(Number(m[1]));
+  else if (hands) await openHands(hands[1], hands[2]);
   else await openLobby();
 }
 
@@ -126,6 +130,14 @@ async function refreshLobby() {
 }
 
 setInterval(() => { if (!$("lobby-view").hidden) refreshLobby(); }, 5000);
+
+// The player's hands (#/hands, paged in the address), one of them replayed (#/hands/{id}).
+async function openHands(id, query) {
+  if (session.conn?.tableId != null) await session.conn.unwatch();
+  show("hands-view");
+  await openHandsPage(new URLSearchParams(query || ""));
+  if (id) await openReplayer(Number(id));
+}
 
 // ------------------------------------------------------------------ the table
 
@@ -293,34 +305,13 @@ function renderHistory() {
     });
     return el("li", { dataHandNumber: h.number, dataTable: h.table, dataHandId: h.id ?? "", dataMyDown: h.down.join(" "), dataMyUp: h.up.join(" "), dataWinners: winners.join(","), dataNet: h.net ?? "" },
       el("div", { class: "history-head" },
-        el("strong", { text: `#${h.number}` }), " ",
+        el("strong", { text: `#${h.number}` }), el("span", { class: "history-table", text: h.tableName }),
         el("span", { class: "cards small" }, ...h.down.map((c) => cardEl(c, true)), ...h.up.map((c) => cardEl(c))),
         h.net === null ? null : el("span", { class: h.net > 0 ? "net plus" : h.net < 0 ? "net minus" : "net", text: h.net > 0 ? `+${h.net}` : `${h.net}` }),
-        h.id ? el("button", { type: "button", class: "link", onclick: () => showHand(h.id) }, "details") : null,
+        h.id ? el("button", { type: "button", class: "link replay", onclick: () => openReplayer(h.id) }, "replay") : null,
         h.id ? el("button", { type: "button", class: "verify", onclick: () => verifyHand(h) }, "verify") : null),
       el("div", { class: "history-won", text: won.join("; ") || "no winner recorded" }));
   }));
-}
-
-async function showHand(id) {
-  const pre = $("hand-detail");
-  try {
-    const hand = await http("GET", `/hands/${id}`);
-    const names = Object.fromEntries(hand.players.map((p) => [p.seat, p.player]));
-    const lines = [`Hand #${hand.number} at ${hand.table_name} (${variantName(hand.variant)}): ${hand.starting} → ${hand.ending}`];
-    for (const e of hand.events) {
-      const who = names[e.data.seat] ?? "";
-      if (e.kind === "down_cards") lines.push(`you get ${e.data.cards.join(" ")} (down)`);
-      else if (e.kind === "street_dealt") lines.push(`${e.data.street}: ` + e.data.deals.map((d) => `${names[d.seat]} ${d.up.join(" ")}`).join(", "));
-      else if (e.kind === "action") lines.push(`${who} ${e.data.action}${e.data.amount ? " " + e.data.amount : ""}`);
-      else if (e.kind === "showdown") lines.push(`${who} shows ${e.data.cards.join(" ")} ${handNames(e.data)}`);
-      else if (e.kind === "pot_awarded") lines.push(`${who} wins ${e.data.amount}`);
-      else if (e.kind === "rake") lines.push(`rake: ${e.data.amount}`);
-      else if (e.kind === "announcement") lines.push(`dealer: ${e.data.text}`);
-    }
-    pre.textContent = lines.join("\n");
-    pre.hidden = false;
-  } catch (error) { notify(error.message); }
 }
 
 // The hand's deal checked here (commitment, this page's seed, the order of your cards), and
@@ -343,14 +334,6 @@ async function verifyHand(h) {
 }
 
 // ------------------------------------------------------------------ rendering
-
-function cardText(card) { return card[0].replace("T", "10") + SUITS[card[1]]; }
-
-function cardEl(card, down = false) {
-  if (!card || card === "??") return el("span", { class: "card back", title: "face down", dataCard: "??" });
-  const red = card[1] === "h" || card[1] === "d";
-  return el("span", { class: `card${red ? " red" : ""}${down ? " down" : ""}`, dataCard: card, title: down ? "down card" : "upcard" }, cardText(card));
-}
 
 function renderTable(t) {
   const hand = t.hand;
@@ -559,5 +542,6 @@ $("chat-form").addEventListener("submit", async (e) => {
   if (!text) return;
   if (await command("chat", { text }) !== null) $("chat-text").value = "";
 });
+initReplayer({ token: () => session.token, notify });
 window.addEventListener("hashchange", route);
 route();
