@@ -441,12 +441,15 @@ class Cardroom:
         if live is not None and live.number > last:
             resumed = actor.resume(live)
         if resumed and seen is not None:
-            # What players asked for the end of the resumed hand (leave, sit out) still holds.
-            for player, wishes in seen.after_hand.items():
+            # What players asked for the end of the resumed hand (leave, sit out) still holds,
+            # and who sat out during it: the table goes on acting for them (server.absence).
+            for player in {*seen.after_hand, *seen.sitting_out}:
+                wishes = seen.after_hand.get(player, {})
                 actor.table.keep_wishes(
                     player,
                     leaving=bool(wishes.get("leaving")),
                     sit_out_next_hand=bool(wishes.get("sit_out")),
+                    sitting_out=player in seen.sitting_out,
                 )
         if resumed is not None or seen is not None:
             actor.announce(

@@ -393,7 +393,8 @@ function seatEl(t, s) {
       h && h.bet && !t.hand.over ? el("span", { class: "bet", dataBet: h.bet, text: `bet ${h.bet}` }) : null,
       status.length ? el("span", { class: "status", text: status.join(", ") }) : null,
       toAct ? el("span", { class: "clock", dataClockSeat: n }) : null,
-      s.time_bank === undefined ? null : el("span", { class: "bank muted", text: `bank ${Math.round(s.time_bank)}s` })),
+      // What is left of the time bank; nothing once it is spent.
+      !(s.time_bank >= 0.5) ? null : el("span", { class: "bank muted", dataBank: s.time_bank, text: `bank ${Math.round(s.time_bank)}s` })),
     h?.hand ? el("div", { class: "hand-name", text: handNames(h.hand) }) : null,
     awards.length ? el("div", { class: "won", text: "wins " + awards.map((a) => a.amount).join(" + ") }) : null);
 }
@@ -445,6 +446,8 @@ function defaultBuyIn(t) {
   return Math.max(min, Math.min(max, 50 * t.stakes.big_bet));
 }
 
+let freeCheck = null; // the "check when free" box, kept while the page lives
+
 function renderSeatControls(t) {
   const box = $("seat-controls");
   const me = t.you !== null ? t.seats[t.you] : null;
@@ -462,8 +465,12 @@ function renderSeatControls(t) {
       items.push(el("span", { class: "muted", text: "Pick a seat to sit down" }));
     }
   } else {
+    // Sitting out (or leaving) during one's hand: the table folds it at one's turn, at once
+    // (a free check instead, if asked), never waiting for the clock.
+    freeCheck ||= el("input", { id: "check-when-free", type: "checkbox" });
     if (me.sitting_out) items.push(el("button", { type: "button", id: "sit-in", onclick: () => sitIn(t) }, "Sit in"));
-    else items.push(el("button", { type: "button", id: "sit-out", onclick: () => command("sit_out", { next_hand: true }) }, "Sit out"));
+    else items.push(el("button", { type: "button", id: "sit-out", onclick: () => command("sit_out", { next_hand: false, check_when_free: freeCheck.checked }) }, "Sit out"),
+      el("label", { title: "when sitting out during a hand: check where it costs nothing instead of folding" }, freeCheck, " check when free"));
     if (!me.leaving) items.push(el("button", { type: "button", id: "leave", onclick: () => command("leave") }, "Leave seat"));
   }
   box.replaceChildren(...items);
