@@ -1,7 +1,10 @@
-// The web page: sign up / log in (REST), the lobby (GET /tables), one table at a time over
-// the websocket protocol (protocol.js), and the session's hand history (GET /hands), each
+// The web page: sign up / log in (REST), the lobby (GET /tables, lobby.js), the wallet in
+// the header (wallet.js), one table at a time over the websocket protocol (protocol.js),
+// played or only watched (#/watch/<id>), and the session's hand history (GET /hands), each
 // finished hand checked against the seeds of its deck (fairness.js).
 import { $, el, request, variantName } from "./page.js";
+import { onFilterChange, renderLobby } from "./lobby.js";
+import { clearWallet, initWallet, refreshWallet, walletOnEvent } from "./wallet.js";
 import { Connection, sidePots } from "./protocol.js";
 import { checkHand, newClientSeed } from "./fairness.js";
 
@@ -14,6 +17,7 @@ const session = {
   conn: null,
   tables: [],
   tableName: "",
+  watching: false, // the table is only watched: no seat to pick, a "Sit" to play
   log: [], chat: [], history: [],
   current: null,   // the record of the hand being played, for the history
   seeds: new Map(), // "table/hand" -> { commitment, seed }: what this page gave each hand
@@ -44,8 +48,9 @@ function show(view) {
 
 async function route() {
   if (!session.token) { show("auth-view"); return; }
-  const m = location.hash.match(/^#\/table\/(\d+)$/);
-  if (m) await openTable(Number(m[1]));
+  refreshWallet();
+  const m = location.hash.match(/^#\/(table|watch)\/(\d+)$/);
+  if (m) await openTable(Number(m[2]), m[1] === "watch");
   else await openLobby();
 }
 
@@ -78,6 +83,7 @@ async function logOut() {
   session.name = null;
   sessionStorage.removeItem("stud.token");
   sessionStorage.removeItem("stud.name");
+  clearWallet();
   location.hash = "";
   show("auth-view");
 }
@@ -87,7 +93,10 @@ async function connection() {
     session.conn = new Connection({
       token: session.token,
       onTable: renderTable,
-      onEvent: onTableEvent,
+      onEvent: (kind, data, t, isPrivate) => {
+        onTableEvent(kind, data, t, isPrivate);
+        walletOnEvent(kind, data, t, session.name);
+      },
       onStatus: notify,
     });
     try {
@@ -115,22 +124,24 @@ async function refreshLobby() {
   try {
     session.tables = await http("GET", "/tables");
   } catch (error) { notify(error.message); return; }
-  const rows = $("lobby-rows");
-  rows.replaceChildren(...session.tables.map((t) => el("tr", { dataTable: t.id },
-    el("td", { text: t.name }),
-    el("td", { text: variantName(t.variant) }),
-    el("td", { text: `${t.stakes.small_bet}/${t.stakes.big_bet}${t.structure === "fixed_limit" ? "" : " " + t.structure.replace("_", " ")}` }),
-    el("td", { text: `${t.seats_taken}/${t.seats}` }),
-    el("td", {}, el("button", { type: "button", class: "open", onclick: () => { location.hash = `#/table/${t.id}`; } }, "Open")),
-  )));
+  drawLobby();
+}
+
+function drawLobby() {
+  renderLobby(session.tables, {
+    onOpen: (t) => { location.hash = `#/table/${t.id}`; },
+    onWatch: (t) => { location.hash = `#/watch/${t.id}`; },
+  });
 }
 
 setInterval(() => { if (!$("lobby-view").hidden) refreshLobby(); }, 5000);
 
 // ------------------------------------------------------------------ the table
 
-async function openTable(id) {
+async function openTable(id, watching = false) {
   show("table-view");
+  session.watching = watching;
+  if (session.conn?.tableId === id && session.conn.table) { renderTable(session.conn.table); return; }
   session.log = []; session.chat = []; session.current = null;
   $("log").replaceChildren(); $("chat").replaceChildren();
   if (!session.tables.length) session.tables = await http("GET", "/tables").catch(() => []);
@@ -380,7 +391,7 @@ function winnersText(t) {
 function seatEl(t, s) {
   const n = s.seat;
   if (!s.player) {
-    const canSit = t.you === null;
+    const canSit = t.you === null && !session.watching;
     return el("div", { class: "seat empty", dataSeat: n },
       el("div", { class: "seat-top" }, el("span", { class: "name", text: `Seat ${n + 1}` })),
       canSit ? el("button", { type: "button", class: "sit", dataSeat: n, onclick: () => sit(n) }, "Sit here") : el("span", { class: "muted", text: "empty" }));
@@ -500,7 +511,10 @@ function renderSeatControls(t) {
   const box = $("seat-controls");
   const me = t.you !== null ? t.seats[t.you] : null;
   const items = [];
-  if (!me) {
+  if (!me && session.watching) {
+    items.push(el("span", { class: "muted", text: "Watching" }),
+      el("button", { type: "button", id: "sit-down", onclick: () => { location.hash = `#/table/${t.id}`; } }, "Sit"));
+  } else if (!me) {
     const input = $("buy-in") || el("input", { id: "buy-in", type: "number", step: 1 });
     input.min = t.buyIn.min; input.max = t.buyIn.max;
     if (!input.value) input.value = defaultBuyIn(t);
@@ -552,5 +566,7 @@ $("chat-form").addEventListener("submit", async (e) => {
   if (!text) return;
   if (await command("chat", { text }) !== null) $("chat-text").value = "";
 });
+onFilterChange(drawLobby);
+initWallet(http, (id) => session.tables.find((t) => t.id === id)?.name || `table ${id}`);
 window.addEventListener("hashchange", route);
 route();
