@@ -52,6 +52,34 @@ def _token(url: str, name: str, password: str) -> str:
     return token
 
 
+class _Bots:
+    """Players at a table through the public client, as the house bots play (server.demo),
+    on an event loop of their own in a thread, from creation until ``stop``."""
+
+    def __init__(self, url: str, bots: list[HouseBot]) -> None:
+        self.url = url
+        self.bots = bots
+        self.ready = threading.Event()
+        self.thread = threading.Thread(target=lambda: asyncio.run(self._main()), daemon=True)
+        self.thread.start()
+        assert self.ready.wait(10)
+
+    async def _main(self) -> None:
+        self.loop = asyncio.get_running_loop()
+        self.done = asyncio.Event()
+        self.ready.set()
+        task = asyncio.create_task(run_house_bots(self.url, self.bots, 0.05))
+        await self.done.wait()
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+    def stop(self) -> None:
+        self.loop.call_soon_threadsafe(self.done.set)
+        self.thread.join(20)
+        assert not self.thread.is_alive()
+
+
 @pytest.fixture(scope="module")
 def room(staffed_server: LiveServer) -> Iterator[Room]:
     """Two more tables than the demo's: eight players with long names playing at one (as
@@ -82,12 +110,7 @@ def room(staffed_server: LiveServer) -> Iterator[Room]:
         HouseBot(name=name, password=PLAYER_PASSWORD, table_id=eight, strategy="rules")
         for name in players
     ]
-    loop = asyncio.new_event_loop()
-    task = loop.create_task(run_house_bots(url, bots, 0.05))
-    thread = threading.Thread(
-        target=lambda: loop.run_until_complete(asyncio.wait([task])), daemon=True
-    )
-    thread.start()
+    playing = _Bots(url, bots)
     try:
         deadline = time.monotonic() + 60
         while True:
@@ -98,9 +121,7 @@ def room(staffed_server: LiveServer) -> Iterator[Room]:
             time.sleep(0.2)
         yield Room(url, eight, players)
     finally:
-        loop.call_soon_threadsafe(task.cancel)
-        thread.join(15)
-        loop.close()
+        playing.stop()
 
 
 def _errors(page: Page) -> list[str]:
@@ -213,6 +234,17 @@ def test_the_lobby_shows_games_stakes_players_and_the_tables_pace(
         context.close()
 
 
+def _fill_buy_in(page: Page, amount: str) -> None:
+    """Type the buy-in; again if a redraw of the seat controls (each event) took the focus
+    away mid-typing."""
+    field = page.locator("#buy-in")
+    for _ in range(20):
+        field.fill(amount)
+        if field.input_value() == amount:
+            return
+    raise AssertionError("the buy-in could not be typed")
+
+
 def _balance(page: Page) -> int:
     text = page.locator("#wallet-balance").get_attribute("data-balance") or ""
     return int(text)
@@ -228,7 +260,7 @@ def test_the_header_shows_the_wallet_and_its_movements(room: Room, browser: Brow
         token = _token(room.url, name, PLAYER_PASSWORD)
         expect(page.locator("#wallet-balance")).to_have_text("10,000")
         open_table(page, DEMO)
-        page.locator("#buy-in").fill("300")
+        _fill_buy_in(page, "300")
         page.locator("button.sit").first.click()
         expect(page.locator(".seat.me")).to_have_count(1)
         expect(page.locator("#wallet-balance")).to_have_text("9,700")
