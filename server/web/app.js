@@ -3,6 +3,7 @@
 // played or only watched (#/watch/<id>), and the session's hand history (GET /hands), each
 // finished hand checked against the seeds of its deck (fairness.js).
 import { $, el, request, variantName } from "./page.js";
+import { gameAndStakes } from "./games.js";
 import { onFilterChange, renderLobby } from "./lobby.js";
 import { clearWallet, initWallet, refreshWallet, walletOnEvent } from "./wallet.js";
 import { Connection, sidePots } from "./protocol.js";
@@ -169,7 +170,7 @@ function addLog(text, cls) {
 function onTableEvent(kind, data, t, isPrivate) {
   switch (kind) {
     case "snapshot":
-      $("table-game").textContent = `${variantName(t.variant)} · ${t.stakes.small_bet}/${t.stakes.big_bet}`;
+      $("table-game").textContent = gameAndStakes(t.variant, t.stakes);
       if (session.current && (session.current.number !== t.handNumber || !t.hand)) session.current = null;
       break;
     case "deck_committed":
@@ -229,7 +230,7 @@ function onTableEvent(kind, data, t, isPrivate) {
     case "operator_closed":
       addLog(`An operator ${data.after_hand ? "closes the table after this hand" : "closed the table"}: ${data.reason}`, "dealer"); break;
     case "table_settings":
-      $("table-game").textContent = `${variantName(t.variant)} · ${t.stakes.small_bet}/${t.stakes.big_bet}`;
+      $("table-game").textContent = gameAndStakes(t.variant, t.stakes);
       addLog(`New table settings: ${variantName(data.variant)} ${data.stakes.small_bet}/${data.stakes.big_bet}, ${data.seats} seats, buy-in ${data.buy_in.min}–${data.buy_in.max}`, "dealer"); break;
     case "seat_taken": addLog(`${data.player} sits down with ${data.stack}`); break;
     case "seat_left": addLog(`${data.player} leaves`); break;

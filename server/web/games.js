@@ -29,3 +29,7 @@ export function stakesText(stakes, structure) {
   if (stakes.bring_in) parts.push(`bring-in ${stakes.bring_in}`);
   return parts.join(", ");
 }
+
+// A table's title line: "Seven-Card Stud · 5/10, ante 1, bring-in 2" (``stakes`` as the
+// websocket's snapshot gives them, the structure among them).
+export const gameAndStakes = (variant, stakes) => `${variantName(variant)} · ${stakesText(stakes, stakes.structure)}`;

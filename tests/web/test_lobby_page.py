@@ -347,6 +347,9 @@ def test_a_spectator_watches_a_full_table_from_the_lobby(
         seated = page.locator(".seat[data-player]")
         expect(seated).to_have_count(8, timeout=15_000)
         assert {s.get_attribute("data-player") for s in seated.all()} == set(room.players)
+        expect(page.locator("#table-game")).to_have_text(
+            "Seven-Card Stud · 5/10, ante 1, bring-in 2"
+        )
         # The play goes on before the spectator's eyes: upcards, and the dealer's lines.
         expect(page.locator(".seat .card:not(.back)").first).to_be_visible(timeout=20_000)
         played = page.locator("#log li").filter(has_text=PLAYED)
