@@ -304,6 +304,46 @@ def test_the_header_shows_the_wallet_and_its_movements(room: Room, browser: Brow
         context.close()
 
 
+def test_the_wallet_panel_pages_back_through_older_movements(room: Room, browser: Browser) -> None:
+    context = browser.new_context(viewport=DESK)
+    page = context.new_page()
+    errors = _errors(page)
+    try:
+        name = new_name("pam")
+        sign_up(page, room.url, name)
+        expect(page.locator("#wallet-balance")).to_have_text("10,000")
+        boss = _token(room.url, OPERATOR, PASSWORD)
+        for n in range(1, 12):
+            _api(
+                room.url,
+                "POST",
+                f"/admin/players/{name}/credit",
+                boss,
+                amount=n,
+                reason=f"prize {n}",
+            )
+        page.click("#wallet-button")  # opening the panel reads the wallet afresh
+        expect(page.locator("#wallet-balance")).to_have_text("10,066")
+        entries = page.locator("#wallet-entries li")
+        expect(entries).to_have_count(10)
+        assert [e.get_attribute("data-amount") for e in entries.all()] == [
+            str(n) for n in range(11, 1, -1)
+        ]
+        expect(entries.first).to_contain_text("+11")
+        expect(entries.first).to_contain_text("prize 11")
+        page.click("#wallet-more")
+        expect(entries).to_have_count(12)
+        expect(entries.nth(10)).to_contain_text("prize 1")
+        expect(entries.nth(11)).to_have_attribute("data-kind", "grant")
+        expect(page.locator("#wallet-more")).to_be_hidden()
+        # A click elsewhere closes it.
+        page.click("#lobby-view h2")
+        expect(page.locator("#wallet-panel")).to_be_hidden()
+        assert not errors, errors
+    finally:
+        context.close()
+
+
 SEATS_NOW = """() => [...document.querySelectorAll(".seat")].map((seat) => {
     const name = seat.querySelector(".name");
     const box = seat.getBoundingClientRect();
