@@ -250,7 +250,9 @@ def _balance(page: Page) -> int:
     return int(text)
 
 
-def test_the_header_shows_the_wallet_and_its_movements(room: Room, browser: Browser) -> None:
+def test_the_header_shows_the_wallet_and_its_movements(
+    room: Room, browser: Browser, artifacts: Path
+) -> None:
     context = browser.new_context(viewport=PHONE)
     page = context.new_page()
     errors = _errors(page)
@@ -276,6 +278,7 @@ def test_the_header_shows_the_wallet_and_its_movements(room: Room, browser: Brow
         expect(panel.locator("li").nth(1)).to_have_attribute("data-kind", "grant")
         box = panel.bounding_box()
         assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390
+        page.screenshot(path=str(artifacts / "wallet-390.png"))
         page.keyboard.press("Escape")
         expect(panel).to_be_hidden()
 
@@ -309,7 +312,7 @@ def test_the_wallet_panel_pages_back_through_older_movements(room: Room, browser
     page = context.new_page()
     errors = _errors(page)
     try:
-        name = new_name("pam")
+        name = new_name("pam").ljust(32, "x")
         sign_up(page, room.url, name)
         expect(page.locator("#wallet-balance")).to_have_text("10,000")
         boss = _token(room.url, OPERATOR, PASSWORD)
@@ -339,6 +342,13 @@ def test_the_wallet_panel_pages_back_through_older_movements(room: Room, browser
         # A click elsewhere closes it.
         page.click("#lobby-view h2")
         expect(page.locator("#wallet-panel")).to_be_hidden()
+        # A name as long as names go: the header still fits a phone.
+        page.set_viewport_size(PHONE)
+        page.click("#wallet-button")
+        panel = page.locator("#wallet-panel").bounding_box()
+        assert panel is not None and panel["x"] >= 0 and panel["x"] + panel["width"] <= 390
+        expect(page.locator("#me-name")).to_have_text(name)
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390
         assert not errors, errors
     finally:
         context.close()
