@@ -5,10 +5,11 @@ seats at phone and desk widths, eight of them, every name whole."""
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
+import os
 import re
-import threading
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -23,7 +24,6 @@ from page_steps import new_name, open_table, sign_up
 from playwright.sync_api import Browser, Page, expect
 
 from engine.variants import VARIANTS
-from server.demo import HouseBot, run_house_bots
 
 PHONE = {"width": 390, "height": 844}
 DESK = {"width": 1280, "height": 900}
@@ -52,38 +52,11 @@ def _token(url: str, name: str, password: str) -> str:
     return token
 
 
-class _Bots:
-    """Players at a table through the public client, as the house bots play (server.demo),
-    on an event loop of their own in a thread, from creation until ``stop``."""
-
-    def __init__(self, url: str, bots: list[HouseBot]) -> None:
-        self.url = url
-        self.bots = bots
-        self.ready = threading.Event()
-        self.thread = threading.Thread(target=lambda: asyncio.run(self._main()), daemon=True)
-        self.thread.start()
-        assert self.ready.wait(10)
-
-    async def _main(self) -> None:
-        self.loop = asyncio.get_running_loop()
-        self.done = asyncio.Event()
-        self.ready.set()
-        task = asyncio.create_task(run_house_bots(self.url, self.bots, 0.05))
-        await self.done.wait()
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
-
-    def stop(self) -> None:
-        self.loop.call_soon_threadsafe(self.done.set)
-        self.thread.join(20)
-        assert not self.thread.is_alive()
-
-
 @pytest.fixture(scope="module")
 def room(staffed_server: LiveServer) -> Iterator[Room]:
     """Two more tables than the demo's: eight players with long names playing at one (as
-    house bots do, through the public client), a pot-limit five-card stud table empty."""
+    house bots do, through the public client: table_players.py), a pot-limit five-card stud
+    table empty."""
     url = staffed_server.url
     boss = _token(url, OPERATOR, PASSWORD)
     eight = _api(url, "POST", "/admin/tables", boss, name=EIGHT, seats=8, config={})["id"]
@@ -106,11 +79,14 @@ def room(staffed_server: LiveServer) -> Iterator[Room]:
     players = [f"player-{n}-with-a-rather-long-name" for n in range(1, 9)]
     for name in players:
         _api(url, "POST", "/auth/register", username=name, password=PLAYER_PASSWORD)
-    bots = [
-        HouseBot(name=name, password=PLAYER_PASSWORD, table_id=eight, strategy="rules")
-        for name in players
-    ]
-    playing = _Bots(url, bots)
+    playing = subprocess.Popen(
+        [sys.executable, str(Path(__file__).with_name("table_players.py")), url, str(eight)]
+        + players,
+        env={**os.environ, "STUD_PLAYERS_PASSWORD": PLAYER_PASSWORD},
+        cwd=Path(__file__).resolve().parents[2],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         deadline = time.monotonic() + 60
         while True:
@@ -121,7 +97,8 @@ def room(staffed_server: LiveServer) -> Iterator[Room]:
             time.sleep(0.2)
         yield Room(url, eight, players)
     finally:
-        playing.stop()
+        playing.kill()
+        playing.wait(15)
 
 
 def _errors(page: Page) -> list[str]:
