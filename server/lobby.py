@@ -76,6 +76,7 @@ class _HeardTable:
     """A table another node runs, as it last told: its lobby line, and what a node taking
     it over keeps of its players."""
 
+    node: str  # the node that told
     summary: dict[str, Any]
     sitting_out: list[str]
     waiting: list[str]
@@ -126,6 +127,7 @@ class Cardroom:
             settings.node_id,
             timeout=max(10.0, 2 * settings.lease_seconds),
             retry_after=settings.lease_seconds / 3,
+            runner=self.runner,
         )
         self._records: dict[int, TableRecord] = {}  # every open table of the cardroom
         self._tables: dict[int, _Table] = {}  # the tables this node runs
@@ -227,6 +229,13 @@ class Cardroom:
             log.warning("cardroom: lease round failed at %s (%s)", step.__name__, named(exc))
             return False
         return True
+
+    def runner(self, table_id: int) -> str | None:
+        """The node running the table, as far as this node knows (None: nobody lately)."""
+        if table_id in self._tables:
+            return self.node_id
+        heard = self._run_elsewhere(table_id)
+        return heard.node if heard is not None else None
 
     def _run_elsewhere(self, table_id: int) -> _HeardTable | None:
         """What another node said of the table, if it said lately that it runs it (within a
@@ -631,6 +640,7 @@ class Cardroom:
                 if table_id in self._tables:
                     continue  # ours now: what the old node said is out of date
                 self._elsewhere[table_id] = _HeardTable(
+                    node=str(message.get("node")),
                     summary=dict(message.get("summary") or {}),
                     sitting_out=list(message.get("sitting_out") or []),
                     waiting=list(message.get("waiting_list") or []),

@@ -373,6 +373,45 @@ async def test_a_command_for_a_table_no_node_runs_is_refused_at_once_with_a_retr
 @needs_redis
 @needs_postgresql
 @pytest.mark.usefixtures("redis_available")
+async def test_a_command_heard_by_a_frozen_node_is_refused_once_another_runs_the_table(
+    nodes: list[Node],
+) -> None:
+    """The table's node hears the command but never answers (frozen: its sockets open,
+    nothing running): the sender is refused with the retry hint as soon as the cardroom
+    hears of the table's next node, not after its whole timeout; the retry plays."""
+    a, b = nodes
+    table_id = await seed(a.cardroom.sessionmaker, ["ann", "bob"])
+    await a.start()
+    await wait_for(lambda: a.cardroom.actor(table_id) is not None)
+    await b.start()
+    await wait_for(lambda: b.cardroom.runner(table_id) == "a")
+    remote = await b.cardroom.table(table_id)
+    assert isinstance(remote, RemoteTable)
+    assert (await submit(remote, "sit", "ann", buy_in=100))["stack"] == 100
+
+    async def frozen(actor: object, message: object) -> None:
+        await asyncio.Event().wait()  # heard, never answered
+
+    rounds = a.cardroom._lease_rounds
+    assert rounds is not None
+    rounds.cancel()  # a renews and tells nothing more
+    a.cardroom.router._answer = frozen  # type: ignore[method-assign,assignment]
+    assert b.cardroom.router.timeout >= 10
+    started = asyncio.get_running_loop().time()
+    with pytest.raises(CommandRefused) as refused:
+        await submit(remote, "sit", "bob", buy_in=100)
+    waited = asyncio.get_running_loop().time() - started
+    assert refused.value.code == "table_unavailable"
+    assert getattr(refused.value, "retry_after", None) == pytest.approx(LEASE / 3)
+    assert waited < 2 * LEASE + 1, waited  # the lease, and a round to hear of it
+    await wait_for(lambda: b.cardroom.actor(table_id) is not None, timeout=4 * LEASE + 2)
+    taken = await b.cardroom.table(table_id)
+    assert (await submit(taken, "sit", "bob", buy_in=100))["stack"] == 100
+
+
+@needs_redis
+@needs_postgresql
+@pytest.mark.usefixtures("redis_available")
 async def test_a_node_past_its_lease_publishes_nothing_more_for_the_table(
     nodes: list[Node],
 ) -> None:
