@@ -39,7 +39,7 @@ class Street:
 @dataclass(frozen=True, slots=True)
 class Variant:
     name: str
-    title: str
+    title: str  # as players say it (the lobby, the page)
     streets: tuple[Street, ...]
     showdown: Showdown
     bring_in_card: CardOrder  # "low": lowest upcard brings in; "high": highest
@@ -74,7 +74,7 @@ VARIANTS: dict[str, Variant] = {
     for v in (
         Variant(
             "seven_card_stud",
-            "Seven-card stud",
+            "Seven-Card Stud",
             _streets(*_SEVEN, open_pair_at=1),
             showdown="high",
             bring_in_card="low",
@@ -84,7 +84,7 @@ VARIANTS: dict[str, Variant] = {
         ),
         Variant(
             "seven_card_stud_hi_lo",
-            "Seven-card stud hi-lo, eight or better",
+            "Stud Hi-Lo (8 or better)",
             _streets(*_SEVEN),
             showdown="high_low",
             bring_in_card="low",
@@ -105,7 +105,7 @@ VARIANTS: dict[str, Variant] = {
         ),
         Variant(
             "five_card_stud",
-            "Five-card stud",
+            "Five-Card Stud",
             _streets(
                 ("second", "du"), ("third", "u"), ("fourth", "u"), ("fifth", "u"), open_pair_at=1
             ),
@@ -117,7 +117,7 @@ VARIANTS: dict[str, Variant] = {
         ),
         Variant(
             "five_card_stud_hi_lo",
-            "Five-card stud hi-lo",
+            "Five-Card Stud Hi-Lo",
             _streets(("second", "du"), ("third", "u"), ("fourth", "u"), ("fifth", "u")),
             showdown="high_low",
             bring_in_card="low",
@@ -127,7 +127,7 @@ VARIANTS: dict[str, Variant] = {
         ),
         Variant(
             "six_card_stud",
-            "Six-card stud",
+            "Six-Card Stud",
             _streets(
                 ("second", "du"), ("third", "u"), ("fourth", "u"), ("fifth", "u"), ("sixth", "d")
             ),
@@ -138,7 +138,7 @@ VARIANTS: dict[str, Variant] = {
         ),
         Variant(
             "eight_card_stud",
-            "Eight-card stud",
+            "Eight-Card Stud",
             _streets(
                 ("third", "ddu"),
                 ("fourth", "u"),

@@ -57,7 +57,10 @@ class LedgerLinePublic(BaseModel):
 
 class WalletPublic(BaseModel):
     balance: int
-    entries: list[LedgerLinePublic]
+    entries: list[LedgerLinePublic] = Field(description="newest first")
+    next_before: int | None = Field(
+        default=None, description="the cursor of the next (older) page; null: no more"
+    )
 
 
 class TableCreate(BaseModel):
@@ -177,6 +180,7 @@ class TableSummaryPublic(BaseModel):
     id: int
     name: str
     variant: str
+    variant_title: str = Field(description="the game as players say it")
     structure: str
     stakes: StakesPublic
     seats: int

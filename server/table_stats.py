@@ -100,6 +100,7 @@ def lobby_line(
         "id": record.id,
         "name": record.name,
         "variant": record.variant,
+        "variant_title": config.variant.title,
         "structure": config.structure,
         "stakes": {
             "ante": config.ante,

@@ -1,8 +1,12 @@
-// The web page: sign up / log in (REST), the lobby (GET /tables), one table at a time over
-// the websocket protocol (protocol.js), and the session's hand history (GET /hands), each
+// The web page: sign up / log in (REST), the lobby (GET /tables, lobby.js), the wallet in
+// the header (wallet.js), one table at a time over the websocket protocol (protocol.js),
+// played or only watched (#/watch/<id>), and the session's hand history (GET /hands), each
 // finished hand checked against the seeds of its deck (fairness.js) and replayed, as are the
 // player's older hands (#/hands), by replayer.js.
 import { $, el, request, variantName } from "./page.js";
+import { gameAndStakes } from "./games.js";
+import { onFilterChange, renderLobby } from "./lobby.js";
+import { clearWallet, initWallet, refreshWallet, walletOnEvent } from "./wallet.js";
 import { Connection, sidePots } from "./protocol.js";
 import { checkHand, newClientSeed } from "./fairness.js";
 import { cardEl, cardText } from "./cards.js";
@@ -19,6 +23,7 @@ const session = {
   conn: null,
   tables: [],
   tableName: "",
+  watching: false, // the table is only watched: no seat to pick, a "Sit" to play
   log: [], chat: [], history: [],
   current: null,   // the record of the hand being played, for the history
   seeds: new Map(), // "table/hand" -> { commitment, seed }: what this page gave each hand
@@ -49,9 +54,10 @@ function show(view) {
 
 async function route() {
   if (!session.token) { show("auth-view"); return; }
-  const m = location.hash.match(/^#\/table\/(\d+)$/);
+  refreshWallet();
+  const m = location.hash.match(/^#\/(table|watch)\/(\d+)$/);
   const hands = location.hash.match(/^#\/hands(?:\/(\d+))?(?:\?(.*))?$/);
-  if (m) await openTable(Number(m[1]));
+  if (m) await openTable(Number(m[2]), m[1] === "watch");
   else if (hands) await openHands(hands[1], hands[2]);
   else await openLobby();
 }
@@ -85,6 +91,7 @@ async function logOut() {
   session.name = null;
   sessionStorage.removeItem("stud.token");
   sessionStorage.removeItem("stud.name");
+  clearWallet();
   location.hash = "";
   show("auth-view");
 }
@@ -94,7 +101,10 @@ async function connection() {
     session.conn = new Connection({
       token: session.token,
       onTable: renderTable,
-      onEvent: onTableEvent,
+      onEvent: (kind, data, t, isPrivate) => {
+        onTableEvent(kind, data, t, isPrivate);
+        walletOnEvent(kind, data, t, session.name);
+      },
       onStatus: notify,
     });
     try {
@@ -122,14 +132,14 @@ async function refreshLobby() {
   try {
     session.tables = await http("GET", "/tables");
   } catch (error) { notify(error.message); return; }
-  const rows = $("lobby-rows");
-  rows.replaceChildren(...session.tables.map((t) => el("tr", { dataTable: t.id },
-    el("td", { text: t.name }),
-    el("td", { text: variantName(t.variant) }),
-    el("td", { text: `${t.stakes.small_bet}/${t.stakes.big_bet}${t.structure === "fixed_limit" ? "" : " " + t.structure.replace("_", " ")}` }),
-    el("td", { text: `${t.seats_taken}/${t.seats}` }),
-    el("td", {}, el("button", { type: "button", class: "open", onclick: () => { location.hash = `#/table/${t.id}`; } }, "Open")),
-  )));
+  drawLobby();
+}
+
+function drawLobby() {
+  renderLobby(session.tables, {
+    onOpen: (t) => { location.hash = `#/table/${t.id}`; },
+    onWatch: (t) => { location.hash = `#/watch/${t.id}`; },
+  });
 }
 
 setInterval(() => { if (!$("lobby-view").hidden) refreshLobby(); }, 5000);
@@ -144,8 +154,10 @@ async function openHands(id, query) {
 
 // ------------------------------------------------------------------ the table
 
-async function openTable(id) {
+async function openTable(id, watching = false) {
   show("table-view");
+  session.watching = watching;
+  if (session.conn?.tableId === id && session.conn.table) { renderTable(session.conn.table); return; }
   session.log = []; session.chat = []; session.current = null;
   $("log").replaceChildren(); $("chat").replaceChildren();
   if (!session.tables.length) session.tables = await http("GET", "/tables").catch(() => []);
@@ -173,7 +185,7 @@ function addLog(text, cls) {
 function onTableEvent(kind, data, t, isPrivate) {
   switch (kind) {
     case "snapshot":
-      $("table-game").textContent = `${variantName(t.variant)} · ${t.stakes.small_bet}/${t.stakes.big_bet}`;
+      $("table-game").textContent = gameAndStakes(t.variant, t.stakes);
       if (session.current && (session.current.number !== t.handNumber || !t.hand)) session.current = null;
       break;
     case "deck_committed":
@@ -233,7 +245,7 @@ function onTableEvent(kind, data, t, isPrivate) {
     case "operator_closed":
       addLog(`An operator ${data.after_hand ? "closes the table after this hand" : "closed the table"}: ${data.reason}`, "dealer"); break;
     case "table_settings":
-      $("table-game").textContent = `${variantName(t.variant)} · ${t.stakes.small_bet}/${t.stakes.big_bet}`;
+      $("table-game").textContent = gameAndStakes(t.variant, t.stakes);
       addLog(`New table settings: ${variantName(data.variant)} ${data.stakes.small_bet}/${data.stakes.big_bet}, ${data.seats} seats, buy-in ${data.buy_in.min}–${data.buy_in.max}`, "dealer"); break;
     case "seat_taken": addLog(`${data.player} sits down with ${data.stack}`); break;
     case "seat_left": addLog(`${data.player} leaves`); break;
@@ -361,7 +373,7 @@ function winnersText(t) {
 function seatEl(t, s) {
   const n = s.seat;
   if (!s.player) {
-    const canSit = t.you === null;
+    const canSit = t.you === null && !session.watching;
     return el("div", { class: "seat empty", dataSeat: n },
       el("div", { class: "seat-top" }, el("span", { class: "name", text: `Seat ${n + 1}` })),
       canSit ? el("button", { type: "button", class: "sit", dataSeat: n, onclick: () => sit(n) }, "Sit here") : el("span", { class: "muted", text: "empty" }));
@@ -452,7 +464,10 @@ function renderSeatControls(t) {
   const box = $("seat-controls");
   const me = t.you !== null ? t.seats[t.you] : null;
   const items = [];
-  if (!me) {
+  if (!me && session.watching) {
+    items.push(el("span", { class: "muted", text: "Watching" }),
+      el("button", { type: "button", id: "sit-down", onclick: () => { location.hash = `#/table/${t.id}`; } }, "Sit"));
+  } else if (!me) {
     const input = $("buy-in") || el("input", { id: "buy-in", type: "number", step: 1 });
     input.min = t.buyIn.min; input.max = t.buyIn.max;
     if (!input.value) input.value = defaultBuyIn(t);
@@ -508,6 +523,8 @@ $("chat-form").addEventListener("submit", async (e) => {
   if (!text) return;
   if (await command("chat", { text }) !== null) $("chat-text").value = "";
 });
+onFilterChange(drawLobby);
+initWallet(http, (id) => session.tables.find((t) => t.id === id)?.name || `table ${id}`);
 initReplayer({ token: () => session.token, notify });
 window.addEventListener("hashchange", route);
 installShortcuts();

@@ -1,6 +1,6 @@
 // What the players' page (app.js) and the operators' console (console.js) share: building
 // the DOM from data without ever parsing it as HTML, the REST call with its refusal, and the
-// games' names.
+// games' names (games.js).
 
 export const $ = (id) => document.getElementById(id);
 
@@ -36,8 +36,4 @@ export async function request(method, path, body, token) {
   return data;
 }
 
-const VARIANTS = {
-  seven_card_stud: "Seven-card stud", seven_card_stud_hi_lo: "Stud hi-lo", razz: "Razz",
-  five_card_stud: "Five-card stud", six_card_stud: "Six-card stud", eight_card_stud: "Eight-card stud",
-};
-export const variantName = (v) => VARIANTS[v] || (v || "").replaceAll("_", " ");
+export { variantName } from "./games.js";

@@ -218,6 +218,7 @@ async def test_the_lobby_lists_tables_as_they_play(
     await play(actor, lambda: actor.hand_number >= 4)
     [listed] = (await client.get("/tables")).json()
     assert listed["id"] == table_id and listed["name"] == "Razz" and listed["variant"] == "razz"
+    assert listed["variant_title"] == "Razz"
     assert listed["stakes"] == {"ante": 1, "bring_in": 2, "small_bet": 5, "big_bet": 10}
     assert listed["structure"] == "fixed_limit"
     assert (listed["seats"], listed["seats_taken"], listed["waiting"]) == (2, 2, 1)
