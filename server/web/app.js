@@ -360,6 +360,12 @@ function renderTable(t) {
   const last = hand?.announcements.at(-1);
   $("announce").textContent = hand?.over ? winnersText(t) : last ? announcementText(last, nameAt(t, last.seat)) : "";
 
+  // Too few cards left for every player's last card: one common card, face up, everyone's.
+  const common = hand?.common ?? [];
+  $("common").hidden = !common.length;
+  $("common").replaceChildren(...(common.length
+    ? [el("span", { text: "Common card" }), el("span", { class: "cards" }, ...common.map((c) => cardEl(c)))]
+    : []));
   $("seats").replaceChildren(...t.seats.map((s) => seatEl(t, s)));
   renderActions(t);
   renderSeatControls(t);
@@ -470,7 +476,7 @@ function renderSeatControls(t) {
   } else if (!me) {
     const input = $("buy-in") || el("input", { id: "buy-in", type: "number", step: 1 });
     input.min = t.buyIn.min; input.max = t.buyIn.max;
-    if (!input.value) input.value = defaultBuyIn(t);
+    if (!input.value && document.activeElement !== input) input.value = defaultBuyIn(t);
     items.push(el("label", {}, `Buy-in (${t.buyIn.min}–${t.buyIn.max}) `, input));
     if (t.seats.every((s) => s.player)) {
       items.push(t.waiting.includes(session.name)
@@ -488,7 +494,11 @@ function renderSeatControls(t) {
       el("label", { title: "when sitting out during a hand: check where it costs nothing instead of folding" }, freeCheck, " check when free"));
     if (!me.leaving) items.push(el("button", { type: "button", id: "leave", onclick: () => command("leave") }, "Leave seat"));
   }
+  // The controls are drawn again on every table event: whoever is typing in one of them
+  // (the buy-in) keeps the focus.
+  const typing = box.contains(document.activeElement) ? document.activeElement : null;
   box.replaceChildren(...items);
+  if (typing && box.contains(typing) && document.activeElement !== typing) typing.focus();
 }
 
 async function sitIn(t) {

@@ -220,6 +220,8 @@ def scenes(
             return on_seventh and asked
 
         act_when_asked(desk, seventh)
+        # Eight players' last cards are more than the deck holds: one common card.
+        expect(desk.locator("#common .card")).to_have_count(1, timeout=10_000)
         for page in pages.values():
             shoot(page, out, "table-seventh-street", width_of(page))
         server.admin("POST", f"/admin/tables/{ids['Eight-handed']}/pause", {"reason": "done"})
@@ -245,10 +247,10 @@ def scenes(
             expect(page.locator("#log")).to_contain_text("low", timeout=15_000)
             shoot(page, out, "hi-lo-split-showdown", width_of(page))
         for page in pages.values():
-            page.locator("#history li a, #history li button").first.click()
-            replay = page.locator(".replayer, #replayer")
-            expect(replay.first).to_be_visible(timeout=15_000)
-            for _ in range(4):
+            page.locator("#history li button.replay, #history li .replay").first.click()
+            replay = page.locator("#replayer")
+            expect(replay).to_be_visible(timeout=15_000)
+            for _ in range(9):
                 page.keyboard.press("ArrowRight")
             shoot(page, out, "replayer", width_of(page))
 
