@@ -248,14 +248,14 @@ def _read_password(from_stdin: bool) -> str | None:
 
 def serve(settings: Settings, log_level: str) -> int:
     """Migrate, then serve: one node in this process, or ``--workers`` node processes."""
-    try:
-        settings.deck_seal()  # made or read once here: a missing key stops the start at once
-    except DeckKeyError as error:
-        raise SystemExit(f"refused to start: {error}") from None
     refused = workers.refusal(settings)
     if refused is not None:
         print(f"stud-server: refused to start: {refused}", file=sys.stderr)
         return 2
+    try:
+        settings.deck_seal()  # made or read once here: a missing key stops the start at once
+    except DeckKeyError as error:
+        raise SystemExit(f"refused to start: {error}") from None
     asyncio.run(apply_migrations(settings))  # once, before any worker starts
     if settings.workers > 1:
         return workers.Supervisor(settings, log_level).run()

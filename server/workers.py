@@ -82,6 +82,21 @@ def worker_node_id(node_id: str, index: int) -> str:
     return f"{node_id}-w{index}"
 
 
+def worker_settings(settings: Settings) -> list[Settings]:
+    """Each worker's settings: its own node id; the demo tables and their house bots are
+    the first worker's only (opened once, played by one set of bots)."""
+    return [
+        settings.model_copy(
+            update={
+                "node_id": worker_node_id(settings.node_id, i),
+                "demo": settings.demo and i == 1,
+                "workers": 1,
+            }
+        )
+        for i in range(1, settings.workers + 1)
+    ]
+
+
 def reuse_port_socket(host: str, port: int) -> socket.socket:
     """A TCP socket bound to ``host``:``port`` with ``SO_REUSEPORT`` (not listening yet)."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
@@ -140,6 +155,9 @@ class Supervisor:
     log_level: str
     steady_seconds: float = STEADY_SECONDS
     max_start_failures: int = MAX_START_FAILURES
+    first_pause_seconds: float = FIRST_PAUSE_SECONDS
+    # What a worker process runs: (settings, log level, the parent's pid, its ready event).
+    target: Callable[[Settings, str, int, Event], None] = _worker_main
     workers: list[_Worker] = field(default_factory=list)
     _stopping: bool = False
     _context: multiprocessing.context.SpawnContext = field(
@@ -152,18 +170,8 @@ class Supervisor:
         port = placeholder.getsockname()[1]
         settings = self.settings.model_copy(update={"port": port})
         self.workers = [
-            _Worker(
-                index=i,
-                settings=settings.model_copy(
-                    update={
-                        "node_id": worker_node_id(settings.node_id, i),
-                        # Demo tables and their house bots: once, by the first worker.
-                        "demo": settings.demo and i == 1,
-                        "workers": 1,
-                    }
-                ),
-            )
-            for i in range(1, settings.workers + 1)
+            _Worker(index=i, settings=one)
+            for i, one in enumerate(worker_settings(settings), start=1)
         ]
         wake_read, wake_write = socket.socketpair()
         wake_read.setblocking(False)
@@ -216,7 +224,7 @@ class Supervisor:
     def _start(self, worker: _Worker) -> None:
         worker.ready = self._context.Event()
         worker.process = self._context.Process(
-            target=_worker_main,
+            target=self.target,
             args=(worker.settings, self.log_level, os.getpid(), worker.ready),
             name=f"stud-server {worker.settings.node_id}",
             daemon=False,
@@ -281,7 +289,9 @@ class Supervisor:
             pause = (
                 0.0
                 if worker.short_lives == 0
-                else min(MAX_PAUSE_SECONDS, FIRST_PAUSE_SECONDS * 2 ** (worker.short_lives - 1))
+                else min(
+                    MAX_PAUSE_SECONDS, self.first_pause_seconds * 2 ** (worker.short_lives - 1)
+                )
             )
             worker.restart_at = now + pause
             log.info("worker %s restarts in %.1f s", worker.settings.node_id, pause)
