@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import functools
 import gc
 import getpass
@@ -305,7 +306,10 @@ def run_node(
                 on_started()
 
     server = Server(config)
-    server.run(sockets=sockets)
+    # After a graceful stop uvicorn raises the signal that asked for it again: Ctrl-C's is
+    # a KeyboardInterrupt, the end of the stop rather than an error (as in uvicorn.run).
+    with contextlib.suppress(KeyboardInterrupt):
+        server.run(sockets=sockets)
     if not server.started:
         raise SystemExit(STARTUP_FAILURE)
 
