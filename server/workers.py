@@ -165,8 +165,14 @@ class Supervisor:
     )
 
     def run(self) -> int:
-        """Serve until a stop signal (0) or a worker that cannot start (1)."""
-        placeholder = reuse_port_socket(self.settings.host, self.settings.port)
+        """Serve until a stop signal (0), or a port or a worker that cannot start (1)."""
+        try:
+            placeholder = reuse_port_socket(self.settings.host, self.settings.port)
+        except OSError as error:
+            log.critical(
+                "cannot listen on %s:%d: %s", self.settings.host, self.settings.port, error
+            )
+            return 1
         port = placeholder.getsockname()[1]
         settings = self.settings.model_copy(update={"port": port})
         self.workers = [
@@ -187,10 +193,9 @@ class Supervisor:
         try:
             for worker in self.workers:
                 self._start(worker)
-            status = self._supervise(wake_read)
-            self._stop_all()
-            return status
+            return self._supervise(wake_read)
         finally:
+            self._stop_all()
             self._restore_signals(previous)
             for sock in (placeholder, wake_read, wake_write):
                 sock.close()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import os
+import socket
 import subprocess
 import sys
 import time
@@ -113,3 +114,20 @@ def test_workers_that_keep_failing_to_start_stop_the_server(
     assert all(w.process is None for w in supervisor.workers)
     pauses = [r.getMessage() for r in caplog.records if "restarts in" in r.message]
     assert "restarts in 0.1 s" in " ".join(pauses)  # the pause doubles: 0.05, then 0.1
+
+
+def test_a_port_taken_by_another_program_stops_the_start(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        settings = Settings(
+            host="127.0.0.1", port=port, database_url=POSTGRES, redis_url="redis://r", workers=2
+        )
+        supervisor = workers.Supervisor(settings, "info", target=never_starts)
+        with caplog.at_level(logging.INFO, logger="stud_server.workers"):
+            assert supervisor.run() == 1
+    assert f"cannot listen on 127.0.0.1:{port}" in caplog.text
+    assert supervisor.workers == []  # none was started
