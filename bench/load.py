@@ -276,6 +276,13 @@ async def worker_metrics(http: httpx.AsyncClient, url: str, workers: int) -> lis
     raise RuntimeError(f"{url}: only {sorted(texts)} of {workers} workers answered /metrics")
 
 
+async def tables_by_node(http: httpx.AsyncClient, room: Cardroom) -> str:
+    """How many tables each node (each worker) runs, as the lobby says."""
+    lobby = (await http.get(f"{room.nodes[0].url}/tables")).json()
+    counted = Counter(str(entry.get("node")) for entry in lobby)
+    return ", ".join(f"{node} {count}" for node, count in sorted(counted.items()))
+
+
 # ---------------------------------------------------------------------- the probe
 
 
@@ -595,6 +602,8 @@ async def ramp(options: Options, room: Cardroom, workers: Workers) -> list[StepR
                     options, room, workers, probe, http, tables, connections, baseline_rss, failures
                 )
                 print(row(result), flush=True)
+                if options.server_workers > 1 or options.nodes > 1:
+                    print(f"    tables by node: {await tables_by_node(http, room)}", flush=True)
                 results.append(result)
                 for path in profiles_of(options, tables):
                     for line in Profile.read(path).summary(top=10):
