@@ -232,9 +232,10 @@ async def test_a_killed_worker_is_started_again_and_its_table_resumes(
 
         async def restarted() -> bool:
             pid = worker_pids(server).get(owner)
-            return pid is not None and pid != killed and alive(pid)
+            serving = server.log().count(f"worker {owner} serves") == 2
+            return pid is not None and pid != killed and alive(pid) and serving
 
-        await eventually(restarted, 30, f"worker {owner} started again")
+        await eventually(restarted, 60, f"worker {owner} started again, serving")
         assert not alive(killed)
         await eventually(
             lambda: finished(cluster, table_id, done + 2), 60, "two more hands after the kill"
