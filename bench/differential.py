@@ -18,6 +18,7 @@ Only the engine's public surface is used (``Hand``, ``Deck``, ``Action``, ``Tabl
     .venv/bin/python bench/differential.py --check        # compare with that file
     .venv/bin/python bench/differential.py --against main # compare with another revision
     .venv/bin/python bench/differential.py --record 1234  # one hand's record, as JSON
+    .venv/bin/python bench/differential.py --against main --without-announcements
 
 ``--against REV`` checks REV out in a temporary git worktree, runs this file on that tree in a
 subprocess (and on this one in another), compares the hands' digests, and for the first hand
@@ -414,13 +415,33 @@ def _plain(value: Any) -> Any:
     raise TypeError(f"not JSON: {value!r}")
 
 
-def hand_digest(seed: int, index: int) -> str:
-    return hashlib.sha256(canonical(play_hand(seed, index))).hexdigest()
+def hand_digest(seed: int, index: int, wordless: bool = False) -> str:
+    record = play_hand(seed, index)
+    return hashlib.sha256(canonical(without_words(record) if wordless else record)).hexdigest()
 
 
-def digests(seed: int, start: int, hands: int) -> Iterator[str]:
+def digests(seed: int, start: int, hands: int, wordless: bool = False) -> Iterator[str]:
     for index in range(start, start + hands):
-        yield hand_digest(seed, index)
+        yield hand_digest(seed, index, wordless)
+
+
+def without_words(value: Any) -> Any:
+    """A record without the dealer's words: every ``announcement`` event, the views' lists of
+    them and the count of events left out, so that a change of wording alone (or of which
+    announcements are made) compares equal and any other change still shows."""
+    if isinstance(value, dict):
+        return {
+            key: without_words(item)
+            for key, item in value.items()
+            if key != "announcements" and not (key == "events" and isinstance(item, int))
+        }
+    if isinstance(value, list | tuple):
+        return [
+            without_words(item)
+            for item in value
+            if not (isinstance(item, list) and len(item) == 3 and item[0] == "announcement")
+        ]
+    return value
 
 
 def chunk_lines(seed: int, hashes: Sequence[str], chunk: int = CHUNK) -> list[str]:
@@ -469,7 +490,7 @@ def _first_difference(a: Any, b: Any, path: str = "") -> str | None:
     return None if a == b else f"{path or '/'}: {a!r} (this tree) != {b!r} (the other)"
 
 
-def against(rev: str, seed: int, hands: int) -> int:
+def against(rev: str, seed: int, hands: int, wordless: bool = False) -> int:
     """Compare this tree with revision ``rev`` hand by hand; returns the differing hands."""
     with tempfile.TemporaryDirectory(prefix="differential-") as scratch:
         other = Path(scratch) / "tree"
@@ -480,6 +501,7 @@ def against(rev: str, seed: int, hands: int) -> int:
         )
         try:
             run = ["--hashes", "--seed", str(seed), "--hands", str(hands)]
+            run += ["--without-announcements"] if wordless else []
             mine, theirs = _run_tree(ROOT, run), _run_tree(other, run)
             ours_out, _ = mine.communicate()
             theirs_out, _ = theirs.communicate()
@@ -487,12 +509,15 @@ def against(rev: str, seed: int, hands: int) -> int:
                 raise SystemExit("a run failed")
             ours, their = ours_out.split(), theirs_out.split()
             differing = [k for k, (x, y) in enumerate(zip(ours, their, strict=True)) if x != y]
-            print(f"{hands} hands (seed {seed}) against {rev}: {len(differing)} differ")
+            leaving = ", announcements left out" if wordless else ""
+            print(f"{hands} hands (seed {seed}) against {rev}{leaving}: {len(differing)} differ")
             if differing:
                 first = differing[0]
                 show = ["--record", str(first), "--seed", str(seed)]
                 a = json.loads(subprocess.run(*_cmd(ROOT, show), **_opts(ROOT)).stdout)
                 b = json.loads(subprocess.run(*_cmd(other, show), **_opts(other)).stdout)
+                if wordless:
+                    a, b = without_words(a), without_words(b)
                 print(f"first: hand {first} of seed {seed}; spec {json.dumps(a['spec'])}")
                 print(f"first difference: {_first_difference(a, b)}")
                 print(f"differing hands: {differing[:20]}{' ...' if len(differing) > 20 else ''}")
@@ -522,6 +547,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true", help=f"compare with {DIGEST_FILE.name}")
     parser.add_argument("--hashes", action="store_true", help="print each hand's digest")
     parser.add_argument("--record", type=int, metavar="INDEX", help="print one hand's record")
+    parser.add_argument(
+        "--without-announcements",
+        action="store_true",
+        help="with --hashes or --against: leave the dealer's words out of every record",
+    )
     args = parser.parse_args(argv)
     _load(args.tree)
     if args.record is not None:
@@ -529,9 +559,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(json.dumps(play_hand(args.seed, args.record), default=_plain))
         return 0
     if args.against:
-        return 1 if against(args.against, args.seed, args.hands) else 0
+        return 1 if against(args.against, args.seed, args.hands, args.without_announcements) else 0
     if args.hashes:
-        for digest in digests(args.seed, args.start, args.hands):
+        for digest in digests(args.seed, args.start, args.hands, args.without_announcements):
             print(digest)
         return 0
     lines = chunk_lines(args.seed, list(digests(args.seed, args.start, args.hands)))

@@ -178,6 +178,17 @@ def _heads_up(hand: Hand) -> bool:
     return True
 
 
+def _allowed_totals(legal: LegalActions) -> str:
+    """The totals a wager may name, in words, for a refusal to state them."""
+    if legal.to_choices:
+        if len(legal.to_choices) == 1:
+            return f"only {legal.to_choices[0]}"
+        return "one of " + ", ".join(str(to) for to in legal.to_choices)
+    if legal.min_to == legal.max_to:
+        return f"only {legal.min_to}"
+    return f"between {legal.min_to} and {legal.max_to}"
+
+
 def verify(hand: Hand, legal: LegalActions, seat: int, kind: str, amount: int | None) -> int | None:
     """Judge seat ``seat``'s action against the turn's legal actions; raise on the first check
     that fails. Returns the amount, a wager's default (its smallest total) filled in."""
@@ -202,7 +213,10 @@ def verify(hand: Hand, legal: LegalActions, seat: int, kind: str, amount: int | 
             return legal.to_choices[0] if legal.to_choices else legal.min_to
         if legal.allows(kind, amount):  # which totals may be named, stated once
             return amount
-        raise IllegalAction(f"{kind} to {amount} is not allowed", code=ErrorCode.BAD_AMOUNT)
+        raise IllegalAction(
+            f"{kind} to {amount} is not allowed: {_allowed_totals(legal)}",
+            code=ErrorCode.BAD_AMOUNT,
+        )
     if amount is None:
         return None
     if kind == "call":

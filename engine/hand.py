@@ -517,8 +517,9 @@ class Hand:
         while self.street + 1 < len(streets):
             self.street += 1
             self._reset_round()
+            dealt = len(self.events)
             announce(self, deal_street(self))
-            first = first_to_act(self)
+            first = first_to_act(self, dealt)
             self.first_actor = first
             if self._fixed and streets[self.street].open_pair_option:
                 self.open_pair = self.config.open_pair_big_bet and pair_showing(self, live)

@@ -19,9 +19,9 @@ from engine.boards import (
     razz_board_suit_tiebreak,
     razz_board_value,
 )
-from engine.cards import RANK_PLURALS, UNKNOWN, Card, format_card
+from engine.cards import RANK_NAMES, RANK_PLURALS, SUIT_NAMES, UNKNOWN, Card, format_card
 from engine.events import Announcement, new_event
-from engine.plan import PAIRED
+from engine.plan import PAIRED, board_words
 
 if TYPE_CHECKING:
     from engine.hand import Hand
@@ -47,11 +47,20 @@ def bring_in_seat(hand: Hand) -> int:
             designated = min(seen, key=lambda i: rank[up[i][-1]])
         else:
             designated = max(seen, key=lambda i: rank[up[i][-1]])
-    card = format_card(up[designated][-1])
-    hand.events.append(
-        new_event(Announcement, ("bring_in", hand.seats[designated], f"{card} brings it in", card))
+    low_card = up[designated][-1]
+    card = format_card(low_card)
+    text = (
+        f"the {card_words(low_card)} brings it in"
+        if low_card != UNKNOWN
+        else f"{card} brings it in"
     )
+    hand.events.append(new_event(Announcement, ("bring_in", hand.seats[designated], text, card)))
     return designated
+
+
+def card_words(card: Card) -> str:
+    """A card as the dealer names it: "seven of diamonds"."""
+    return f"{RANK_NAMES[card >> 2]} of {SUIT_NAMES[card & 3]}"
 
 
 def board_of(hand: Hand, i: int) -> list[Card]:
@@ -65,9 +74,10 @@ def board_of(hand: Hand, i: int) -> list[Card]:
     return board
 
 
-def first_to_act(hand: Hand) -> int:
+def first_to_act(hand: Hand, since: int) -> int:
     """Who opens a later street, announced with the dealer's words for the best board: the
-    seat index to act (the next seat clockwise when the best board is all in)."""
+    seat index to act (the next seat clockwise when the best board is all in). A pair just
+    announced (events from ``since``) on that board is said once: "pair of fours is high"."""
     folded, stacks = hand.folded, hand.stacks
     live: list[int] = []
     with_chips: list[int] = []
@@ -98,7 +108,15 @@ def first_to_act(hand: Hand) -> int:
         text = boards[keys[first]][1]
     else:
         first, text = _first_by_boards(hand, candidates)
-    hand.events.append(new_event(Announcement, (plan.board_kind, hand.seats[first], text, None)))
+    seat = hand.seats[first]
+    events = hand.events
+    for k in range(len(events) - 1, since - 1, -1):
+        said = events[k]
+        if type(said) is Announcement and said.seat == seat and said.topic == "pair":
+            if said.text in text:
+                del events[k]
+            break
+    events.append(new_event(Announcement, (plan.board_kind, seat, text, None)))
     if not hand._active(first):
         following = hand._next_clockwise(first)
         return first if following < 0 else following
@@ -133,7 +151,7 @@ def _first_by_boards(hand: Hand, candidates: list[int]) -> tuple[int, str]:
         first = tied[0]  # by position: the first clockwise from the dealer
     board = board_of(hand, first)
     said = describe_board(board, low=not hand._high_board) if board else "an unknown board"
-    return first, f"{said} {hand._plan.board_text}"
+    return first, board_words(said, hand._plan.board_text)
 
 
 def announce(hand: Hand, common: Card | None = None) -> None:
@@ -212,4 +230,4 @@ def pair_showing(hand: Hand, live: list[int]) -> bool:
     return any(len({c >> 2 for c in up[j]}) < len(up[j]) for j in live)
 
 
-__all__ = ["announce", "board_of", "bring_in_seat", "first_to_act", "pair_showing"]
+__all__ = ["announce", "board_of", "bring_in_seat", "card_words", "first_to_act", "pair_showing"]

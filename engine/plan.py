@@ -88,7 +88,7 @@ class Plan:
         self.full_fraction = config.all_in_full_fraction
         self.boards = _HIGH_BOARDS if self.high_board else _LOW_BOARDS
         self.board_kind = "high_board" if self.high_board else "low_board"
-        self.board_text = "is high" if self.high_board else "is low"
+        self.board_text = "high" if self.high_board else "low"
 
     def board_facts(self, board: list[Card]) -> tuple[int, str]:
         """(value, announcement text) of a board of known upcards, remembered by rank pattern."""
@@ -100,8 +100,14 @@ class Plan:
             high = self.high_board
             value = board_value(board) if high else razz_board_value(board)
             said = describe_board(board, low=not high)
-            facts = self.boards[key] = (value, f"{said} {self.board_text}")
+            facts = self.boards[key] = (value, board_words(said, self.board_text))
         return facts
+
+
+def board_words(said: str, order: str) -> str:
+    """The dealer's words for the board that opens: "pair of fours is high", but "ace-king
+    high" and "seven-six low" as they are, not "ace-king high is high"."""
+    return said if said.endswith(" " + order) else f"{said} is {order}"
 
 
 _PLANS: dict[int, tuple[TableConfig, Plan]] = {}
@@ -120,4 +126,4 @@ def plan_of(config: TableConfig) -> Plan:
     return plan
 
 
-__all__ = ["BOARD_STEP", "PAIRED", "Plan", "plan_of"]
+__all__ = ["BOARD_STEP", "PAIRED", "Plan", "board_words", "plan_of"]

@@ -125,14 +125,18 @@ class Table:
             seat.sitting_out = False
         self.hand = hand
 
-    def keep_wishes(self, player: str, *, leaving: bool, sit_out_next_hand: bool) -> None:
-        """What a player in the hand in progress asked for its end (a resumed hand keeps it)."""
+    def keep_wishes(
+        self, player: str, *, leaving: bool, sit_out_next_hand: bool, sitting_out: bool = False
+    ) -> None:
+        """What a player in the hand in progress asked for its end, and whether they sat out
+        during it (a resumed hand keeps it)."""
         number = self.seat_of(player)
         if number is None or not self.in_hand(number):
             return
         seat = self._seat(number)
         seat.leaving = leaving
         seat.sit_out_next_hand = sit_out_next_hand
+        seat.sitting_out = sitting_out
 
     # ------------------------------------------------------------------ new rules
 

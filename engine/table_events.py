@@ -40,6 +40,7 @@ __all__ = [
     "TableResumed",
     "TableSettingsChanged",
     "TableUnpaused",
+    "TimeBank",
     "TimeCollected",
     "WaitingList",
     "chips_by_seat",
@@ -259,6 +260,19 @@ class Clock(Event, _Clock):
     kind = "clock"
 
 
+class _TimeBank(NamedTuple):
+    seat: int
+    time_bank: float  # seconds left
+
+
+@event_type
+class TimeBank(Event, _TimeBank):
+    """The seat's time bank changed: spent on a turn, or given some back after a hand."""
+
+    __slots__ = ()
+    kind = "time_bank"
+
+
 class _HandCancelled(NamedTuple):
     hand: int | None
     reason: str
@@ -451,6 +465,7 @@ TABLE_EVENT_TYPES = (
     HandNumber,
     DeckCommitted,
     Clock,
+    TimeBank,
     HandCancelled,
     TableRestarted,
     TableResumed,

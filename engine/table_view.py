@@ -59,6 +59,7 @@ from engine.table_events import (
     TableRestarted,
     TableSettingsChanged,
     TableUnpaused,
+    TimeBank,
     TimeCollected,
     WaitingList,
 )
@@ -264,6 +265,8 @@ class TablePicture:
             self.hand, self.dealt = [], None
         elif isinstance(event, Clock):
             self.clock = event
+            seats[event.seat].time_bank = event.time_bank
+        elif isinstance(event, TimeBank):
             seats[event.seat].time_bank = event.time_bank
         elif isinstance(event, HandCancelled):
             self.hand, self.dealt = [], None

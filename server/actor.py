@@ -42,10 +42,11 @@ from engine.table_events import (
     Leaving,
     TablePaused,
     TableUnpaused,
+    TimeBank,
 )
 from engine.variants import TableConfig
+from server import absence, dealing, removal, table_ops
 from server import commands as cmd
-from server import dealing, removal, table_ops
 from server.bus import Bus
 from server.clocks import TableClocks
 from server.cluster import LeaseProof
@@ -78,6 +79,7 @@ class PlayerState:
     sat_out_at: float | None = None
     connections: int = 0
     time_paid_until: float | None = None  # time collection: the paid period's end (wall clock)
+    check_when_free: bool = False  # sat out during a hand: checks where free (server.absence)
     action_ids: OrderedDict[str, dict[str, Any]] = field(default_factory=OrderedDict)
 
 
@@ -250,6 +252,7 @@ class TableActor(TableLoop):
         elif hand is not None:
             self._start_clock(hand)
             self._commit_next_hand()  # the commitment the previous node made is gone with it
+            await absence.act_for_absent(self)  # who asked to leave, in the resumed hand
         if self.table.hand is None:
             await table_ops.between_hands(self)
         self._schedule_next_hand()
@@ -289,8 +292,12 @@ class TableActor(TableLoop):
         elif self.clocks.offer_until is None:
             self.clocks.hold_offer()
 
-    def _tell_hand(self, events: list[Event]) -> None:
+    def _tell_hand(self, events: list[Event], after: list[Event] | None = None) -> None:
+        """Publish a hand's events (then ``after``, table events they caused), and start the
+        clock of the next seat to act."""
         self.publisher.publish_hand(events, self._player_at)
+        if after:
+            self.publisher.publish_all(after)
         hand = self.table.hand
         if hand is not None and not hand.is_over():
             self._start_clock(hand)
@@ -347,9 +354,14 @@ class TableActor(TableLoop):
         events = self.table.sit_out(seat, next_hand=command.next_hand)
         occupant = self.table.seats[seat]
         assert occupant is not None
+        state = self._state(command.player)
+        state.check_when_free = command.check_when_free
         if occupant.sitting_out:
-            self._state(command.player).sat_out_at = self.clock()
+            state.sat_out_at = self.clock()
         self._tell(events)
+        # Sat out during the hand: the table acts for them at their turns (server.absence),
+        # at once if it is theirs now (before the reply, which follows what it caused).
+        await absence.act_for_absent(self)
         return {
             "seat": seat,
             "sitting_out": occupant.sitting_out,
@@ -373,6 +385,7 @@ class TableActor(TableLoop):
         chips = self.table.leave(seat)
         if chips is None:
             self.publisher.publish(Leaving(seat=seat))
+            await absence.act_for_absent(self)  # their turn now: folded at once
             return {"seat": seat, "after_hand": True}
         await self._settle_departure(Departure(seat, player, chips))
         return {"seat": seat, "cashed_out": chips}
@@ -452,21 +465,35 @@ class TableActor(TableLoop):
             {"seat": seat, "kind": kind, "amount": amount, "action_id": command.action_id},
         )
         self.metrics.action(kind)
-        state.time_bank = self.clocks.end_turn(state.time_bank)
+        spent = self._turn_over(seat, state)
         reply = {"seq": self.seq + sum(1 for e in events if e.to is None), "accepted": True}
         state.action_ids[command.action_id] = reply
         while len(state.action_ids) > REMEMBERED_ACTION_IDS:
             state.action_ids.popitem(last=False)
-        self._tell_hand(events)
+        self._tell_hand(events, after=spent)
         if hand.is_over():
             await self._finish_hand()
+        await absence.act_for_absent(self)  # the next seat to act may be gone from the hand
         return reply
 
     # ------------------------------------------------------------------ clocks
 
+    def _turn_over(self, seat: int, state: PlayerState) -> list[Event]:
+        """The turn on the clock is over: its time bank spent, and the event saying so when
+        some was."""
+        before = state.time_bank
+        state.time_bank = self.clocks.end_turn(before)
+        return self._bank_changed(seat, before, state.time_bank)
+
+    def _bank_changed(self, seat: int, before: float, after: float) -> list[Event]:
+        if round(before, 1) == round(after, 1):
+            return []
+        return [TimeBank(seat=seat, time_bank=round(after, 1))]
+
     def _start_clock(self, hand: Hand) -> None:
         seat = hand.seat_to_act()
-        if seat is None:
+        if seat is None or absence.reason_absent(self.table, seat) is not None:
+            # An absent seat's turn is played at once (server.absence): no clock.
             self.clocks.deadline = None
             return
         player = self._player_at(seat)
@@ -477,21 +504,27 @@ class TableActor(TableLoop):
         )
 
     async def _on_clock(self) -> None:
+        # First who sat out or left: a seat to act that is theirs is played at once.
+        await absence.act_for_absent(self)
         hand = self.table.hand
         if self.clocks.turn_over_due() and hand is not None and not hand.is_over():
             seat = hand.seat_to_act()
             assert seat is not None
             player = self._player_at(seat)
+            spent: list[Event] = []
             if player is not None:
-                self._state(player).time_bank = 0.0
+                state = self._state(player)
+                spent = self._bank_changed(seat, state.time_bank, 0.0)
+                state.time_bank = 0.0
             self.clocks.deadline = None
             events = hand.timeout(seat)
             self.last_action_at = self.clock()
             await self.journal.record(self.hand_number, {"seat": seat, "timeout": True})
             self.metrics.action("timeout")
-            self._tell_hand(events)
+            self._tell_hand(events, after=spent)
             if hand.is_over():
                 await self._finish_hand()
+            await absence.act_for_absent(self)
         if self.clocks.offer_due():
             self.clocks.offer_until = None
             self._tell(self.table.expire_offer())
@@ -601,12 +634,17 @@ class TableActor(TableLoop):
         # cancel it (a cancel would put back the starting stacks).
         departures = self.table.finish_hand()
         self.clocks.deadline = None
-        for player in self._players_in_hand.values():
+        refilled: list[Event] = []
+        for seat, player in self._players_in_hand.items():
             state = self.players.get(player)
             if state is not None:
+                before = state.time_bank
                 state.time_bank = min(
                     self.settings.time_bank, state.time_bank + self.settings.time_bank_refill
                 )
+                if self._player_at(seat) == player:
+                    refilled += self._bank_changed(seat, before, state.time_bank)
+        self._tell(refilled)
         # Broke: sat out until chips are added (and removed after the sit-out limit).
         self._tell(self.table.sit_out_busted())
         await self._after_hand(departures)

@@ -19,7 +19,10 @@ fan out from the running node over the bus to every node's websockets. Pub/sub k
 for a listener to come, so a command that reached no node (the table's node died, and no
 other has taken the table yet) is refused at once, ``table_unavailable`` with a
 ``retry_after`` of one lease round, by when the next node may run it; it is never left to
-wait for an answer that cannot come.
+wait for an answer that cannot come. A node that heard the command but does not answer
+(frozen: its sockets open, nothing running) is found out the same way its players' tables
+are: once the cardroom hears another node run the table, or nobody for a lease, the
+sender is refused with the same hint, without waiting out its timeout.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ import asyncio
 import logging
 import secrets
 import time
+from collections.abc import Callable
 from typing import Any, Protocol
 
 from redis.asyncio import Redis
@@ -217,13 +221,23 @@ class TableUnavailable(Refusal):
 
 class CommandRouter:
     """Sends this node's commands for tables run elsewhere; serves those for its own.
-    ``retry_after``: how soon a table no node runs may be run again (a lease round)."""
+    ``retry_after``: how soon a table no node runs may be run again (a lease round).
+    ``runner``: which node the cardroom last heard run a table (None: nobody lately)."""
 
-    def __init__(self, bus: Bus, node_id: str, *, timeout: float, retry_after: float) -> None:
+    def __init__(
+        self,
+        bus: Bus,
+        node_id: str,
+        *,
+        timeout: float,
+        retry_after: float,
+        runner: Callable[[int], str | None] | None = None,
+    ) -> None:
         self.bus = bus
         self.node_id = node_id
         self.timeout = timeout
         self.retry_after = retry_after
+        self.runner = runner
         self._replies_channel = reply_channel(node_id)
         self._waiting: dict[str, asyncio.Future[dict[str, Any]]] = {}
         self._serving: dict[int, asyncio.Task[None]] = {}
@@ -250,13 +264,10 @@ class CommandRouter:
         }
         try:
             async with asyncio.timeout(self.timeout):
+                heard_by = self.runner(table_id) if self.runner is not None else None
                 if not await self.bus.publish_heard(command_channel(table_id), message):
-                    raise TableUnavailable(
-                        "no node runs the table this moment (it is changing hands); "
-                        f"try again in {self.retry_after:.1f} s",
-                        retry_after=self.retry_after,
-                    )
-                reply = await answer
+                    raise self._unavailable()
+                reply = await self._answer_while_run(table_id, heard_by, answer)
         except TimeoutError:
             raise CommandRefused(
                 "the table did not answer (it may be changing hands); try again",
@@ -269,6 +280,30 @@ class CommandRouter:
             raise CommandRefused(str(error.get("message")), code=_error_code(error.get("code")))
         result = reply.get("result")
         return result if isinstance(result, dict) else {}
+
+    def _unavailable(self) -> TableUnavailable:
+        return TableUnavailable(
+            "no node runs the table this moment (it is changing hands); "
+            f"try again in {self.retry_after:.1f} s",
+            retry_after=self.retry_after,
+        )
+
+    async def _answer_while_run(
+        self, table_id: int, heard_by: str | None, answer: asyncio.Future[dict[str, Any]]
+    ) -> dict[str, Any]:
+        """The answer, unless the node that heard the command stops running the table
+        first (another runs it now, or none has said so for a lease): then it never will."""
+        if self.runner is None:
+            return await answer
+        while True:
+            done, _ = await asyncio.wait({answer}, timeout=self.retry_after)
+            if done:
+                return answer.result()
+            running = self.runner(table_id)
+            if heard_by is None:
+                heard_by = running
+            elif running != heard_by:
+                raise self._unavailable()
 
     async def _listen(self, replies: Subscription) -> None:
         while True:

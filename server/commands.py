@@ -73,8 +73,13 @@ class Act(TableCommand):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SitOut(TableCommand):
+    """``next_hand`` false during one's hand: the table acts for the player at each of
+    their turns (a forced bring-in posted, else a fold, or a check where one is free when
+    ``check_when_free``), without waiting for the clock (:mod:`server.absence`)."""
+
     name: ClassVar[str] = "sit_out"
     next_hand: bool = True
+    check_when_free: bool = False
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

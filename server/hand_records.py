@@ -13,12 +13,7 @@ from sqlalchemy import Select, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from server.db.models import Account, HandPlayer, HandRecord, TableRecord
-from server.errors import ErrorCode, Refusal
-from server.hands import UnknownHand
-
-
-class NoPhh(Refusal):
-    code = ErrorCode.NO_PHH
+from server.hands import NoPhh, UnknownHand
 
 
 @dataclass(frozen=True, slots=True)

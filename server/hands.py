@@ -28,6 +28,10 @@ class UnknownHand(Refusal):
     code = ErrorCode.UNKNOWN_HAND
 
 
+class NoPhh(Refusal):
+    code = ErrorCode.NO_PHH
+
+
 @dataclass(frozen=True, slots=True)
 class HandLine:
     """One hand in a player's list."""
@@ -95,14 +99,7 @@ class HandSeen:
 
 async def player_hand(session: AsyncSession, *, hand_id: int, account_id: int) -> HandSeen:
     """The hand as the player saw it, or :class:`UnknownHand` (also for others' hands)."""
-    lines = [
-        line
-        for line in await player_hands(session, account_id=account_id, before=hand_id + 1, limit=1)
-        if line.id == hand_id
-    ]
-    if not lines:
-        raise UnknownHand(f"no hand {hand_id} of yours")
-    line = lines[0]
+    line = await _own_line(session, hand_id=hand_id, account_id=account_id)
     hand = await session.get(HandRecord, hand_id)
     assert hand is not None
     parts = (
@@ -131,6 +128,27 @@ async def player_hand(session: AsyncSession, *, hand_id: int, account_id: int) -
             events, table_id=line.table_id, number=line.number, config=hand.config
         ),
     )
+
+
+async def player_phh(session: AsyncSession, *, hand_id: int, account_id: int) -> tuple[str, str]:
+    """The hand's PHH file as the player's seat saw it (others' unseen down cards ``??``)
+    and a name for it; :class:`UnknownHand` for a hand the player was not dealt into,
+    :class:`NoPhh` when PHH cannot express the rules of its table."""
+    line = await _own_line(session, hand_id=hand_id, account_id=account_id)
+    hand = await session.get(HandRecord, hand_id)
+    assert hand is not None
+    seen = visible_events(decode_all(hand.events), line.seat)
+    text, _ = _phh_for(hand.phh, line.seat, seen)
+    if text is None:
+        raise NoPhh(f"hand {hand_id} has no PHH file: PHH cannot express its table's rules")
+    return text, f"table-{line.table_id}-hand-{line.number}.phh"
+
+
+async def _own_line(session: AsyncSession, *, hand_id: int, account_id: int) -> HandLine:
+    lines = await player_hands(session, account_id=account_id, before=hand_id + 1, limit=1)
+    if not lines or lines[0].id != hand_id:
+        raise UnknownHand(f"no hand {hand_id} of yours")
+    return lines[0]
 
 
 def fairness_of(

@@ -76,6 +76,7 @@ class _HeardTable:
     """A table another node runs, as it last told: its lobby line, and what a node taking
     it over keeps of its players."""
 
+    node: str  # the node that told
     summary: dict[str, Any]
     sitting_out: list[str]
     waiting: list[str]
@@ -126,6 +127,7 @@ class Cardroom:
             settings.node_id,
             timeout=max(10.0, 2 * settings.lease_seconds),
             retry_after=settings.lease_seconds / 3,
+            runner=self.runner,
         )
         self._records: dict[int, TableRecord] = {}  # every open table of the cardroom
         self._tables: dict[int, _Table] = {}  # the tables this node runs
@@ -227,6 +229,13 @@ class Cardroom:
             log.warning("cardroom: lease round failed at %s (%s)", step.__name__, named(exc))
             return False
         return True
+
+    def runner(self, table_id: int) -> str | None:
+        """The node running the table, as far as this node knows (None: nobody lately)."""
+        if table_id in self._tables:
+            return self.node_id
+        heard = self._run_elsewhere(table_id)
+        return heard.node if heard is not None else None
 
     def _run_elsewhere(self, table_id: int) -> _HeardTable | None:
         """What another node said of the table, if it said lately that it runs it (within a
@@ -432,12 +441,15 @@ class Cardroom:
         if live is not None and live.number > last:
             resumed = actor.resume(live)
         if resumed and seen is not None:
-            # What players asked for the end of the resumed hand (leave, sit out) still holds.
-            for player, wishes in seen.after_hand.items():
+            # What players asked for the end of the resumed hand (leave, sit out) still holds,
+            # and who sat out during it: the table goes on acting for them (server.absence).
+            for player in {*seen.after_hand, *seen.sitting_out}:
+                wishes = seen.after_hand.get(player, {})
                 actor.table.keep_wishes(
                     player,
                     leaving=bool(wishes.get("leaving")),
                     sit_out_next_hand=bool(wishes.get("sit_out")),
+                    sitting_out=player in seen.sitting_out,
                 )
         if resumed is not None or seen is not None:
             actor.announce(
@@ -631,6 +643,7 @@ class Cardroom:
                 if table_id in self._tables:
                     continue  # ours now: what the old node said is out of date
                 self._elsewhere[table_id] = _HeardTable(
+                    node=str(message.get("node")),
                     summary=dict(message.get("summary") or {}),
                     sitting_out=list(message.get("sitting_out") or []),
                     waiting=list(message.get("waiting_list") or []),

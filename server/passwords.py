@@ -5,11 +5,18 @@ would freeze every table of the process for that long; done in threads without a
 burst of logins takes every core and gigabytes from the tables. So hashing runs on a pool of
 its own, a few threads (argon2 releases the GIL) behind a short queue, and a hash asked for
 while the queue is full is refused at once (``server_busy``) rather than waited for.
+
+The hashing threads (and the lanes argon2 starts from them, which inherit it) run at a lower
+scheduling priority than the event loop: on a machine of few cores a burst of logins uses the
+cores the tables leave idle, and a table's turn of the loop never waits behind a hash.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import os
+import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
@@ -20,6 +27,18 @@ from argon2.exceptions import InvalidHashError, VerificationError
 from engine.errors import ErrorCode, Refusal
 
 T = TypeVar("T")
+HASHING_NICENESS = 10  # added to the process's niceness for the hashing threads
+
+
+def _yield_to_the_tables() -> None:
+    """Lower the calling thread's priority (on Linux the niceness is a thread's own)."""
+    if not hasattr(os, "setpriority"):
+        return
+    thread = threading.get_native_id()
+    with contextlib.suppress(OSError):
+        os.setpriority(
+            os.PRIO_PROCESS, thread, os.getpriority(os.PRIO_PROCESS, thread) + HASHING_NICENESS
+        )
 
 
 class HashingBusy(Refusal):
@@ -46,7 +65,9 @@ class Passwords:
             time_cost=time_cost, memory_cost=memory_kib, parallelism=parallelism, type=Type.ID
         )
         self._dummy: str | None = None
-        self._pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="argon2")
+        self._pool = ThreadPoolExecutor(
+            max_workers=threads, thread_name_prefix="argon2", initializer=_yield_to_the_tables
+        )
         self.capacity = threads + queue
         self.pending = 0  # hashes running or waiting
 

@@ -4,8 +4,8 @@
 The player leaves as by their own ``leave``, with the cause in the events: at once when they
 are not in the hand in play (``seat_left`` with ``removed``, cashed out), else after it
 (``leaving`` with ``removed`` now, ``seat_left`` when the hand is over). While the hand lasts
-they play on by the clock like any absent player; their chips go back to their wallet by
-the ledger's one cash-out path.
+the table acts for them at their turns, at once (:mod:`server.absence`: a forced bring-in,
+else a fold); their chips go back to their wallet by the ledger's one cash-out path.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from engine.errors import ErrorCode
 from engine.table import Departure
 from engine.table_events import Leaving
+from server import absence
 from server import commands as cmd
 from server.table_types import CommandRefused
 
@@ -32,6 +33,7 @@ async def remove(actor: TableActor, command: cmd.Remove) -> dict[str, Any]:
     chips = actor.table.leave(seat, removed=command.cause)
     if chips is None:
         actor.publisher.publish(Leaving(seat=seat, removed=command.cause))
+        await absence.act_for_absent(actor)
         return {"seat": seat, "after_hand": True}
     await actor._settle_departure(Departure(seat, player, chips))
     return {"seat": seat, "cashed_out": chips}

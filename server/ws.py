@@ -157,7 +157,11 @@ class Connection:
     async def serve(self) -> None:
         await self.websocket.accept()
         self.metrics.connections.inc()
-        self.send({"type": "hello", "protocol": PROTOCOL_VERSION})
+        # How long the server waits for a frame before it closes the socket: clients time
+        # their heartbeat by it.
+        self.send(
+            {"type": "hello", "protocol": PROTOCOL_VERSION, "idle_seconds": self.idle_seconds}
+        )
         pump = asyncio.create_task(self._pump())
         try:
             while True:

@@ -4,13 +4,17 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Path, Query
+from fastapi.responses import PlainTextResponse
 
 from server import hands
 from server.deps import CurrentUser, SessionDep
 from server.schemas import HandLinePublic, HandPagePublic, HandPublic
 
 router = APIRouter(tags=["hands"])
+
+# What the database's id column holds: anything else is a bad value (400).
+HandId = Annotated[int, Path(ge=1, le=2**63 - 1, description="the hand's id")]
 
 
 @router.get("/hands")
@@ -44,4 +48,24 @@ async def get_hand(hand_id: int, user: CurrentUser, session: SessionDep) -> Hand
             "phh_withheld": seen.phh_withheld,
             "fairness": seen.fairness,
         }
+    )
+
+
+@router.get(
+    "/hands/{hand_id}/phh",
+    response_class=PlainTextResponse,
+    responses={
+        200: {"content": {"text/plain": {}}, "description": "the hand's PHH file as you saw it"},
+        404: {"description": "error code unknown_hand (not one of yours) or no_phh"},
+    },
+)
+async def get_hand_phh(
+    hand_id: HandId, user: CurrentUser, session: SessionDep
+) -> PlainTextResponse:
+    """One of your hands as a PHH file, to download: your down cards, the others' only where
+    shown at the showdown (unseen cards written ``??``, as PHH writes unknown cards); 404
+    ``no_phh`` when PHH cannot express its table's rules."""
+    text, filename = await hands.player_phh(session, hand_id=hand_id, account_id=user.id)
+    return PlainTextResponse(
+        text, headers={"Content-Disposition": f'attachment; filename="{filename}"'}
     )

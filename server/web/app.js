@@ -1,12 +1,17 @@
 // The web page: sign up / log in (REST), the lobby (GET /tables), one table at a time over
 // the websocket protocol (protocol.js), and the session's hand history (GET /hands), each
-// finished hand checked against the seeds of its deck (fairness.js).
+// finished hand checked against the seeds of its deck (fairness.js) and replayed, as are the
+// player's older hands (#/hands), by replayer.js.
 import { $, el, request, variantName } from "./page.js";
 import { Connection, sidePots } from "./protocol.js";
 import { checkHand, newClientSeed } from "./fairness.js";
+import { cardEl, cardText } from "./cards.js";
+import { initReplayer, openHandsPage, openReplayer } from "./replayer.js";
+import { bettingControls, installShortcuts } from "./betting.js";
+import { announcementText, winnerLine } from "./dealer.js";
+import { mountSettings, turnOver, yourTurn } from "./settings.js";
 
 const STREETS = { third: "3rd street", fourth: "4th street", fifth: "5th street", sixth: "6th street", seventh: "7th street", second: "2nd street", eighth: "8th street" };
-const SUITS = { s: "♠", h: "♥", d: "♦", c: "♣" };
 
 const session = {
   token: sessionStorage.getItem("stud.token"),
@@ -37,7 +42,7 @@ function notify(text) {
 // ------------------------------------------------------------------ views
 
 function show(view) {
-  for (const v of ["auth-view", "lobby-view", "table-view"]) $(v).hidden = v !== view;
+  for (const v of ["auth-view", "lobby-view", "table-view", "hands-view"]) $(v).hidden = v !== view;
   $("who").hidden = !session.token;
   $("me-name").textContent = session.name || "";
 }
@@ -45,7 +50,9 @@ function show(view) {
 async function route() {
   if (!session.token) { show("auth-view"); return; }
   const m = location.hash.match(/^#\/table\/(\d+)$/);
+  const hands = location.hash.match(/^#\/hands(?:\/(\d+))?(?:\?(.*))?$/);
   if (m) await openTable(Number(m[1]));
+  else if (hands) await openHands(hands[1], hands[2]);
   else await openLobby();
 }
 
@@ -127,6 +134,14 @@ async function refreshLobby() {
 
 setInterval(() => { if (!$("lobby-view").hidden) refreshLobby(); }, 5000);
 
+// The player's hands (#/hands, paged in the address), one of them replayed (#/hands/{id}).
+async function openHands(id, query) {
+  if (session.conn?.tableId != null) await session.conn.unwatch();
+  show("hands-view");
+  await openHandsPage(new URLSearchParams(query || ""));
+  if (id) await openReplayer(Number(id));
+}
+
 // ------------------------------------------------------------------ the table
 
 async function openTable(id) {
@@ -177,7 +192,7 @@ function onTableEvent(kind, data, t, isPrivate) {
         .map((d) => `${nameAt(t, d.seat)} ${d.up.map(cardText).join(" ")}`).join(", ") || "dealt down"), "street");
       break;
     case "announcement":
-      addLog(`Dealer: ${data.text}`, "dealer");
+      addLog(`Dealer: ${announcementText(data, nameAt(t, data.seat))}`, "dealer");
       break;
     case "action": {
       const amount = ["bring_in", "call", "bet"].includes(data.action) ? ` ${data.amount}`
@@ -187,7 +202,7 @@ function onTableEvent(kind, data, t, isPrivate) {
     }
     case "showdown": {
       const names = handNames(data);
-      session.current?.shows.push({ seat: data.seat, cards: data.cards, names });
+      session.current?.shows.push({ seat: data.seat, cards: data.cards, names, high: data.high, low: data.low });
       addLog(`${nameAt(t, data.seat)} shows ${data.cards.map(cardText).join(" ")}${names ? " — " + names : ""}`, "showdown");
       break;
     }
@@ -195,8 +210,8 @@ function onTableEvent(kind, data, t, isPrivate) {
       addLog(`${nameAt(t, data.seat)} mucks`);
       break;
     case "pot_awarded":
-      session.current?.awards.push({ seat: data.seat, amount: data.amount, half: data.half });
-      addLog(`${nameAt(t, data.seat)} wins ${data.amount}${data.half && data.half !== "whole" ? ` (${data.half})` : ""}`, "win");
+      session.current?.awards.push({ seat: data.seat, amount: data.amount, half: data.half, pot: data.pot });
+      addLog(winnerLine(nameAt(t, data.seat), data, t.hand?.seats[data.seat]?.hand), "win");
       break;
     case "rake":
       addLog(`The house takes ${data.amount} from the pot (rake)`, "dealer");
@@ -288,39 +303,17 @@ function renderHistory() {
   $("history").replaceChildren(...session.history.map((h) => {
     const winners = [...new Set(h.awards.map((a) => h.names[a.seat] || `seat ${a.seat + 1}`))];
     const won = h.awards.map((a) => {
-      const shown = h.shows.find((s) => s.seat === a.seat);
-      return `${h.names[a.seat]} wins ${a.amount}${a.half && a.half !== "whole" ? ` (${a.half})` : ""}${shown?.names ? " with " + shown.names : ""}`;
+      return winnerLine(h.names[a.seat], a, h.shows.find((s) => s.seat === a.seat));
     });
     return el("li", { dataHandNumber: h.number, dataTable: h.table, dataHandId: h.id ?? "", dataMyDown: h.down.join(" "), dataMyUp: h.up.join(" "), dataWinners: winners.join(","), dataNet: h.net ?? "" },
       el("div", { class: "history-head" },
-        el("strong", { text: `#${h.number}` }), " ",
+        el("strong", { text: `#${h.number}` }), el("span", { class: "history-table", text: h.tableName }),
         el("span", { class: "cards small" }, ...h.down.map((c) => cardEl(c, true)), ...h.up.map((c) => cardEl(c))),
         h.net === null ? null : el("span", { class: h.net > 0 ? "net plus" : h.net < 0 ? "net minus" : "net", text: h.net > 0 ? `+${h.net}` : `${h.net}` }),
-        h.id ? el("button", { type: "button", class: "link", onclick: () => showHand(h.id) }, "details") : null,
+        h.id ? el("button", { type: "button", class: "link replay", onclick: () => openReplayer(h.id) }, "replay") : null,
         h.id ? el("button", { type: "button", class: "verify", onclick: () => verifyHand(h) }, "verify") : null),
       el("div", { class: "history-won", text: won.join("; ") || "no winner recorded" }));
   }));
-}
-
-async function showHand(id) {
-  const pre = $("hand-detail");
-  try {
-    const hand = await http("GET", `/hands/${id}`);
-    const names = Object.fromEntries(hand.players.map((p) => [p.seat, p.player]));
-    const lines = [`Hand #${hand.number} at ${hand.table_name} (${variantName(hand.variant)}): ${hand.starting} → ${hand.ending}`];
-    for (const e of hand.events) {
-      const who = names[e.data.seat] ?? "";
-      if (e.kind === "down_cards") lines.push(`you get ${e.data.cards.join(" ")} (down)`);
-      else if (e.kind === "street_dealt") lines.push(`${e.data.street}: ` + e.data.deals.map((d) => `${names[d.seat]} ${d.up.join(" ")}`).join(", "));
-      else if (e.kind === "action") lines.push(`${who} ${e.data.action}${e.data.amount ? " " + e.data.amount : ""}`);
-      else if (e.kind === "showdown") lines.push(`${who} shows ${e.data.cards.join(" ")} ${handNames(e.data)}`);
-      else if (e.kind === "pot_awarded") lines.push(`${who} wins ${e.data.amount}`);
-      else if (e.kind === "rake") lines.push(`rake: ${e.data.amount}`);
-      else if (e.kind === "announcement") lines.push(`dealer: ${e.data.text}`);
-    }
-    pre.textContent = lines.join("\n");
-    pre.hidden = false;
-  } catch (error) { notify(error.message); }
 }
 
 // The hand's deal checked here (commitment, this page's seed, the order of your cards), and
@@ -344,14 +337,6 @@ async function verifyHand(h) {
 
 // ------------------------------------------------------------------ rendering
 
-function cardText(card) { return card[0].replace("T", "10") + SUITS[card[1]]; }
-
-function cardEl(card, down = false) {
-  if (!card || card === "??") return el("span", { class: "card back", title: "face down", dataCard: "??" });
-  const red = card[1] === "h" || card[1] === "d";
-  return el("span", { class: `card${red ? " red" : ""}${down ? " down" : ""}`, dataCard: card, title: down ? "down card" : "upcard" }, cardText(card));
-}
-
 function renderTable(t) {
   const hand = t.hand;
   $("hand-number").textContent = t.handNumber ?? "–";
@@ -361,7 +346,7 @@ function renderTable(t) {
   $("side-pots").textContent = pots.length > 1
     ? "(" + pots.map((p, i) => `${i ? "side" : "main"} ${p.amount}`).join(", ") + ")" : "";
   const last = hand?.announcements.at(-1);
-  $("announce").textContent = hand?.over ? winnersText(t) : last ? last.text : "";
+  $("announce").textContent = hand?.over ? winnersText(t) : last ? announcementText(last, nameAt(t, last.seat)) : "";
 
   $("seats").replaceChildren(...t.seats.map((s) => seatEl(t, s)));
   renderActions(t);
@@ -370,11 +355,7 @@ function renderTable(t) {
 }
 
 function winnersText(t) {
-  return t.hand.awards.map((a) => {
-    const s = t.hand.seats[a.seat];
-    const names = s?.hand ? handNames(s.hand) : "";
-    return `${nameAt(t, a.seat)} wins ${a.amount}${names ? " with " + names : ""}`;
-  }).join(" · ");
+  return t.hand.awards.map((a) => winnerLine(nameAt(t, a.seat), a, t.hand.seats[a.seat]?.hand)).join(" · ");
 }
 
 function seatEl(t, s) {
@@ -412,7 +393,8 @@ function seatEl(t, s) {
       h && h.bet && !t.hand.over ? el("span", { class: "bet", dataBet: h.bet, text: `bet ${h.bet}` }) : null,
       status.length ? el("span", { class: "status", text: status.join(", ") }) : null,
       toAct ? el("span", { class: "clock", dataClockSeat: n }) : null,
-      s.time_bank === undefined ? null : el("span", { class: "bank muted", text: `bank ${Math.round(s.time_bank)}s` })),
+      // What is left of the time bank; nothing once it is spent.
+      !(s.time_bank >= 0.5) ? null : el("span", { class: "bank muted", dataBank: s.time_bank, text: `bank ${Math.round(s.time_bank)}s` })),
     h?.hand ? el("div", { class: "hand-name", text: handNames(h.hand) }) : null,
     awards.length ? el("div", { class: "won", text: "wins " + awards.map((a) => a.amount).join(" + ") }) : null);
 }
@@ -429,50 +411,18 @@ function tick() {
 }
 setInterval(tick, 250);
 
-function label(kind, legal, amount) {
-  switch (kind) {
-    case "fold": return "Fold";
-    case "check": return "Check";
-    case "call": return `Call ${legal.call}`;
-    case "bring_in": return `Bring in ${legal.bring_in}`;
-    case "complete": return `Complete to ${amount}`;
-    case "bet": return `Bet ${amount}`;
-    case "raise": return `Raise to ${amount}`;
-    default: return kind;
-  }
-}
-
 function renderActions(t) {
   const box = $("actions");
   const hand = t.hand;
   const legal = hand?.legal;
   const mine = hand && !hand.over && legal && t.you !== null && hand.to_act === t.you;
   const turnKey = mine ? `${t.handNumber}:${hand.turnSeq}` : null;
-  if (!mine) { box.hidden = true; box.replaceChildren(); box.dataset.turn = ""; return; }
+  if (!mine) { box.hidden = true; box.replaceChildren(); box.dataset.turn = ""; turnOver(); return; }
   if (box.dataset.turn === turnKey) return;  // keep what the player typed
   box.dataset.turn = turnKey;
-  const buttons = [];
-  for (const kind of legal.kinds) {
-    if (["complete", "bet", "raise"].includes(kind)) {
-      const choices = legal.to_choices;
-      if (choices && choices.length) {
-        for (const to of choices) buttons.push(actButton(kind, label(kind, legal, to), to));
-      } else {
-        const input = el("input", { type: "number", id: "wager-amount", min: legal.min_to, max: legal.max_to, value: legal.min_to, step: 1, "aria-label": `${kind} to` });
-        const button = el("button", { type: "button", class: `act act-${kind}`, dataKind: kind, onclick: () => act(kind, Number(input.value)) },
-          kind === "raise" ? "Raise to" : kind === "bet" ? "Bet" : "Complete to");
-        buttons.push(el("span", { class: "wager" }, button, input, el("small", { class: "muted", text: `${legal.min_to}–${legal.max_to}` })));
-      }
-    } else {
-      buttons.push(actButton(kind, label(kind, legal), null));
-    }
-  }
-  box.replaceChildren(el("span", { class: "your-turn", text: "Your turn" }), ...buttons);
+  box.replaceChildren(el("span", { class: "your-turn", text: "Your turn" }), ...bettingControls(t, act));
   box.hidden = false;
-}
-
-function actButton(kind, text, amount) {
-  return el("button", { type: "button", class: `act act-${kind}`, dataKind: kind, dataAmount: amount ?? "", onclick: () => act(kind, amount) }, text);
+  yourTurn();
 }
 
 const newId = () => (crypto.randomUUID ? crypto.randomUUID() : `${Date.now()}-${Math.random().toString(36).slice(2)}`);
@@ -496,6 +446,8 @@ function defaultBuyIn(t) {
   return Math.max(min, Math.min(max, 50 * t.stakes.big_bet));
 }
 
+let freeCheck = null; // the "check when free" box, kept while the page lives
+
 function renderSeatControls(t) {
   const box = $("seat-controls");
   const me = t.you !== null ? t.seats[t.you] : null;
@@ -513,8 +465,12 @@ function renderSeatControls(t) {
       items.push(el("span", { class: "muted", text: "Pick a seat to sit down" }));
     }
   } else {
+    // Sitting out (or leaving) during one's hand: the table folds it at one's turn, at once
+    // (a free check instead, if asked), never waiting for the clock.
+    freeCheck ||= el("input", { id: "check-when-free", type: "checkbox" });
     if (me.sitting_out) items.push(el("button", { type: "button", id: "sit-in", onclick: () => sitIn(t) }, "Sit in"));
-    else items.push(el("button", { type: "button", id: "sit-out", onclick: () => command("sit_out", { next_hand: true }) }, "Sit out"));
+    else items.push(el("button", { type: "button", id: "sit-out", onclick: () => command("sit_out", { next_hand: false, check_when_free: freeCheck.checked }) }, "Sit out"),
+      el("label", { title: "when sitting out during a hand: check where it costs nothing instead of folding" }, freeCheck, " check when free"));
     if (!me.leaving) items.push(el("button", { type: "button", id: "leave", onclick: () => command("leave") }, "Leave seat"));
   }
   box.replaceChildren(...items);
@@ -552,5 +508,8 @@ $("chat-form").addEventListener("submit", async (e) => {
   if (!text) return;
   if (await command("chat", { text }) !== null) $("chat-text").value = "";
 });
+initReplayer({ token: () => session.token, notify });
 window.addEventListener("hashchange", route);
+installShortcuts();
+mountSettings($("table-prefs"));
 route();

@@ -276,6 +276,7 @@ export function apply(t, kind, data, isPrivate) {
       t.clock = { seat: data.seat, end: Date.now() + (data.action_clock + data.time_bank) * 1000, bank: data.time_bank };
       if (seat(data.seat)) seat(data.seat).time_bank = data.time_bank;
       break;
+    case "time_bank": if (seat(data.seat)) seat(data.seat).time_bank = data.time_bank; break;
     case "hand_cancelled":
       settle(t, data.stacks || {});
       t.hand = null; t.clock = null;

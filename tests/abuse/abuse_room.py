@@ -1,5 +1,5 @@
 """The abuse tests' cardroom: a real server (``python -m server`` in a subprocess) with the
-gateway's default limits, one table where two seated players act as their turns come, each
+gateway's default limits, tables where two seated players act as their turns come, each
 timing its actions from the ``act`` sent to its ``action`` event received (the fixtures
 that make it are in conftest.py)."""
 
@@ -74,7 +74,7 @@ class Seated:
                     if frame["type"] == "error":
                         self.errors[frame["code"]] += 1
                         continue
-                    if frame["type"] != "event":
+                    if frame["type"] != "event" or frame.get("table") != self.table:
                         continue
                     kind, data = frame["kind"], frame["data"]
                     if kind == "seat_taken" and data["player"] == self.name:
@@ -90,7 +90,7 @@ class Seated:
                             "type": "act",
                             "id": "act",
                             "table": self.table,
-                            "action_id": f"{self.name}-{next(actions)}",
+                            "action_id": f"{self.name}-{self.table}-{next(actions)}",
                             "kind": choice,
                         }
                         await ws.send(json.dumps(act))

@@ -1,11 +1,15 @@
 """Abuse in CI: while abusers hammer a live server (from a process of their own), two seated
-players keep acting, and the 99th percentile of their action latency (``act`` sent ->
-``action`` event received) stays under 100 ms; every abuser gets its stable answer.
+players keep acting at each of four tables, and the 99th percentile of their action latency
+(``act`` sent -> ``action`` event received) stays under 100 ms; every abuser gets its stable
+answer.
 
 Each test prints its figures (p99 before and during the abuse): ``pytest -s`` shows them.
 """
 
 from __future__ import annotations
+
+import asyncio
+import time
 
 import httpx
 import pytest
@@ -20,7 +24,7 @@ async def check_latency(room: Room, mode: str, during: list[float], before: list
         f"\n{mode}: p99 {p99(before) * 1000:.1f} ms before ({len(before)} actions), "
         f"{p99(during) * 1000:.1f} ms during ({len(during)} actions)"
     )
-    assert len(during) >= 20, "the seated players hardly played during the abuse"
+    assert len(during) >= 100, "the seated players hardly played during the abuse"
     assert p99(during) < P99_LIMIT, f"p99 {p99(during) * 1000:.1f} ms during {mode}"
     for player in room.players:
         assert not player.errors, player.errors  # no table_busy, nothing refused
@@ -30,15 +34,19 @@ async def test_a_login_burst(room: Room) -> None:
     before = await room.measure(BASELINE_SECONDS)
     async with httpx.AsyncClient(base_url=room.url) as client:
         victim, _ = await new_account(client, "victim")
-    seen, during = await room.abuse("login", username=victim, count=200, at_once=50)
+    start = time.perf_counter()
+    seen, _ = await room.abuse("login", at_least=0, username=victim, count=200, at_once=50)
+    # The account waits after its failures, even with the right password (asked as the
+    # burst ends: the wait doubles with each failure, but from the last one).
+    async with httpx.AsyncClient(base_url=room.url) as client:
+        right = await client.post("/auth/login", json={"username": victim, "password": PASSWORD})
+        assert right.status_code == 429 and right.json()["error"]["code"] == "rate_limited"
+    await asyncio.sleep(max(0.0, start + 5.0 - time.perf_counter()))
+    during = room.latencies(start, time.perf_counter())
     await check_latency(room, "login burst", during, before)
     limited = seen.get("429 rate_limited", 0)
     assert seen.get("401 bad_credentials", 0) <= 20 and limited >= 170, seen
     assert seen.get("retry-after") == limited, seen
-    # The account waits after its failures, even with the right password.
-    async with httpx.AsyncClient(base_url=room.url) as client:
-        right = await client.post("/auth/login", json={"username": victim, "password": PASSWORD})
-        assert right.status_code == 429 and right.json()["error"]["code"] == "rate_limited"
 
 
 async def test_a_registration_burst(room: Room) -> None:
@@ -64,9 +72,9 @@ async def test_four_hundred_sockets_from_one_address_meet_the_cap(room: Room) ->
     before = await room.measure(BASELINE_SECONDS)
     seen, during = await room.abuse("snapshots", table=room.table, sockets=400, seconds=3)
     await check_latency(room, "socket cap", during, before)
-    # 50 a node from one address (the seated players hold 2 of them): refused in the
+    # 50 a node from one address (the seated players hold some of them): refused in the
     # handshake (HTTP 403).
-    assert seen.get("connect refused 403 None") == 352, seen
+    assert seen.get("connect refused 403 None") == 400 - (50 - len(room.players)), seen
 
 
 @pytest.mark.parametrize("live", [{"STUD_WS_RATE_STRIKES": "3"}], indirect=True)

@@ -357,3 +357,29 @@ async def test_a_signed_out_client_says_why_and_does_not_reconnect(
     await ann.connect()
     assert ann.signed_out is None
     assert (await ann.watch(table_id)).id == table_id
+
+
+async def test_the_heartbeat_pings_a_quiet_server_and_keeps_within_its_idle_limit(
+    tmp_path: Path,
+) -> None:
+    """A quiet connection is pinged after ``heartbeat`` seconds of silence; whatever the
+    heartbeat, the client pings within the idle limit the server's hello gives, so the
+    server never closes it as idle."""
+    live = LiveServer(tmp_path, STUD_WS_IDLE_SECONDS="3")
+    live.start()
+    try:
+        quiet = StudClient(live.url, heartbeat=0.5, silent_after=10, backoff=(0.05, 0.5))
+        lazy = StudClient(live.url, heartbeat=30.0, backoff=(0.05, 0.5))
+        for client in (quiet, lazy):
+            await client.connect()
+        await asyncio.sleep(4.2)
+        # quiet: a ping each 0.5 s of silence (each answered: silence again 0.5 s later)
+        assert 4 <= quiet.stats.pings <= 9, quiet.stats
+        # lazy: no silence ping due, but the 3 s idle limit asks for one every second
+        assert 3 <= lazy.stats.pings <= 5, lazy.stats
+        assert quiet.stats.reconnects == lazy.stats.reconnects == 0
+        assert quiet.stats.silences == lazy.stats.silences == 0
+        for client in (quiet, lazy):
+            await client.close()
+    finally:
+        live.stop()

@@ -86,7 +86,8 @@ def test_scs5_open_pair_allows_the_small_or_the_big_bet() -> None:
     """SCS 5, Robert's 7, cardroom rule 4: with an open pair on fourth street the player may
     check, bet the small or the big bet."""
     hand = to_fourth(OPEN_PAIR)
-    assert of_kind(hand.events, "announcement", kind="pair")[0]["seat"] == 0
+    said = [(a["kind"], a["seat"], a["text"]) for a in of_kind(hand.events, "announcement")]
+    assert said[-1] == ("high_board", 0, "pair of nines is high")
     legal = hand.legal_actions()
     assert (legal.seat, legal.kinds, legal.to_choices) == (0, ("fold", "check", "bet"), (5, 10))
 

@@ -222,8 +222,15 @@ def test_scs9_every_new_pair_is_announced_once() -> None:
         ]
     )
     check_down(hand)
-    pairs = of_kind(hand.events, "announcement", kind="pair")
-    assert [(p["seat"], p["text"]) for p in pairs] == [(0, "pair of nines"), (0, "pair of kings")]
+    pairs = [a for a in of_kind(hand.events, "announcement") if "pair" in a["text"]]
+    # The pair of nines opens fourth street: said once, with the high hand.
+    assert [(p["kind"], p["seat"], p["text"]) for p in pairs] == [
+        ("high_board", 0, "pair of nines is high"),
+        ("high_board", 0, "pair of nines is high"),
+        ("pair", 0, "pair of kings"),
+        ("high_board", 0, "two pair, kings and nines is high"),
+        ("high_board", 0, "two pair, kings and nines is high"),
+    ]
 
 
 def test_scs9_pair_made_on_sixth_street_is_not_announced_again_on_seventh() -> None:
@@ -236,8 +243,9 @@ def test_scs9_pair_made_on_sixth_street_is_not_announced_again_on_seventh() -> N
         ]
     )
     check_down(hand)
-    pairs = of_kind(hand.events, "announcement", kind="pair")
-    assert [p["seat"] for p in pairs] == [0]
+    said = [(a["kind"], a["text"]) for a in of_kind(hand.events, "announcement")]
+    assert [text for _, text in said].count("pair of nines is high") == 2  # sixth, seventh
+    assert not [text for kind, text in said if kind == "pair"]  # said with the high hand
 
 
 def test_scs9_high_hand_announced_every_later_round() -> None:

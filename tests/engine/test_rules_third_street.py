@@ -298,7 +298,9 @@ def test_hoyle_betting_tie_for_highest_card_nearest_the_dealers_left_bets_first(
     hand = new_hand(["2c 9h", "3c Kd", "2d Ks", "3d Kh"], config, seats=[1, 3, 4, 6])
     assert hand.seat_to_act() == 3
     bring_in = of_kind(hand.events, "announcement", kind="bring_in")
-    assert [(a["seat"], a["card"], a["text"]) for a in bring_in] == [(3, "Kd", "Kd brings it in")]
+    assert [(a["seat"], a["card"], a["text"]) for a in bring_in] == [
+        (3, "Kd", "the king of diamonds brings it in")
+    ]
     legal = hand.legal_actions()
     assert (legal.seat, legal.kinds, legal.bring_in) == (3, ("bring_in",), 5)
     # A higher card anywhere still bets first: position only breaks ties.

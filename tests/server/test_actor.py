@@ -270,16 +270,19 @@ async def test_a_player_who_left_mid_hand_after_a_cancelled_hand_is_cashed_out()
         await submit(actor, "sit", "ann", buy_in=100, seat=0)
         await submit(actor, "sit", "bob", buy_in=100, seat=1)
         await wait_for(lambda: actor.table.hand is not None)
-        assert await submit(actor, "leave", "bob") == {"seat": 1, "after_hand": True}
         await submit(actor, "add_chips", "ann", amount=50)
         hand = actor.table.hand
         assert hand is not None
-        seat = hand.seat_to_act()
-        player, other = ("ann", "bob") if seat == 0 else ("bob", "ann")
-        await submit(actor, "act", player, action_id="b", kind="bring_in")
-        store.fail_next_save = True  # the fold ends the hand; saving it fails: cancelled
+        ann_brings_in = hand.seat_to_act() == 0
+        if not ann_brings_in:
+            await submit(actor, "act", "bob", action_id="b", kind="bring_in")
+        assert await submit(actor, "leave", "bob") == {"seat": 1, "after_hand": True}
+        # ann's action passes the turn to bob, who left: his hand is folded at once, which
+        # ends the hand; saving it fails, so it is cancelled.
+        store.fail_next_save = True
         with pytest.raises(CommandRefused) as refused:
-            await submit(actor, "act", other, action_id="f", kind="fold")
+            kind = "bring_in" if ann_brings_in else "complete"
+            await submit(actor, "act", "ann", action_id="a", kind=kind)
         assert refused.value.code == "internal_error" and actor.hands_cancelled == 1
         assert actor.table.seat_of("bob") is None
         assert store.wallet("bob") == 10_000

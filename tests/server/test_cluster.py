@@ -22,7 +22,7 @@ from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from engine.views import view
-from server import accounts, commands, ledger, tables
+from server import absence, accounts, commands, ledger, tables
 from server.actor import TableActor
 from server.bus import MemoryBus, Subscription, table_channel
 from server.cluster import RedisLeases, RemoteTable
@@ -373,6 +373,45 @@ async def test_a_command_for_a_table_no_node_runs_is_refused_at_once_with_a_retr
 @needs_redis
 @needs_postgresql
 @pytest.mark.usefixtures("redis_available")
+async def test_a_command_heard_by_a_frozen_node_is_refused_once_another_runs_the_table(
+    nodes: list[Node],
+) -> None:
+    """The table's node hears the command but never answers (frozen: its sockets open,
+    nothing running): the sender is refused with the retry hint as soon as the cardroom
+    hears of the table's next node, not after its whole timeout; the retry plays."""
+    a, b = nodes
+    table_id = await seed(a.cardroom.sessionmaker, ["ann", "bob"])
+    await a.start()
+    await wait_for(lambda: a.cardroom.actor(table_id) is not None)
+    await b.start()
+    await wait_for(lambda: b.cardroom.runner(table_id) == "a")
+    remote = await b.cardroom.table(table_id)
+    assert isinstance(remote, RemoteTable)
+    assert (await submit(remote, "sit", "ann", buy_in=100))["stack"] == 100
+
+    async def frozen(actor: object, message: object) -> None:
+        await asyncio.Event().wait()  # heard, never answered
+
+    rounds = a.cardroom._lease_rounds
+    assert rounds is not None
+    rounds.cancel()  # a renews and tells nothing more
+    a.cardroom.router._answer = frozen  # type: ignore[method-assign,assignment]
+    assert b.cardroom.router.timeout >= 10
+    started = asyncio.get_running_loop().time()
+    with pytest.raises(CommandRefused) as refused:
+        await submit(remote, "sit", "bob", buy_in=100)
+    waited = asyncio.get_running_loop().time() - started
+    assert refused.value.code == "table_unavailable"
+    assert getattr(refused.value, "retry_after", None) == pytest.approx(LEASE / 3)
+    assert waited < 2 * LEASE + 1, waited  # the lease, and a round to hear of it
+    await wait_for(lambda: b.cardroom.actor(table_id) is not None, timeout=4 * LEASE + 2)
+    taken = await b.cardroom.table(table_id)
+    assert (await submit(taken, "sit", "bob", buy_in=100))["stack"] == 100
+
+
+@needs_redis
+@needs_postgresql
+@pytest.mark.usefixtures("redis_available")
 async def test_a_node_past_its_lease_publishes_nothing_more_for_the_table(
     nodes: list[Node],
 ) -> None:
@@ -440,6 +479,45 @@ async def test_a_node_stopped_cleanly_hands_its_table_over_at_once(nodes: list[N
     assert b.metric("stud_table_takeovers_total", reason="lease_expired") == 0
     cat = taken.table.seats[taken.table.seat_of("cat")]  # type: ignore[index]
     assert cat is not None and (cat.sit_out_next_hand or cat.sitting_out)
+
+
+@needs_redis
+@needs_postgresql
+@pytest.mark.usefixtures("redis_available")
+async def test_a_player_who_sat_out_during_the_hand_stays_out_of_it_on_the_next_node(
+    nodes: list[Node],
+) -> None:
+    """cat sits out during the hand (the table acts for her at her turns); the node that
+    takes the table resumes the hand with cat still sitting out, so it goes on acting for
+    her rather than putting her on the clock."""
+    a, b = nodes
+    table_id = await seed(a.cardroom.sessionmaker, ["ann", "bob", "cat"])
+    await a.start()
+    await wait_for(lambda: a.cardroom.actor(table_id) is not None)
+    await b.start()
+    running = a.cardroom.actor(table_id)
+    assert running is not None
+    for player in ("cat", "ann", "bob"):  # dealt in: the first two at least
+        await submit(running, "sit", player, buy_in=100)
+    await wait_for(lambda: running.table.hand is not None)
+    hand = running.table.hand
+    assert hand is not None
+    seat = running.table.seat_of("cat")
+    assert seat is not None and seat in hand.seats
+    await submit(running, "sit_out", "cat", next_hand=False)
+    await asyncio.sleep(LEASE)  # b has heard from a who sits out
+    number = running.hand_number
+    await a.stop()
+
+    await wait_for(lambda: b.cardroom.actor(table_id) is not None, timeout=LEASE)
+    taken = b.cardroom.actor(table_id)
+    assert taken is not None and taken.hand_number == number
+    resumed = taken.table.hand
+    if resumed is not None and not resumed.is_over():
+        assert absence.reason_absent(taken.table, seat) == "sitting_out"
+        await wait_for(lambda: resumed.is_over() or resumed.seat_to_act() != seat)
+    cat = taken.table.seats[seat]
+    assert cat is not None and cat.sitting_out
 
 
 @needs_redis

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -24,7 +26,7 @@ from server.app import create_app
 from server.db import migrate
 from server.db.session import make_engine
 from server.gateway import Gateway, TurnBudget
-from server.passwords import HashingBusy, Passwords
+from server.passwords import HASHING_NICENESS, HashingBusy, Passwords
 from server.settings import Settings
 
 
@@ -130,6 +132,21 @@ async def test_hashing_beyond_the_pool_and_its_queue_is_refused_at_once() -> Non
     assert len(busy) == 2 and all(isinstance(r, str) for r in results[:2])
     assert passwords.pending == 0
     assert await passwords.verify(str(results[0]), "password 0")
+
+
+@pytest.mark.skipif(not hasattr(os, "setpriority"), reason="no thread priorities here")
+async def test_hashing_threads_yield_the_cores_to_the_event_loop() -> None:
+    """A burst of logins must not take a core from the tables' turns of the loop."""
+    passwords = Passwords(time_cost=1, memory_kib=8 * 1024, parallelism=1, threads=2, queue=1)
+
+    def own_niceness() -> int:
+        return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+
+    loop_niceness = own_niceness()
+    hashing = await asyncio.get_running_loop().run_in_executor(passwords._pool, own_niceness)
+    assert hashing == min(19, loop_niceness + HASHING_NICENESS) > loop_niceness
+    assert own_niceness() == loop_niceness  # the loop's thread keeps its priority
+    assert await passwords.verify(await passwords.hash("a password"), "a password")
 
 
 async def test_a_login_burst_over_the_hashing_pool_gets_503_server_busy(tmp_path: Path) -> None:

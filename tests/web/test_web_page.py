@@ -58,6 +58,9 @@ def test_the_page_and_its_files_are_served(demo_server: LiveServer) -> None:
         ("page.js", "text/javascript"),
         ("protocol.js", "text/javascript"),
         ("style.css", "text/css"),
+        ("cards.js", "text/javascript"),
+        ("replayer.js", "text/javascript"),
+        ("replayer.css", "text/css"),
         ("console.js", "text/javascript"),
         ("console.css", "text/css"),
     ):
@@ -174,9 +177,16 @@ def test_a_person_plays_hands_to_showdown_against_house_bots(
                         expect(entry.locator(".history-won")).to_contain_text(winner_show["high"])
         assert showdowns >= 2, "calling down against a calling station reaches showdown"
 
-        # One hand in detail, from the server's hand history.
-        entries.first.locator("button.link").click()
-        expect(page.locator("#hand-detail")).to_contain_text("you get")
+        # One hand replayed, from the server's hand history (tests/web/test_replayer.py
+        # steps through one street by street).
+        entries.first.locator("button.replay").click()
+        replayer = page.locator("#replayer")
+        expect(replayer).to_be_visible()
+        replayer.locator("#replay-last").click()
+        expect(replayer.locator(".replay-seat.me .card.down")).not_to_have_count(0)
+        expect(replayer.locator("#replay-log")).to_contain_text("Hand over")
+        replayer.locator(".replay-close").click()
+        expect(replayer).to_be_hidden()
         # Its deal checked in the browser against its seeds (docs/fairness.md); the page gave
         # the hands after its first a seed of its own.
         entries.first.locator("button.verify").click()

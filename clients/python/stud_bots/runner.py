@@ -289,6 +289,8 @@ async def _play(seat: _Seat, run: _Run) -> None:
                 sat_in_at = view.seq
                 await _lasting(seat, _back_in(seat, table, view))
                 continue
+            if seat.leaving:
+                continue  # the table plays the rest of a leaver's hand (docs/protocol.md)
             if view.my_turn and view.turn_seq != acted:
                 acted = view.turn_seq
                 await _lasting(seat, _take_turn(seat, table, view, think_low, think_high))
@@ -319,6 +321,8 @@ async def _take_turn(seat: _Seat, table: Table, view: TableView, low: float, hig
     if table.view.turn_seq != view.turn_seq:
         seat.errors["missed_turn"] += 1  # the clock ran out while thinking
         return
+    if seat.leaving:
+        return  # asked to leave while thinking: the table folds for it
     with contextlib.suppress(ServerError):  # counted by the client, by code
         await table.act(action)
 

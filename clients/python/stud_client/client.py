@@ -52,6 +52,11 @@ FATAL = frozenset(
 )
 
 
+# A ping at least this often whatever the server says (a third of the server's default idle
+# limit of 60 s; the server's hello may ask for more often).
+DEFAULT_KEEPALIVE = 20.0
+
+
 @dataclass(slots=True)
 class ClientStats:
     """What a client went through: enough to report on a load run."""
@@ -59,6 +64,7 @@ class ClientStats:
     reconnects: int = 0
     failovers: int = 0  # reconnects that went to another URL than the last one
     silences: int = 0  # servers left for saying nothing within ``silent_after``
+    pings: int = 0  # heartbeats sent
     resyncs: int = 0  # snapshots applied after a gap, a restart or a reconnect
     gaps: int = 0  # events that came with a seq one past the expected one
     actions: int = 0  # actions the server answered
@@ -85,7 +91,7 @@ class StudClient:
         *,
         fallback_urls: Sequence[str] = (),
         token: str | None = None,
-        heartbeat: float | None = 20.0,
+        heartbeat: float | None = 5.0,
         silent_after: float | None = None,
         request_timeout: float = 15.0,
         backoff: tuple[float, float] = (0.05, 5.0),
@@ -95,10 +101,12 @@ class StudClient:
     ) -> None:
         """``fallback_urls``: other nodes of the same cardroom; a (re)connect tries every URL
         in turn, the one that worked last first, and REST calls go to the current one.
-        ``heartbeat``: seconds between pings (None: none; the server then closes an idle
-        connection). ``silent_after``: seconds without a frame from the server after which
-        it is taken for frozen and left (by default two heartbeats). ``backoff``: first and
-        longest wait between reconnect rounds.
+        ``heartbeat``: a ``ping`` after this many seconds without a frame from the server,
+        and at least every third of the server's idle limit (its ``hello`` says it), so a
+        busy connection costs no more pings than a quiet one needs (None: none; the server
+        then closes an idle connection). ``silent_after``: seconds without a frame from the
+        server after which it is taken for frozen and left (by default two heartbeats).
+        ``backoff``: first and longest wait between reconnect rounds.
         ``drop_frame``: fault injection for tests; a frame it returns True for is ignored
         as if the network had lost it. ``client_seeds``: give a fresh random seed to every
         hand dealt to this player (docs/fairness.md), as the table announces its commitment."""
@@ -111,6 +119,7 @@ class StudClient:
         self.heartbeat = heartbeat
         self.silent_after = silent_after or (2 * heartbeat if heartbeat else None)
         self._heard_at = 0.0  # when the server last sent a frame (monotonic)
+        self._keepalive = DEFAULT_KEEPALIVE  # seconds between pings whatever is heard
         self._suspect: int | None = None  # the URL left for silence: tried last
         self.request_timeout = request_timeout
         self.backoff = backoff
@@ -345,6 +354,9 @@ class StudClient:
         if hello.get("type") != "hello" or hello.get("protocol") != PROTOCOL_VERSION:
             await ws.close()
             raise StudError(f"not a stud server speaking protocol v1: {hello!r}")
+        idle = hello.get("idle_seconds")
+        if isinstance(idle, int | float) and idle > 0:
+            self._keepalive = min(DEFAULT_KEEPALIVE, idle / 3)
         self._heard_at = time.monotonic()
         self._ws = ws
 
@@ -435,14 +447,17 @@ class StudClient:
                 future.set_exception(self._fatal or ConnectionLost("the connection dropped"))
 
     async def _beat(self, every: float) -> None:
-        """Ping every ``every`` seconds; leave a server that has said nothing for
-        ``silent_after`` seconds (its socket open, its process frozen)."""
+        """Ping when the server has said nothing for ``every`` seconds, and every
+        keepalive; leave a server that has said nothing for ``silent_after`` seconds (its
+        socket open, its process frozen)."""
+        pinged = time.monotonic()
         while not self._closing:
-            await asyncio.sleep(every)
+            await asyncio.sleep(min(every, self._keepalive))
             ws = self._ws
             if ws is None:
                 continue
-            silent = time.monotonic() - self._heard_at
+            now = time.monotonic()
+            silent = now - self._heard_at
             if self.silent_after is not None and silent > self.silent_after:
                 log.warning(
                     "stud client: %s has said nothing for %.1f s; leaving it",
@@ -453,6 +468,10 @@ class StudClient:
                 self._suspect = self._current
                 ws.transport.abort()  # the reader sees the drop and reconnects
                 continue
+            if silent < every and now - pinged < self._keepalive:
+                continue  # the server is talking, and the keepalive is not due
+            pinged = now
+            self.stats.pings += 1
             with contextlib.suppress(ConnectionClosed):
                 await ws.send('{"type":"ping"}')
 

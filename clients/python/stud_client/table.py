@@ -121,6 +121,8 @@ class Table:
         # hand -> (its commitment, the seed this client gave it): what a player checks the
         # hand's record against once it is over (docs/fairness.md). The last few hands.
         self.seeds: dict[int, tuple[str, str]] = {}
+        # Asked to leave: no more seeds (the table may free the seat before one would come).
+        self._leaving = False
 
     # ------------------------------------------------------------------ reading
 
@@ -163,6 +165,7 @@ class Table:
         """Take a seat (any free one by default) with chips from the wallet; returns it.
         Safe to retry after a drop: a seat already mine is the answer."""
         fields: dict[str, Any] = {"buy_in": buy_in}
+        self._leaving = False
         if seat is not None:
             fields["seat"] = seat
         try:
@@ -183,8 +186,12 @@ class Table:
     async def add_chips(self, amount: int) -> dict[str, Any]:
         return await self._command("add_chips", amount=amount)
 
-    async def sit_out(self, next_hand: bool = True) -> dict[str, Any]:
-        return await self._command("sit_out", next_hand=next_hand)
+    async def sit_out(
+        self, next_hand: bool = True, check_when_free: bool = False
+    ) -> dict[str, Any]:
+        """``next_hand`` false during my hand: the table plays the rest of it for me at once
+        (a forced bring-in, else a fold, or a free check with ``check_when_free``)."""
+        return await self._command("sit_out", next_hand=next_hand, check_when_free=check_when_free)
 
     async def sit_in(self) -> dict[str, Any]:
         return await self._command("sit_in")
@@ -192,6 +199,7 @@ class Table:
     async def leave(self) -> dict[str, Any]:
         """Leave now, or when my hand ends; my chips go back to my wallet. Safe to retry:
         after a drop, ``not_seated`` means I already left."""
+        self._leaving = True
         try:
             return await self._command("leave", retry=False)
         except ConnectionLost:
@@ -348,6 +356,7 @@ class Table:
             isinstance(event, DeckCommitted)
             and picture.you is not None
             and self._client.client_seeds
+            and not self._leaving
         ):
             self._client._spawn(self._give_seed(event.hand, event.commitment))
 
