@@ -19,9 +19,13 @@ tables up to its count, lets them play ``--warmup`` seconds, then measures ``--s
 
 At the end: the largest step whose p99 stayed under ``--p99-ms`` (50 ms).
 
-    python bench/load.py [--backend sqlite|postgresql] [--nodes N] [--tables 25,50,100]
+    python bench/load.py [--backend sqlite|postgresql] [--nodes N] [--server-workers N]
+                         [--tables 25,50,100]
                          [--seconds 60] [--warmup 15] [--think 0.5,1.5] [--workers 2]
                          [--json PATH]
+
+``--server-workers N`` runs each node as ``stud-server --workers N`` (N node processes behind
+one port): the CPU counted is every worker's, the metrics are scraped from every worker.
 
 PostgreSQL: a database of its own is made on ``STUD_TEST_POSTGRES_URL``'s server and dropped
 at the end, and a ``redis-server`` of its own is started (tests/cluster/cluster_harness.py).
@@ -96,6 +100,7 @@ class Options:
     p99_ms: float
     json_path: Path | None
     profile_dir: Path | None = None
+    server_workers: int = 1  # node processes behind each node's port (stud-server --workers)
 
 
 # ---------------------------------------------------------------------- the server
@@ -126,8 +131,15 @@ class Cardroom:
             # The decks of hands in play are sealed; PostgreSQL nodes share one deck key.
             env.setdefault("STUD_DECK_KEY", base64.b64encode(secrets.token_bytes(32)).decode())
         server_cli(env, "create-operator", OPERATOR, "--password-stdin", stdin=PASSWORD + "\n")
+        workers = self.options.server_workers
         self.nodes = [
-            Node(chr(ord("A") + i), self.directory, env, lease_seconds=self.options.lease_seconds)
+            Node(
+                chr(ord("A") + i),
+                self.directory,
+                env,
+                lease_seconds=self.options.lease_seconds,
+                args=("--workers", str(workers)) if workers > 1 else (),
+            )
             for i in range(self.options.nodes)
         ]
         for node in self.nodes:
@@ -136,7 +148,9 @@ class Cardroom:
             node.wait_ready(timeout=120)
 
     def pids(self) -> list[int]:
-        return [node.process.pid for node in self.nodes if node.process is not None]
+        """Every server process: the nodes, and their workers (``--server-workers``)."""
+        pids = [node.process.pid for node in self.nodes if node.process is not None]
+        return [*pids, *(child for pid in pids for child in descendants(pid))]
 
     def logs(self) -> str:
         return "\n".join(tail(node.log_path) for node in self.nodes)
@@ -148,6 +162,19 @@ class Cardroom:
             self.redis.stop()
         if self.database is not None:
             self.database.drop()
+
+
+def descendants(pid: int) -> list[int]:
+    """The processes below ``pid`` (Linux's ``/proc/PID/task/TID/children``)."""
+    found: list[int] = []
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            children = [int(c) for c in (task / "children").read_text().split()]
+        except OSError:
+            continue
+        for child in children:
+            found += [child, *descendants(child)]
+    return found
 
 
 @dataclass(frozen=True)
@@ -183,13 +210,16 @@ class ServerCounts:
     gc_buckets: dict[float, float] = field(default_factory=dict)  # upper bound: count
 
     @classmethod
-    async def scrape(cls, http: httpx.AsyncClient, nodes: Sequence[Node]) -> ServerCounts:
+    async def scrape(
+        cls, http: httpx.AsyncClient, nodes: Sequence[Node], workers: int = 1
+    ) -> ServerCounts:
+        """Every node's metrics; of each node's ``workers`` workers, through its one port."""
         counts = cls()
         for node in nodes:
-            text = (await http.get(f"{node.url}/metrics")).text
-            for family in text_string_to_metric_families(text):
-                for sample in family.samples:
-                    counts._add(sample.name, sample.labels, sample.value)
+            for text in await worker_metrics(http, node.url, workers):
+                for family in text_string_to_metric_families(text):
+                    for sample in family.samples:
+                        counts._add(sample.name, sample.labels, sample.value)
         return counts
 
     def _add(self, name: str, labels: dict[str, str], value: float) -> None:
@@ -223,6 +253,34 @@ class ServerCounts:
             if self.gc_buckets[bound] >= self.gc_count:
                 return bound
         return None
+
+
+async def worker_metrics(http: httpx.AsyncClient, url: str, workers: int) -> list[str]:
+    """The ``/metrics`` text of each of the ``workers`` behind ``url``: new connections, which
+    the kernel spreads over them, until each has answered (``stud_node`` names it)."""
+    if workers == 1:
+        return [(await http.get(f"{url}/metrics")).text]
+    texts: dict[str, str] = {}
+    for _ in range(50 * workers):
+        async with httpx.AsyncClient(timeout=60) as fresh:
+            text = (await fresh.get(f"{url}/metrics")).text
+        node = next(
+            sample.labels["node"]
+            for family in text_string_to_metric_families(text)
+            for sample in family.samples
+            if sample.name == "stud_node"
+        )
+        texts[node] = text
+        if len(texts) == workers:
+            return list(texts.values())
+    raise RuntimeError(f"{url}: only {sorted(texts)} of {workers} workers answered /metrics")
+
+
+async def tables_by_node(http: httpx.AsyncClient, room: Cardroom) -> str:
+    """How many tables each node (each worker) runs, as the lobby says."""
+    lobby = (await http.get(f"{room.nodes[0].url}/tables")).json()
+    counted = Counter(str(entry.get("node")) for entry in lobby)
+    return ", ".join(f"{node} {count}" for node, count in sorted(counted.items()))
 
 
 # ---------------------------------------------------------------------- the probe
@@ -424,11 +482,13 @@ async def run_step(
     await workers.all("reset")
     probe.take()
     before = ProcessSample.take(room.pids())
-    counts_before = await ServerCounts.scrape(http, room.nodes)
+    counts_before = await ServerCounts.scrape(http, room.nodes, options.server_workers)
     recorders = start_profiles(options, room, tables)
     await asyncio.sleep(options.seconds)
     after = ProcessSample.take(room.pids())
-    counts = (await ServerCounts.scrape(http, room.nodes)).since(counts_before)
+    counts = (await ServerCounts.scrape(http, room.nodes, options.server_workers)).since(
+        counts_before
+    )
     reports: list[Stats] = [answer[1] for answer in await workers.all("report")]
     round_trips = probe.take()
     for recorder in recorders:
@@ -513,7 +573,14 @@ async def ramp(options: Options, room: Cardroom, workers: Workers) -> list[StepR
     async with httpx.AsyncClient(timeout=60) as http:
         token = await login(http, room.nodes[0].url, OPERATOR, PASSWORD)
         baseline_rss = ProcessSample.take(room.pids()).rss_bytes
-        probe = Probe([node.url.replace("http://", "ws://") + "/ws" for node in room.nodes])
+        # A probe socket for each worker of a node (the kernel places them: most workers).
+        probe = Probe(
+            [
+                node.url.replace("http://", "ws://") + "/ws"
+                for node in room.nodes
+                for _ in range(options.server_workers)
+            ]
+        )
         probe.start()
         opened = 0
         connections = 0
@@ -535,6 +602,8 @@ async def ramp(options: Options, room: Cardroom, workers: Workers) -> list[StepR
                     options, room, workers, probe, http, tables, connections, baseline_rss, failures
                 )
                 print(row(result), flush=True)
+                if options.server_workers > 1 or options.nodes > 1:
+                    print(f"    tables by node: {await tables_by_node(http, room)}", flush=True)
                 results.append(result)
                 for path in profiles_of(options, tables):
                     for line in Profile.read(path).summary(top=10):
@@ -608,7 +677,13 @@ def best(results: Sequence[StepResult], p99_ms: float) -> int | None:
 def describe(options: Options) -> Iterator[str]:
     backend = "SQLite" if options.backend == "sqlite" else "PostgreSQL + Redis"
     yield (
-        f"{backend}, {options.nodes} node(s); {SEATS} bots a table thinking "
+        f"{backend}, {options.nodes} node(s)"
+        + (
+            f" of {options.server_workers} workers behind one port"
+            if options.server_workers > 1
+            else ""
+        )
+        + f"; {SEATS} bots a table thinking "
         f"{options.think[0]:g}-{options.think[1]:g} s, in {options.workers} process(es); "
         f"{options.warmup:g} s warm-up, {options.seconds:g} s measured a step"
     )
@@ -623,6 +698,12 @@ def parse(argv: Sequence[str] | None = None) -> Options:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--backend", choices=["sqlite", "postgresql"], default="sqlite")
     parser.add_argument("--nodes", type=int, default=1, help="nodes (PostgreSQL only above 1)")
+    parser.add_argument(
+        "--server-workers",
+        type=int,
+        default=1,
+        help="node processes behind each node's port (stud-server --workers; PostgreSQL only)",
+    )
     parser.add_argument("--tables", default="25,50,100", help="tables at each step, rising")
     parser.add_argument("--seconds", type=float, default=60, help="measured at each step")
     parser.add_argument("--warmup", type=float, default=15, help="played, not measured")
@@ -651,6 +732,8 @@ def parse(argv: Sequence[str] | None = None) -> Options:
         parser.error("--nodes: at least 1, and several only on --backend postgresql")
     if args.workers < 1:
         parser.error("--workers: at least 1")
+    if args.server_workers < 1 or (args.server_workers > 1 and args.backend == "sqlite"):
+        parser.error("--server-workers: at least 1, and several only on --backend postgresql")
     if args.profile is not None and shutil.which("py-spy") is None:
         parser.error("--profile needs py-spy (pip install py-spy)")
     return Options(
@@ -665,6 +748,7 @@ def parse(argv: Sequence[str] | None = None) -> Options:
         p99_ms=args.p99_ms,
         json_path=args.json,
         profile_dir=args.profile,
+        server_workers=args.server_workers,
     )
 
 

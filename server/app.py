@@ -44,7 +44,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     """The app: HTTP and the websocket, with a table actor for every open table. It expects
     a migrated database (``stud-server`` migrates on start)."""
     settings = settings or Settings()
-    app_metrics = Metrics()  # this app's registry, never the library's global one
+    # This app's registry, never the library's global one.
+    app_metrics = Metrics(settings.node_id)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:

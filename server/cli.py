@@ -3,7 +3,7 @@
 ::
 
     stud-server [--host H] [--port P] [--database-url URL] [--redis-url URL] [--demo]
-                [--node-id ID] [--lease-seconds S] [--log-format text|json]
+                [--node-id ID] [--lease-seconds S] [--workers N] [--log-format text|json]
     stud-server migrate                      # upgrade the database to head and exit
     stud-server create-operator NAME [--role support]
                                              # new operator (password prompted, or
@@ -19,17 +19,19 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import functools
 import gc
 import getpass
 import logging
+import socket
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from pydantic import ValidationError
 
-from server import accounts, logs, table_store
+from server import accounts, logs, table_store, workers
 from server.db import migrate
 from server.db.models import STAFF_ROLES, Role
 from server.db.session import is_outage, make_engine, make_sessionmaker
@@ -70,6 +72,13 @@ def build_parser() -> argparse.ArgumentParser:
         type=float,
         help="how long a node's claim on a table lasts unrenewed: the longest a table waits "
         "for another node to take it over when its node dies (default 5)",
+    )
+    parser.add_argument(
+        "--workers",
+        type=_positive,
+        help="node processes serving one port, one per core (default 1; several need "
+        "PostgreSQL and Redis): each is a node of its own, named <node-id>-w1, -w2... "
+        "(STUD_WORKERS)",
     )
     parser.add_argument(
         "--demo",
@@ -117,6 +126,16 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of 1 or more")
+    return value
+
+
 def settings_from(args: argparse.Namespace) -> Settings:
     """The environment's settings, with the flags given on the command line on top."""
     flags = {
@@ -127,6 +146,7 @@ def settings_from(args: argparse.Namespace) -> Settings:
         "demo": args.demo,
         "node_id": args.node_id,
         "lease_seconds": args.lease_seconds,
+        "workers": args.workers,
         "log_format": args.log_format,
     }
     return Settings(**{name: value for name, value in flags.items() if value is not None})
@@ -227,17 +247,38 @@ def _read_password(from_stdin: bool) -> str | None:
     return first
 
 
-def serve(settings: Settings, log_level: str) -> None:
-    import uvicorn
-
-    from server.app import create_app
-    from server.gateway import paced_http_protocol
-
+def serve(settings: Settings, log_level: str) -> int:
+    """Migrate, then serve: one node in this process, or ``--workers`` node processes."""
+    refused = workers.refusal(settings)
+    if refused is not None:
+        print(f"stud-server: refused to start: {refused}", file=sys.stderr)
+        return 2
     try:
         settings.deck_seal()  # made or read once here: a missing key stops the start at once
     except DeckKeyError as error:
         raise SystemExit(f"refused to start: {error}") from None
-    asyncio.run(apply_migrations(settings))
+    asyncio.run(apply_migrations(settings))  # once, before any worker starts
+    if settings.workers > 1:
+        return workers.Supervisor(settings, log_level).run()
+    run_node(settings, log_level)
+    return 0
+
+
+def run_node(
+    settings: Settings,
+    log_level: str,
+    *,
+    sockets: list[socket.socket] | None = None,
+    on_started: Callable[[], object] | None = None,
+) -> None:
+    """Serve one node in this process until a stop signal: on ``settings``' host and port,
+    or on ``sockets`` already bound (a worker's); ``on_started`` once it accepts."""
+    import uvicorn
+    from uvicorn.config import STARTUP_FAILURE
+
+    from server.app import create_app
+    from server.gateway import paced_http_protocol
+
     # JSON lines: uvicorn's own lines go through the root logger's handler too.
     extra: dict[str, Any] = {"log_config": None} if settings.log_format == "json" else {}
     app = create_app(settings)
@@ -248,7 +289,7 @@ def serve(settings: Settings, log_level: str) -> None:
     # often: a node makes short-lived objects by the thousand a second (frames, events), and
     # each full pass over its tables' state stops every table at once.
     gc.set_threshold(20_000, 20, 50)
-    uvicorn.run(
+    config = uvicorn.Config(
         app,
         host=settings.host,
         port=settings.port,
@@ -257,6 +298,20 @@ def serve(settings: Settings, log_level: str) -> None:
         ws_per_message_deflate=settings.ws_compression,
         **extra,
     )
+
+    class Server(uvicorn.Server):
+        async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+            await super().startup(sockets)
+            if self.started and on_started is not None:
+                on_started()
+
+    server = Server(config)
+    # After a graceful stop uvicorn raises the signal that asked for it again: Ctrl-C's is
+    # a KeyboardInterrupt, the end of the stop rather than an error (as in uvicorn.run).
+    with contextlib.suppress(KeyboardInterrupt):
+        server.run(sockets=sockets)
+    if not server.started:
+        raise SystemExit(STARTUP_FAILURE)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -274,7 +329,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("\n".join(lines), file=sys.stderr if status == 2 else sys.stdout)
         return status
     else:
-        serve(settings, args.log_level)
+        return serve(settings, args.log_level)
     return 0
 
 

@@ -54,8 +54,13 @@ class Metrics:
     """One app's metrics; the table actors, the journal, the websocket and the cardroom
     call its methods, ``GET /metrics`` renders it."""
 
-    def __init__(self) -> None:
+    def __init__(self, node_id: str | None = None) -> None:
         self.registry = registry = CollectorRegistry(auto_describe=True)
+        if node_id is not None:
+            # Which node answered: each node (each worker of ``--workers``) has its own.
+            Gauge(
+                "stud_node", "The node these metrics are of (1).", ["node"], registry=registry
+            ).labels(node_id).set(1)
         self.connections = Gauge(
             "stud_websocket_connections", "Open websocket connections.", registry=registry
         )

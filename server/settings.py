@@ -74,6 +74,9 @@ class Settings(BaseSettings):
     # A node's claim on a table lasts this long unless renewed (every third of it): when a
     # node dies, another takes its tables over within this time.
     lease_seconds: float = Field(default=5.0, ge=0.5, le=300)
+    # Node processes serving this port (server/workers.py): several run as several nodes
+    # (``<node_id>-w1``...), on PostgreSQL and Redis only.
+    workers: int = Field(default=1, ge=1, le=256)
     # A database call that has not answered in this long counts as an outage (the table
     # pauses and tries again) rather than hanging the table.
     db_timeout_seconds: float = Field(default=5.0, gt=0)

@@ -1,12 +1,16 @@
 """``bench/load.py`` keeps working: a short ramp of one then two tables on the embedded
-default, its bots acting and timed, nothing refused or lost."""
+default, its bots acting and timed, nothing refused or lost; and one on PostgreSQL with a
+server of two workers behind one port."""
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 LOAD = ROOT / "bench" / "load.py"
@@ -51,3 +55,38 @@ def test_a_falling_ramp_is_refused() -> None:
     )
     assert done.returncode == 2
     assert "--tables takes rising positive counts" in done.stderr
+
+
+def test_server_workers_need_postgresql() -> None:
+    done = subprocess.run(
+        [sys.executable, str(LOAD), "--server-workers", "2"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
+    )
+    assert done.returncode == 2
+    assert "--server-workers: at least 1, and several only on --backend postgresql" in done.stderr
+
+
+@pytest.mark.skipif(
+    "postgresql" not in os.environ.get("STUD_TEST_DATABASES", "sqlite,postgresql"),
+    reason="STUD_TEST_DATABASES leaves PostgreSQL out",
+)
+def test_a_short_ramp_on_two_server_workers(tmp_path: Path) -> None:
+    report = tmp_path / "load.json"
+    done = subprocess.run(
+        [sys.executable, str(LOAD), "--backend", "postgresql", "--server-workers", "2"]
+        + ["--tables", "2", "--warmup", "2", "--seconds", "4", "--think", "0.05,0.2"]
+        + ["--workers", "1", "--json", str(report)],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        cwd=ROOT,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "1 node(s) of 2 workers behind one port" in done.stdout
+    (step,) = json.loads(report.read_text())["steps"]
+    assert step["connections"] == 16 and step["setup_failures"] == 0
+    assert step["actions_per_second"] > 0 and step["acts_timed"] > 0
+    assert step["server_cpu_percent"] > 0 and step["errors"] == {}

@@ -429,8 +429,10 @@ class Node(_Process):
         env: Mapping[str, str],
         log_level: str = "info",
         lease_seconds: float | None = None,
+        args: Sequence[str] = (),
     ) -> None:
-        """``lease_seconds``: the node's lease (None: ``STUD_LEASE_SECONDS`` of ``env``)."""
+        """``lease_seconds``: the node's lease (None: ``STUD_LEASE_SECONDS`` of ``env``);
+        ``args``: more flags (``--workers 2``)."""
         super().__init__(directory / f"node-{node_id}.log")
         self.id = node_id
         # Unbuffered, so the log a failed test prints holds everything the node said.
@@ -442,6 +444,7 @@ class Node(_Process):
         )
         self.url = f"http://127.0.0.1:{self.port}"
         self.log_level = log_level
+        self.args = tuple(args)
 
     @property
     def alive(self) -> bool:
@@ -462,6 +465,7 @@ class Node(_Process):
                 str(self.lease_seconds),
                 "--log-level",
                 self.log_level,
+                *self.args,
             ],
             banner=f"===== node {self.id} starting on port {self.port}",
             env=self.env,
@@ -770,6 +774,18 @@ class Gate:
             await self._open.wait()
 
 
+def player_client(node: Node, fallbacks: Sequence[Node], token: str) -> StudClient:
+    """A client as the players of these tests have: quick heartbeats and reconnects."""
+    return StudClient(
+        node.url,
+        fallback_urls=[n.url for n in fallbacks],
+        token=token,
+        heartbeat=1.0,
+        request_timeout=5.0,
+        backoff=(0.05, 0.5),
+    )
+
+
 def choose(legal: LegalActions, rng: random.Random) -> Action:
     """Check or call mostly; now and then the least bet or raise; rarely a fold."""
     roll = rng.random()
@@ -812,17 +828,16 @@ class Player:
         *,
         buy_in: int,
         seed: int,
+        token: str | None = None,
+        client: StudClient | None = None,
     ) -> Player:
-        token = await cluster.register(name, via=node)
-        client = StudClient(
-            node.url,
-            fallback_urls=[n.url for n in fallbacks],
-            token=token,
-            heartbeat=1.0,
-            request_timeout=5.0,
-            backoff=(0.05, 0.5),
-        )
-        await client.connect()
+        """A new account (or ``token``'s) seated at the table, on a new connection (or on
+        ``client``, connected with ``token``)."""
+        if token is None:
+            token = await cluster.register(name, via=node)
+        if client is None:
+            client = player_client(node, fallbacks, token)
+            await client.connect()
         table = await client.watch(table_id)
         player = cls(name, token, node.id, client, table, gate, random.Random(seed), buy_in)
         player._watcher = asyncio.create_task(player._watch(), name=f"watch-{name}")
