@@ -696,12 +696,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     if options.json_path is not None:
         document = {
-            "options": {**asdict(options), "json_path": str(options.json_path)},
+            "options": asdict(options),  # paths written as strings
             "load_average": os.getloadavg(),
             "steps": [asdict(result) for result in results],
             "largest_tables_under_p99": largest,
         }
-        options.json_path.write_text(json.dumps(document, indent=2) + "\n")
+        options.json_path.write_text(json.dumps(document, indent=2, default=str) + "\n")
     return 0
 
 

@@ -232,6 +232,7 @@ def serve(settings: Settings, log_level: str) -> None:
 
     from server.app import create_app
     from server.gateway import paced_http_protocol
+    from server.ws_transport import FrameWritingProtocol
 
     try:
         settings.deck_seal()  # made or read once here: a missing key stops the start at once
@@ -254,6 +255,7 @@ def serve(settings: Settings, log_level: str) -> None:
         port=settings.port,
         log_level=log_level,
         http=paced_http_protocol(settings.http_requests_per_turn),
+        ws=FrameWritingProtocol,
         ws_per_message_deflate=settings.ws_compression,
         **extra,
     )
