@@ -12,37 +12,33 @@ store's, :class:`~server.table_store.DatabaseTableStore`) take :attr:`WriteAhead
 turn rather than meeting in SQLite's busy handler, which sleeps in steps up to 100 ms; and
 a group is written by one thread of its own on a connection of its own, all its statements
 in one hop, so the write lock is held for the database's work alone, never across turns of
-the event loop. On PostgreSQL the gate is open (rows are locked per table) and the group
-goes through the async engine, without waiting for the disk (``synchronous_commit`` off:
-the row outlives the node at once).
+the event loop; there the statements go to the driver as they were compiled once
+(:mod:`server.db.driver`), without SQLAlchemy's work for each. On PostgreSQL the gate is
+open (rows are locked per table) and the group goes through the async engine, without
+waiting for the disk (``synchronous_commit`` off: the row outlives the node at once).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import sqlite3
 from collections.abc import AsyncIterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import (
-    Connection,
-    Engine,
-    Table,
-    create_engine,
-    event,
-    text,
-)
+from sqlalchemy import Table, text
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from server.db.driver import DriverStatement
 from server.db.models import LiveAction
 from server.db.session import is_outage, sqlite_pragmas
 from server.db.types import utcnow
-from server.fencing import fence_check, taken_over
+from server.fencing import FENCE_HELD, fence_check, refused_on_cursor, taken_over
 from server.fencing import refused as fencing_refused
 from server.table_types import StoreUnavailable
 
@@ -71,7 +67,7 @@ class WriteAhead:
         self._writing: asyncio.Task[None] | None = None
         self._lock = asyncio.Lock() if self.sqlite else None
         self._thread: ThreadPoolExecutor | None = None
-        self._sync_engine: Engine | None = None
+        self._sync_writer: _SqliteWriter | None = None
         self.groups = 0  # transactions written
         self.written = 0  # actions written
         insert = sqlite_insert if self.sqlite else postgresql_insert
@@ -103,12 +99,12 @@ class WriteAhead:
         """Write what is waiting, then let the thread and its connection go."""
         if self._writing is not None:
             await asyncio.gather(self._writing, return_exceptions=True)
-        if self._sync_engine is not None:
-            self._sync_engine.dispose()
-            self._sync_engine = None
         if self._thread is not None:
             self._thread.shutdown(wait=True)
             self._thread = None
+        if self._sync_writer is not None:
+            self._sync_writer.connection.close()
+            self._sync_writer = None
 
     async def _write_all(self) -> None:
         try:
@@ -167,21 +163,29 @@ class WriteAhead:
     def _commit_sync(
         self, group: Sequence[_Pending], fenced: dict[int, int], now: datetime
     ) -> set[int]:
-        """SQLite's group, in the writer's thread: every statement in one go."""
-        engine = self._engine_sync()
+        """SQLite's group, in the writer's thread, on the driver's own connection: every
+        statement in one go, each compiled once (:class:`~server.db.driver.DriverStatement`)."""
+        writer = self._writer()
+        cursor = writer.connection.cursor()
         try:
-            with engine.begin() as connection:
-                refused: set[int] = set()
-                if fenced:
-                    result = connection.execute(*fence_check(fenced))
-                    refused = fencing_refused(result, fenced)
-                rows = _rows(group, refused, now)
-                if rows:
-                    connection.execute(self._insert, rows)
+            # The write lock from the start, so no statement of the group finds another
+            # writer's commit in its way.
+            cursor.execute("BEGIN IMMEDIATE")
+            refused = refused_on_cursor(cursor, writer.fence_held, fenced) if fenced else set()
+            rows = _rows(group, refused, now)
+            if rows:
+                cursor.executemany(writer.insert.sql, writer.insert.many(rows))
+            cursor.execute("COMMIT")
         except Exception:
-            # A fresh connection for the next group: nothing of this one is left open on it.
-            engine.dispose()
+            # A fresh connection for the next group: nothing of this one is left open on it
+            # (a statement left unfinished would hold the write lock past the close).
+            self._sync_writer = None
+            with contextlib.suppress(sqlite3.Error):
+                cursor.close()
+                writer.connection.rollback()
+            writer.connection.close()
             raise
+        cursor.close()
         return refused
 
     def _executor(self) -> ThreadPoolExecutor:
@@ -189,18 +193,29 @@ class WriteAhead:
             self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="write-ahead")
         return self._thread
 
-    def _engine_sync(self) -> Engine:
-        if self._sync_engine is None:
-            url = self.engine.url.set(drivername="sqlite+pysqlite")
-            # One connection, used by the one writer thread.
-            engine = create_engine(url, pool_size=1, max_overflow=0)
-            event.listen(engine, "connect", sqlite_pragmas)
-            # BEGIN IMMEDIATE: the write lock from the start, so no statement of the group
-            # finds another writer's commit in its way.
-            event.listen(engine, "begin", _begin_immediate)
-            _no_implicit_begin(engine)
-            self._sync_engine = engine
-        return self._sync_engine
+    def _writer(self) -> _SqliteWriter:
+        if self._sync_writer is None:
+            database = self.engine.url.database
+            assert database is not None  # a file: see _own_thread
+            # Autocommit at the driver: BEGIN and COMMIT are the group's own.
+            connection = sqlite3.connect(database, isolation_level=None, check_same_thread=False)
+            sqlite_pragmas(connection, None)
+            dialect = self.engine.dialect
+            self._sync_writer = _SqliteWriter(
+                connection,
+                DriverStatement.compile(FENCE_HELD, dialect),
+                DriverStatement.compile(self._insert, dialect),
+            )
+        return self._sync_writer
+
+
+@dataclass(frozen=True, slots=True)
+class _SqliteWriter:
+    """The writer thread's connection and its statements."""
+
+    connection: sqlite3.Connection
+    fence_held: DriverStatement
+    insert: DriverStatement
 
 
 def _settle(pending: _Pending, outcome: BaseException | None) -> None:
@@ -224,15 +239,3 @@ def _rows(group: Sequence[_Pending], refused: set[int], now: datetime) -> list[d
         for p in group
         if p.table_id not in refused
     ]
-
-
-def _no_implicit_begin(engine: Engine) -> None:
-    """Let SQLAlchemy's ``begin`` event issue BEGIN, not the sqlite3 module's own."""
-
-    @event.listens_for(engine, "connect")
-    def _autocommit_driver(dbapi_connection: Any, _record: Any) -> None:
-        dbapi_connection.isolation_level = None
-
-
-def _begin_immediate(connection: Connection) -> None:
-    connection.exec_driver_sql("BEGIN IMMEDIATE")

@@ -12,6 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from server.db.models import LiveAction, LiveHand, TableRecord
 from server.db.session import make_sessionmaker
+from server.db.types import utcnow
 from server.deck_seal import DeckSeal
 from server.fencing import claim_table
 from server.table_store import DatabaseTableStore
@@ -125,4 +126,21 @@ async def test_a_retried_action_is_written_once(
         # The fence check leaves the table's token as it was.
         fence = await session.scalar(select(TableRecord.fence).where(TableRecord.id == table_id))
         assert fence == store.fence
+    await write_ahead.close()
+
+
+async def test_an_action_reads_back_as_it_was_written(
+    sessionmaker: async_sessionmaker[AsyncSession], engine: AsyncEngine
+) -> None:
+    """On SQLite the group goes to the driver as compiled once; what it writes reads back
+    through SQLAlchemy as the ORM writes it: the action's JSON, an aware UTC time."""
+    write_ahead = WriteAhead(engine)
+    ((table_id, store),) = await open_tables(sessionmaker, write_ahead, 1)
+    before = utcnow()
+    action = {"n": 0, "kind": "bet", "amount": 10, "note": "é ☃", "cards": ["As", "Kd"]}
+    await store.record_action(table_id, 1, 0, action)
+    async with sessionmaker() as session:
+        row = await session.get(LiveAction, (table_id, 1, 0))
+    assert row is not None and row.action == action
+    assert row.created_at.tzinfo is not None and before <= row.created_at <= utcnow()
     await write_ahead.close()
