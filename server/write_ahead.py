@@ -9,19 +9,24 @@ transaction. The statements are SQLAlchemy Core, built once.
 
 SQLite has one writer at a time. The node's writes of table state (this one and the
 store's, :class:`~server.table_store.DatabaseTableStore`) take :attr:`WriteAhead.gate` in
-turn rather than meeting in SQLite's busy handler, which sleeps in steps up to 100 ms; and
-a group is written by one thread of its own on a connection of its own, all its statements
-in one hop, so the write lock is held for the database's work alone, never across turns of
-the event loop; there the statements go to the driver as they were compiled once
-(:mod:`server.db.driver`), without SQLAlchemy's work for each. On PostgreSQL the gate is
-open (rows are locked per table) and the group goes through the async engine, without
-waiting for the disk (``synchronous_commit`` off: the row outlives the node at once).
+turn rather than meeting in SQLite's busy handler, which sleeps in steps up to 100 ms. A
+group goes to the driver as its statements were compiled once (:mod:`server.db.driver`),
+without SQLAlchemy's work for each, on a connection of the write-ahead's own, written on
+the event loop at once: with the log ahead (WAL) and ``synchronous=NORMAL`` a commit is an
+append to the log, tens of microseconds, less than handing it to a thread and back. What
+could make it wait is kept off the loop: that connection never waits for the lock (should
+another writer hold it, a request's transaction or a tool, the group is written by the
+write-ahead's thread, which waits), and never checkpoints (the thread copies the log into
+the database every :data:`CHECKPOINT_EVERY` groups). On PostgreSQL the gate is open (rows
+are locked per table) and the group goes through the async engine, without waiting for
+the disk (``synchronous_commit`` off: the row outlives the node at once).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import sqlite3
 from collections.abc import AsyncIterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -43,6 +48,8 @@ from server.fencing import refused as fencing_refused
 from server.table_types import StoreUnavailable
 
 _ACTIONS = cast(Table, LiveAction.__table__)
+CHECKPOINT_EVERY = 200  # groups written on the event loop between checkpoints (SQLite)
+log = logging.getLogger(__name__)
 
 
 @dataclass(slots=True)
@@ -67,7 +74,9 @@ class WriteAhead:
         self._writing: asyncio.Task[None] | None = None
         self._lock = asyncio.Lock() if self.sqlite else None
         self._thread: ThreadPoolExecutor | None = None
-        self._sync_writer: _SqliteWriter | None = None
+        self._writers: dict[bool, _SqliteWriter] = {}  # on the loop (True), in the thread
+        self._since_checkpoint = 0
+        self._checkpointing: asyncio.Future[None] | None = None
         self.groups = 0  # transactions written
         self.written = 0  # actions written
         insert = sqlite_insert if self.sqlite else postgresql_insert
@@ -102,9 +111,9 @@ class WriteAhead:
         if self._thread is not None:
             self._thread.shutdown(wait=True)
             self._thread = None
-        if self._sync_writer is not None:
-            self._sync_writer.connection.close()
-            self._sync_writer = None
+        for writer in self._writers.values():
+            writer.connection.close()
+        self._writers.clear()
 
     async def _write_all(self) -> None:
         try:
@@ -144,10 +153,7 @@ class WriteAhead:
         fenced = {p.table_id: p.fence for p in group if p.fence is not None}
         now = utcnow()
         if self._own_thread:
-            loop = asyncio.get_running_loop()
-            return await loop.run_in_executor(
-                self._executor(), self._commit_sync, group, fenced, now
-            )
+            return await self._commit_sqlite(group, fenced, now)
         async with self.engine.begin() as connection:
             if not self.sqlite:
                 await connection.execute(text("SET LOCAL synchronous_commit TO OFF"))
@@ -160,12 +166,35 @@ class WriteAhead:
                 await connection.execute(self._insert, rows)
         return refused
 
-    def _commit_sync(
+    async def _commit_sqlite(
         self, group: Sequence[_Pending], fenced: dict[int, int], now: datetime
     ) -> set[int]:
-        """SQLite's group, in the writer's thread, on the driver's own connection: every
-        statement in one go, each compiled once (:class:`~server.db.driver.DriverStatement`)."""
-        writer = self._writer()
+        """On the event loop at once (a commit is an append to the log: no wait on the
+        disk), unless another writer holds the database."""
+        try:
+            refused = self._commit_sync(self._writer(here=True), group, fenced, now)
+        except sqlite3.OperationalError as error:
+            if error.sqlite_errorcode & 0xFF != sqlite3.SQLITE_BUSY:  # any kind of busy
+                raise
+            # Another writer holds the database (a request's transaction, a tool): wait
+            # for it in the thread, never on the event loop.
+            loop = asyncio.get_running_loop()
+            there = self._writer(here=False)
+            return await loop.run_in_executor(
+                self._executor(), self._commit_sync, there, group, fenced, now
+            )
+        self._checkpoint_now_and_then()
+        return refused
+
+    def _commit_sync(
+        self,
+        writer: _SqliteWriter,
+        group: Sequence[_Pending],
+        fenced: dict[int, int],
+        now: datetime,
+    ) -> set[int]:
+        """SQLite's group on a connection of the driver's own: every statement in one go,
+        each compiled once (:class:`~server.db.driver.DriverStatement`)."""
         cursor = writer.connection.cursor()
         try:
             # The write lock from the start, so no statement of the group finds another
@@ -179,7 +208,7 @@ class WriteAhead:
         except Exception:
             # A fresh connection for the next group: nothing of this one is left open on it
             # (a statement left unfinished would hold the write lock past the close).
-            self._sync_writer = None
+            self._writers = {k: w for k, w in self._writers.items() if w is not writer}
             with contextlib.suppress(sqlite3.Error):
                 cursor.close()
                 writer.connection.rollback()
@@ -193,20 +222,48 @@ class WriteAhead:
             self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="write-ahead")
         return self._thread
 
-    def _writer(self) -> _SqliteWriter:
-        if self._sync_writer is None:
+    def _writer(self, *, here: bool) -> _SqliteWriter:
+        """The connection written on the event loop (``here``: it never waits for the
+        database's lock, nor checkpoints), or the one in the writer thread."""
+        writer = self._writers.get(here)
+        if writer is None:
             database = self.engine.url.database
             assert database is not None  # a file: see _own_thread
             # Autocommit at the driver: BEGIN and COMMIT are the group's own.
             connection = sqlite3.connect(database, isolation_level=None, check_same_thread=False)
             sqlite_pragmas(connection, None)
+            if here:
+                connection.execute("PRAGMA busy_timeout=0")
+                connection.execute("PRAGMA wal_autocheckpoint=0")
             dialect = self.engine.dialect
-            self._sync_writer = _SqliteWriter(
+            writer = self._writers[here] = _SqliteWriter(
                 connection,
                 DriverStatement.compile(FENCE_HELD, dialect),
                 DriverStatement.compile(self._insert, dialect),
             )
-        return self._sync_writer
+        return writer
+
+    def _checkpoint_now_and_then(self) -> None:
+        """Every so many groups written on the loop, their log copied into the database
+        (a passive checkpoint: it waits for nobody) in the writer thread, which waits on
+        the disk there."""
+        self._since_checkpoint += 1
+        if self._since_checkpoint < CHECKPOINT_EVERY or self._checkpointing is not None:
+            return
+        self._since_checkpoint = 0
+        loop = asyncio.get_running_loop()
+        future = loop.run_in_executor(self._executor(), self._checkpoint)
+        self._checkpointing = future
+        future.add_done_callback(self._checkpointed)
+
+    def _checkpoint(self) -> None:
+        writer = self._writer(here=False)
+        writer.connection.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+
+    def _checkpointed(self, future: asyncio.Future[None]) -> None:
+        self._checkpointing = None
+        if not future.cancelled() and future.exception() is not None:
+            log.warning("write-ahead: a checkpoint failed: %r", future.exception())
 
 
 @dataclass(frozen=True, slots=True)
