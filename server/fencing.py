@@ -5,7 +5,8 @@ table checks the writer's token first, under the table row's lock, so a node tha
 table (to a newer token) writes nothing more. One table's check is :data:`FENCE_HELD`; a
 group of tables written together (:mod:`server.write_ahead`) is checked by
 :data:`FENCES_HELD` in one statement, or, on the driver's own cursor (SQLite's writer
-thread), by :data:`FENCE_HELD` once a table (:func:`refused_on_cursor`).
+thread, PostgreSQL's asyncpg connection), by :data:`FENCE_HELD` once a table
+(:func:`refused_on_cursor`, :func:`refused_on_asyncpg`).
 """
 
 from __future__ import annotations
@@ -81,6 +82,20 @@ def refused_on_cursor(cursor: Any, check: DriverStatement, fenced: dict[int, int
     for table, token in fenced.items():
         cursor.execute(check.sql, check.parameters({"table": table, "token": token}))
         if cursor.rowcount != 1:
+            refused.add(table)
+    return refused
+
+
+async def refused_on_asyncpg(
+    connection: Any, check: DriverStatement, fenced: dict[int, int]
+) -> set[int]:
+    """The same on an asyncpg connection, in its transaction."""
+    refused: set[int] = set()
+    for table, token in fenced.items():
+        status = await connection.execute(
+            check.sql, *check.parameters({"table": table, "token": token})
+        )
+        if status != "UPDATE 1":
             refused.add(table)
     return refused
 

@@ -34,16 +34,22 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import Table, text
+from sqlalchemy import Table
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
-from sqlalchemy.ext.asyncio import AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from server.db.driver import DriverStatement
 from server.db.models import LiveAction
 from server.db.session import is_outage, sqlite_pragmas
 from server.db.types import utcnow
-from server.fencing import FENCE_HELD, fence_check, refused_on_cursor, taken_over
+from server.fencing import (
+    FENCE_HELD,
+    fence_check,
+    refused_on_asyncpg,
+    refused_on_cursor,
+    taken_over,
+)
 from server.fencing import refused as fencing_refused
 from server.table_types import StoreUnavailable
 
@@ -76,6 +82,8 @@ class WriteAhead:
         self._thread: ThreadPoolExecutor | None = None
         self._writers: dict[bool, _SqliteWriter] = {}  # on the loop (True), in the thread
         self._since_checkpoint = 0
+        self._asyncpg: tuple[DriverStatement, DriverStatement] | None = None
+        self._held: AsyncConnection | None = None  # PostgreSQL: the write-ahead's connection
         self._checkpointing: asyncio.Future[None] | None = None
         self.groups = 0  # transactions written
         self.written = 0  # actions written
@@ -111,6 +119,9 @@ class WriteAhead:
         if self._thread is not None:
             self._thread.shutdown(wait=True)
             self._thread = None
+        if self._held is not None:
+            await self._held.close()
+            self._held = None
         for writer in self._writers.values():
             writer.connection.close()
         self._writers.clear()
@@ -154,9 +165,9 @@ class WriteAhead:
         now = utcnow()
         if self._own_thread:
             return await self._commit_sqlite(group, fenced, now)
+        if not self.sqlite:
+            return await self._commit_postgresql(group, fenced, now)
         async with self.engine.begin() as connection:
-            if not self.sqlite:
-                await connection.execute(text("SET LOCAL synchronous_commit TO OFF"))
             refused: set[int] = set()
             if fenced:
                 result = await connection.execute(*fence_check(fenced))
@@ -164,6 +175,51 @@ class WriteAhead:
             rows = _rows(group, refused, now)
             if rows:
                 await connection.execute(self._insert, rows)
+        return refused
+
+    async def _commit_postgresql(
+        self, group: Sequence[_Pending], fenced: dict[int, int], now: datetime
+    ) -> set[int]:
+        """Through asyncpg itself, on a connection of the engine's pool that the write-ahead
+        keeps (it writes one group at a time); one found broken is let go and the group
+        written once more on a fresh one (an action is written once however often it is
+        tried)."""
+        try:
+            return await self._commit_asyncpg(group, fenced, now)
+        except Exception as error:
+            if not is_outage(error):
+                raise
+            return await self._commit_asyncpg(group, fenced, now)
+
+    async def _commit_asyncpg(
+        self, group: Sequence[_Pending], fenced: dict[int, int], now: datetime
+    ) -> set[int]:
+        if self._asyncpg is None:
+            dialect = self.engine.dialect
+            self._asyncpg = (
+                DriverStatement.compile(FENCE_HELD, dialect),
+                DriverStatement.compile(self._insert, dialect),
+            )
+        check, insert = self._asyncpg
+        if self._held is None:
+            self._held = await self.engine.connect()
+        connection = self._held
+        try:
+            driver = (await connection.get_raw_connection()).driver_connection
+            assert driver is not None
+            async with driver.transaction():
+                await driver.execute("SET LOCAL synchronous_commit TO OFF")
+                refused = await refused_on_asyncpg(driver, check, fenced) if fenced else set()
+                rows = _rows(group, refused, now)
+                if rows:
+                    await driver.executemany(insert.sql, insert.many(rows))
+        except Exception as error:
+            if is_outage(error):  # never back to the pool as if it were sound
+                self._held = None
+                with contextlib.suppress(Exception):
+                    await connection.invalidate()
+                    await connection.close()
+            raise
         return refused
 
     async def _commit_sqlite(

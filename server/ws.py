@@ -162,7 +162,9 @@ class Connection:
         try:
             while True:
                 try:
-                    text = await asyncio.wait_for(self._receive_text(), self.idle_seconds)
+                    # A timer, not a task a message (as wait_for would make).
+                    async with asyncio.timeout(self.idle_seconds):
+                        text = await self._receive_text()
                 except TimeoutError:
                     await self.websocket.close(code=1001, reason="idle")
                     return
