@@ -9,7 +9,7 @@ import threading
 
 import pytest
 from play import seed
-from sqlalchemy import delete, select
+from sqlalchemy import delete, select, text
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from server import write_ahead as write_ahead_module
@@ -188,4 +188,28 @@ async def test_a_database_held_by_another_writer_is_waited_for_off_the_loop(
     holder.close()
     await asyncio.wait_for(writing, 10)
     assert await written(sessionmaker, table_id) == [0, 1, 2, 3]
+    await write_ahead.close()
+
+
+async def test_a_lost_connection_is_replaced_and_the_action_written(
+    sessionmaker: async_sessionmaker[AsyncSession], engine: AsyncEngine
+) -> None:
+    """PostgreSQL: the write-ahead keeps a connection; one the database dropped (a restart,
+    a killed backend) is let go and the group written on a fresh one, at once."""
+    if engine.dialect.name != "postgresql":
+        pytest.skip("the write-ahead keeps a connection on PostgreSQL")
+    write_ahead = WriteAhead(engine)
+    ((table_id, store),) = await open_tables(sessionmaker, write_ahead, 1)
+    await store.record_action(table_id, 1, 0, {"n": 0})
+    held = write_ahead._held
+    assert held is not None
+    driver = (await held.get_raw_connection()).driver_connection
+    assert driver is not None
+    async with sessionmaker() as session:
+        await session.execute(
+            text("SELECT pg_terminate_backend(:pid)"), {"pid": driver.get_server_pid()}
+        )
+    await store.record_action(table_id, 1, 1, {"n": 1})
+    assert write_ahead._held is not held
+    assert await written(sessionmaker, table_id) == [0, 1]
     await write_ahead.close()
