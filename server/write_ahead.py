@@ -184,10 +184,11 @@ class WriteAhead:
         keeps (it writes one group at a time); one found broken is let go and the group
         written once more on a fresh one (an action is written once however often it is
         tried)."""
+        held = self._held
         try:
             return await self._commit_asyncpg(group, fenced, now)
-        except Exception as error:
-            if not is_outage(error):
+        except Exception:
+            if held is None or self._held is held:  # not a kept connection found broken
                 raise
             return await self._commit_asyncpg(group, fenced, now)
 
@@ -204,6 +205,7 @@ class WriteAhead:
         if self._held is None:
             self._held = await self.engine.connect()
         connection = self._held
+        driver = None
         try:
             driver = (await connection.get_raw_connection()).driver_connection
             assert driver is not None
@@ -214,7 +216,10 @@ class WriteAhead:
                 if rows:
                     await driver.executemany(insert.sql, insert.many(rows))
         except Exception as error:
-            if is_outage(error):  # never back to the pool as if it were sound
+            # Never back to the pool as if it were sound (a connection the server dropped
+            # may also be found mid-protocol: asyncpg's InternalClientError).
+            lost = type(error).__name__ == "InternalClientError"
+            if lost or is_outage(error) or driver is None or driver.is_closed():
                 self._held = None
                 with contextlib.suppress(Exception):
                     await connection.invalidate()
