@@ -374,10 +374,11 @@ async def open_tables(
 
     async def table(index: int) -> tuple[int, int]:
         async with gate:
-            response = await http.post(
+            response = await post_when_free(
+                http,
                 f"{base}/admin/tables",
+                {"name": f"load-{index}", "seats": SEATS},
                 headers={"Authorization": f"Bearer {token}"},
-                json={"name": f"load-{index}", "seats": SEATS},
             )
         response.raise_for_status()
         body = response.json()
@@ -386,11 +387,8 @@ async def open_tables(
     async def bot(index: int, seat: int, table_id: int, buy_in: int) -> BotSpec:
         name = f"load{index}s{seat}"
         async with gate:
-            created = await http.post(
-                f"{base}/auth/register",
-                json={"username": name, "password": PASSWORD, "bot": True},
-            )
-            created.raise_for_status()
+            body = {"username": name, "password": PASSWORD, "bot": True}
+            (await post_when_free(http, f"{base}/auth/register", body)).raise_for_status()
             token = await login(http, base, name, PASSWORD)
         node = room.nodes[(index * SEATS + seat) % len(room.nodes)]
         return BotSpec(
@@ -416,8 +414,23 @@ async def open_tables(
     )
 
 
+async def post_when_free(
+    http: httpx.AsyncClient, url: str, body: Any, headers: dict[str, str] | None = None
+) -> httpx.Response:
+    """POST, and again after its ``Retry-After`` while the server answers 503 (``server_busy``:
+    its password hashing is full; ``database_unavailable``: SQLite's writer was held past its
+    busy timeout): on a busy machine, setting up hundreds of bots at once meets both."""
+    for _ in range(50):
+        response = await http.post(url, json=body, headers=headers)
+        if response.status_code != 503:
+            return response
+        await asyncio.sleep(float(response.headers.get("retry-after", "1")))
+    return response
+
+
 async def login(http: httpx.AsyncClient, base: str, name: str, password: str) -> str:
-    response = await http.post(f"{base}/auth/login", json={"username": name, "password": password})
+    body = {"username": name, "password": password}
+    response = await post_when_free(http, f"{base}/auth/login", body)
     response.raise_for_status()
     return str(response.json()["access_token"])
 
@@ -780,12 +793,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     if options.json_path is not None:
         document = {
-            "options": {**asdict(options), "json_path": str(options.json_path)},
+            "options": asdict(options),  # paths written as strings
             "load_average": os.getloadavg(),
             "steps": [asdict(result) for result in results],
             "largest_tables_under_p99": largest,
         }
-        options.json_path.write_text(json.dumps(document, indent=2) + "\n")
+        options.json_path.write_text(json.dumps(document, indent=2, default=str) + "\n")
     return 0
 
 

@@ -28,6 +28,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("database", ("sqlalchemy/", "aiosqlite/", "asyncpg/", "sqlite3/", "/server/write_ahead")),
     ("database", ("/server/table_store", "/server/db/", "/server/ledger", "/server/hand_")),
     ("websocket", ("uvicorn/protocols/websockets", "websockets/", "starlette/websockets")),
+    ("websocket", ("/server/ws_transport", "/server/frames")),
     ("http", ("uvicorn/", "starlette/", "fastapi/", "httptools", "h11/", "pydantic")),
     ("bus", ("redis/", "hiredis", "/server/redis_bus", "/server/bus")),
     ("engine", ("/engine/",)),

@@ -28,13 +28,15 @@ def player_channel(table_id: int, player: str) -> str:
 
 class Delivered(dict[str, Any]):
     """A message as the bus hands it to every subscriber of its channel: one object for
-    all of them, so what is made of it once (its wire text) serves every socket."""
+    all of them, so what is made of it once (its wire text, its websocket frame) serves
+    every socket (``server.frames``)."""
 
-    __slots__ = ("wire",)
+    __slots__ = ("frame", "wire")
 
     def __init__(self, message: dict[str, Any]) -> None:
         super().__init__(message)
         self.wire: str | None = None
+        self.frame: bytes | None = None
 
 
 class Subscription:
@@ -46,6 +48,7 @@ class Subscription:
         self.queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue(size)
         self.dropped = False
         self.closed = False
+        self._ended = False  # the end marker was taken by get_ready
 
     def offer(self, message: dict[str, Any]) -> None:
         """Queue a frame made on this node behind every message published before it."""
@@ -88,6 +91,25 @@ class Subscription:
     async def get(self) -> dict[str, Any] | None:
         """The next message, or None once the subscription is closed."""
         return await self.queue.get()
+
+    async def get_ready(self, limit: int = 256) -> list[dict[str, Any]]:
+        """The next message and those queued behind it (at most ``limit``), in order; an
+        empty list once the subscription is closed (after what was queued before)."""
+        if self._ended:
+            return []
+        first = await self.queue.get()
+        if first is None:
+            self._ended = True
+            return []
+        batch = [first]
+        queue = self.queue
+        while len(batch) < limit and not queue.empty():
+            message = queue.get_nowait()
+            if message is None:
+                self._ended = True
+                break
+            batch.append(message)
+        return batch
 
     def __aiter__(self) -> AsyncIterator[dict[str, Any]]:
         return self._iterate()

@@ -278,6 +278,7 @@ def run_node(
 
     from server.app import create_app
     from server.gateway import paced_http_protocol
+    from server.ws_transport import FrameWritingProtocol
 
     # JSON lines: uvicorn's own lines go through the root logger's handler too.
     extra: dict[str, Any] = {"log_config": None} if settings.log_format == "json" else {}
@@ -295,6 +296,7 @@ def run_node(
         port=settings.port,
         log_level=log_level,
         http=paced_http_protocol(settings.http_requests_per_turn),
+        ws=FrameWritingProtocol,
         ws_per_message_deflate=settings.ws_compression,
         **extra,
     )

@@ -4,7 +4,9 @@ A node taking a table over claims a new token (:func:`claim_table`); every write
 table checks the writer's token first, under the table row's lock, so a node that lost the
 table (to a newer token) writes nothing more. One table's check is :data:`FENCE_HELD`; a
 group of tables written together (:mod:`server.write_ahead`) is checked by
-:data:`FENCES_HELD` in one statement.
+:data:`FENCES_HELD` in one statement, or, on the driver's own cursor (SQLite's writer
+thread, PostgreSQL's asyncpg connection), by :data:`FENCE_HELD` once a table
+(:func:`refused_on_cursor`, :func:`refused_on_asyncpg`).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Any, cast
 from sqlalchemy import CursorResult, Table, bindparam, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from server.db.driver import DriverStatement
 from server.db.models import TableRecord
 from server.table_types import TableTakenOver
 
@@ -69,6 +72,32 @@ def refused(result: CursorResult[Any], fenced: dict[int, int]) -> set[int]:
         return set() if result.rowcount == 1 else set(fenced)
     held = {row[0]: row[1] for row in cast(Iterable[Sequence[int]], result)}
     return {t for t, fence in fenced.items() if held.get(t) != fence}
+
+
+def refused_on_cursor(cursor: Any, check: DriverStatement, fenced: dict[int, int]) -> set[int]:
+    """:func:`fence_check` and :func:`refused` on a driver's cursor, in its transaction
+    (``check``: :data:`FENCE_HELD` compiled for the driver): the tables whose fence is no
+    longer the writer's."""
+    refused: set[int] = set()
+    for table, token in fenced.items():
+        cursor.execute(check.sql, check.parameters({"table": table, "token": token}))
+        if cursor.rowcount != 1:
+            refused.add(table)
+    return refused
+
+
+async def refused_on_asyncpg(
+    connection: Any, check: DriverStatement, fenced: dict[int, int]
+) -> set[int]:
+    """The same on an asyncpg connection, in its transaction."""
+    refused: set[int] = set()
+    for table, token in fenced.items():
+        status = await connection.execute(
+            check.sql, *check.parameters({"table": table, "token": token})
+        )
+        if status != "UPDATE 1":
+            refused.add(table)
+    return refused
 
 
 def taken_over(table_id: int, fence: int | None) -> TableTakenOver:

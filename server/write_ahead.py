@@ -9,44 +9,53 @@ transaction. The statements are SQLAlchemy Core, built once.
 
 SQLite has one writer at a time. The node's writes of table state (this one and the
 store's, :class:`~server.table_store.DatabaseTableStore`) take :attr:`WriteAhead.gate` in
-turn rather than meeting in SQLite's busy handler, which sleeps in steps up to 100 ms; and
-a group is written by one thread of its own on a connection of its own, all its statements
-in one hop, so the write lock is held for the database's work alone, never across turns of
-the event loop. On PostgreSQL the gate is open (rows are locked per table) and the group
-goes through the async engine, without waiting for the disk (``synchronous_commit`` off:
-the row outlives the node at once).
+turn rather than meeting in SQLite's busy handler, which sleeps in steps up to 100 ms. A
+group goes to the driver as its statements were compiled once (:mod:`server.db.driver`),
+without SQLAlchemy's work for each, on a connection of the write-ahead's own, written on
+the event loop at once: with the log ahead (WAL) and ``synchronous=NORMAL`` a commit is an
+append to the log, tens of microseconds, less than handing it to a thread and back. What
+could make it wait is kept off the loop: that connection never waits for the lock (should
+another writer hold it, a request's transaction or a tool, the group is written by the
+write-ahead's thread, which waits), and never checkpoints (the thread copies the log into
+the database every :data:`CHECKPOINT_EVERY` groups). On PostgreSQL the gate is open (rows
+are locked per table) and the group goes through the async engine, without waiting for
+the disk (``synchronous_commit`` off: the row outlives the node at once).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
+import sqlite3
 from collections.abc import AsyncIterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import (
-    Connection,
-    Engine,
-    Table,
-    create_engine,
-    event,
-    text,
-)
+from sqlalchemy import Table
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
-from sqlalchemy.ext.asyncio import AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+from server.db.driver import DriverStatement
 from server.db.models import LiveAction
 from server.db.session import is_outage, sqlite_pragmas
 from server.db.types import utcnow
-from server.fencing import fence_check, taken_over
+from server.fencing import (
+    FENCE_HELD,
+    fence_check,
+    refused_on_asyncpg,
+    refused_on_cursor,
+    taken_over,
+)
 from server.fencing import refused as fencing_refused
 from server.table_types import StoreUnavailable
 
 _ACTIONS = cast(Table, LiveAction.__table__)
+CHECKPOINT_EVERY = 200  # groups written on the event loop between checkpoints (SQLite)
+log = logging.getLogger(__name__)
 
 
 @dataclass(slots=True)
@@ -71,7 +80,11 @@ class WriteAhead:
         self._writing: asyncio.Task[None] | None = None
         self._lock = asyncio.Lock() if self.sqlite else None
         self._thread: ThreadPoolExecutor | None = None
-        self._sync_engine: Engine | None = None
+        self._writers: dict[bool, _SqliteWriter] = {}  # on the loop (True), in the thread
+        self._since_checkpoint = 0
+        self._asyncpg: tuple[DriverStatement, DriverStatement] | None = None
+        self._held: AsyncConnection | None = None  # PostgreSQL: the write-ahead's connection
+        self._checkpointing: asyncio.Future[None] | None = None
         self.groups = 0  # transactions written
         self.written = 0  # actions written
         insert = sqlite_insert if self.sqlite else postgresql_insert
@@ -103,12 +116,15 @@ class WriteAhead:
         """Write what is waiting, then let the thread and its connection go."""
         if self._writing is not None:
             await asyncio.gather(self._writing, return_exceptions=True)
-        if self._sync_engine is not None:
-            self._sync_engine.dispose()
-            self._sync_engine = None
         if self._thread is not None:
             self._thread.shutdown(wait=True)
             self._thread = None
+        if self._held is not None:
+            await self._held.close()
+            self._held = None
+        for writer in self._writers.values():
+            writer.connection.close()
+        self._writers.clear()
 
     async def _write_all(self) -> None:
         try:
@@ -148,13 +164,10 @@ class WriteAhead:
         fenced = {p.table_id: p.fence for p in group if p.fence is not None}
         now = utcnow()
         if self._own_thread:
-            loop = asyncio.get_running_loop()
-            return await loop.run_in_executor(
-                self._executor(), self._commit_sync, group, fenced, now
-            )
+            return await self._commit_sqlite(group, fenced, now)
+        if not self.sqlite:
+            return await self._commit_postgresql(group, fenced, now)
         async with self.engine.begin() as connection:
-            if not self.sqlite:
-                await connection.execute(text("SET LOCAL synchronous_commit TO OFF"))
             refused: set[int] = set()
             if fenced:
                 result = await connection.execute(*fence_check(fenced))
@@ -164,24 +177,105 @@ class WriteAhead:
                 await connection.execute(self._insert, rows)
         return refused
 
-    def _commit_sync(
+    async def _commit_postgresql(
         self, group: Sequence[_Pending], fenced: dict[int, int], now: datetime
     ) -> set[int]:
-        """SQLite's group, in the writer's thread: every statement in one go."""
-        engine = self._engine_sync()
+        """Through asyncpg itself, on a connection of the engine's pool that the write-ahead
+        keeps (it writes one group at a time); one found broken is let go and the group
+        written once more on a fresh one (an action is written once however often it is
+        tried)."""
+        held = self._held
         try:
-            with engine.begin() as connection:
-                refused: set[int] = set()
-                if fenced:
-                    result = connection.execute(*fence_check(fenced))
-                    refused = fencing_refused(result, fenced)
+            return await self._commit_asyncpg(group, fenced, now)
+        except Exception:
+            if held is None or self._held is held:  # not a kept connection found broken
+                raise
+            return await self._commit_asyncpg(group, fenced, now)
+
+    async def _commit_asyncpg(
+        self, group: Sequence[_Pending], fenced: dict[int, int], now: datetime
+    ) -> set[int]:
+        if self._asyncpg is None:
+            dialect = self.engine.dialect
+            self._asyncpg = (
+                DriverStatement.compile(FENCE_HELD, dialect),
+                DriverStatement.compile(self._insert, dialect),
+            )
+        check, insert = self._asyncpg
+        if self._held is None:
+            self._held = await self.engine.connect()
+        connection = self._held
+        driver = None
+        try:
+            driver = (await connection.get_raw_connection()).driver_connection
+            assert driver is not None
+            async with driver.transaction():
+                await driver.execute("SET LOCAL synchronous_commit TO OFF")
+                refused = await refused_on_asyncpg(driver, check, fenced) if fenced else set()
                 rows = _rows(group, refused, now)
                 if rows:
-                    connection.execute(self._insert, rows)
-        except Exception:
-            # A fresh connection for the next group: nothing of this one is left open on it.
-            engine.dispose()
+                    await driver.executemany(insert.sql, insert.many(rows))
+        except Exception as error:
+            # Never back to the pool as if it were sound (a connection the server dropped
+            # may also be found mid-protocol: asyncpg's InternalClientError).
+            lost = type(error).__name__ == "InternalClientError"
+            if lost or is_outage(error) or driver is None or driver.is_closed():
+                self._held = None
+                with contextlib.suppress(Exception):
+                    await connection.invalidate()
+                    await connection.close()
             raise
+        return refused
+
+    async def _commit_sqlite(
+        self, group: Sequence[_Pending], fenced: dict[int, int], now: datetime
+    ) -> set[int]:
+        """On the event loop at once (a commit is an append to the log: no wait on the
+        disk), unless another writer holds the database."""
+        try:
+            refused = self._commit_sync(self._writer(here=True), group, fenced, now)
+        except sqlite3.OperationalError as error:
+            if error.sqlite_errorcode & 0xFF != sqlite3.SQLITE_BUSY:  # any kind of busy
+                raise
+            # Another writer holds the database (a request's transaction, a tool): wait
+            # for it in the thread, never on the event loop.
+            loop = asyncio.get_running_loop()
+            there = self._writer(here=False)
+            return await loop.run_in_executor(
+                self._executor(), self._commit_sync, there, group, fenced, now
+            )
+        self._checkpoint_now_and_then()
+        return refused
+
+    def _commit_sync(
+        self,
+        writer: _SqliteWriter,
+        group: Sequence[_Pending],
+        fenced: dict[int, int],
+        now: datetime,
+    ) -> set[int]:
+        """SQLite's group on a connection of the driver's own: every statement in one go,
+        each compiled once (:class:`~server.db.driver.DriverStatement`)."""
+        cursor = writer.connection.cursor()
+        try:
+            # The write lock from the start, so no statement of the group finds another
+            # writer's commit in its way.
+            cursor.execute("BEGIN IMMEDIATE")
+            refused = refused_on_cursor(cursor, writer.fence_held, fenced) if fenced else set()
+            rows = _rows(group, refused, now)
+            if rows:
+                cursor.executemany(writer.insert.sql, writer.insert.many(rows))
+            cursor.execute("COMMIT")
+        except Exception:
+            # A fresh connection for the next group: nothing of this one is left open on it
+            # (a statement left unfinished would hold the write lock past the close).
+            self._writers = {k: w for k, w in self._writers.items() if w is not writer}
+            with contextlib.suppress(sqlite3.Error):
+                cursor.close()
+                writer.connection.rollback()
+            writer.connection.close()
+            raise
+        cursor.close()
         return refused
 
     def _executor(self) -> ThreadPoolExecutor:
@@ -189,18 +283,57 @@ class WriteAhead:
             self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="write-ahead")
         return self._thread
 
-    def _engine_sync(self) -> Engine:
-        if self._sync_engine is None:
-            url = self.engine.url.set(drivername="sqlite+pysqlite")
-            # One connection, used by the one writer thread.
-            engine = create_engine(url, pool_size=1, max_overflow=0)
-            event.listen(engine, "connect", sqlite_pragmas)
-            # BEGIN IMMEDIATE: the write lock from the start, so no statement of the group
-            # finds another writer's commit in its way.
-            event.listen(engine, "begin", _begin_immediate)
-            _no_implicit_begin(engine)
-            self._sync_engine = engine
-        return self._sync_engine
+    def _writer(self, *, here: bool) -> _SqliteWriter:
+        """The connection written on the event loop (``here``: it never waits for the
+        database's lock, nor checkpoints), or the one in the writer thread."""
+        writer = self._writers.get(here)
+        if writer is None:
+            database = self.engine.url.database
+            assert database is not None  # a file: see _own_thread
+            # Autocommit at the driver: BEGIN and COMMIT are the group's own.
+            connection = sqlite3.connect(database, isolation_level=None, check_same_thread=False)
+            sqlite_pragmas(connection, None)
+            if here:
+                connection.execute("PRAGMA busy_timeout=0")
+                connection.execute("PRAGMA wal_autocheckpoint=0")
+            dialect = self.engine.dialect
+            writer = self._writers[here] = _SqliteWriter(
+                connection,
+                DriverStatement.compile(FENCE_HELD, dialect),
+                DriverStatement.compile(self._insert, dialect),
+            )
+        return writer
+
+    def _checkpoint_now_and_then(self) -> None:
+        """Every so many groups written on the loop, their log copied into the database
+        (a passive checkpoint: it waits for nobody) in the writer thread, which waits on
+        the disk there."""
+        self._since_checkpoint += 1
+        if self._since_checkpoint < CHECKPOINT_EVERY or self._checkpointing is not None:
+            return
+        self._since_checkpoint = 0
+        loop = asyncio.get_running_loop()
+        future = loop.run_in_executor(self._executor(), self._checkpoint)
+        self._checkpointing = future
+        future.add_done_callback(self._checkpointed)
+
+    def _checkpoint(self) -> None:
+        writer = self._writer(here=False)
+        writer.connection.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+
+    def _checkpointed(self, future: asyncio.Future[None]) -> None:
+        self._checkpointing = None
+        if not future.cancelled() and future.exception() is not None:
+            log.warning("write-ahead: a checkpoint failed: %r", future.exception())
+
+
+@dataclass(frozen=True, slots=True)
+class _SqliteWriter:
+    """The writer thread's connection and its statements."""
+
+    connection: sqlite3.Connection
+    fence_held: DriverStatement
+    insert: DriverStatement
 
 
 def _settle(pending: _Pending, outcome: BaseException | None) -> None:
@@ -224,15 +357,3 @@ def _rows(group: Sequence[_Pending], refused: set[int], now: datetime) -> list[d
         for p in group
         if p.table_id not in refused
     ]
-
-
-def _no_implicit_begin(engine: Engine) -> None:
-    """Let SQLAlchemy's ``begin`` event issue BEGIN, not the sqlite3 module's own."""
-
-    @event.listens_for(engine, "connect")
-    def _autocommit_driver(dbapi_connection: Any, _record: Any) -> None:
-        dbapi_connection.isolation_level = None
-
-
-def _begin_immediate(connection: Connection) -> None:
-    connection.exec_driver_sql("BEGIN IMMEDIATE")

@@ -53,7 +53,7 @@ from server.bus import (
 from server.cluster import TableHandle
 from server.db.session import is_outage
 from server.errors import outage_refusal
-from server.frames import PROTOCOL_VERSION, dumps, wire
+from server.frames import PROTOCOL_VERSION, Outbox, dumps
 from server.gateway import TOO_MANY, Gateway, MessageLimits
 from server.lanes import TableLanes
 from server.metrics import Metrics
@@ -166,7 +166,9 @@ class Connection:
         try:
             while True:
                 try:
-                    text = await asyncio.wait_for(self._receive_text(), self.idle_seconds)
+                    # A timer, not a task a message (as wait_for would make).
+                    async with asyncio.timeout(self.idle_seconds):
+                        text = await self._receive_text()
                 except TimeoutError:
                     await self.websocket.close(code=1001, reason="idle")
                     return
@@ -219,10 +221,14 @@ class Connection:
 
     async def _pump(self) -> None:
         """Write the queued frames to the socket; close a connection that fell behind."""
+        outbox = Outbox(self.websocket)
         try:
-            async for message in self.subscription:
-                self._note_run(message)
-                await self.websocket.send_text(wire(message))
+            # What is queued when the writer wakes (an action's events come two or three
+            # together) leaves in one write.
+            while messages := await self.subscription.get_ready():
+                for message in messages:
+                    self._note_run(message)
+                await outbox.write(messages)
             if self.signed_out is not None:
                 code, why = self.signed_out
                 await self.websocket.send_text(

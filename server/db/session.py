@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 from typing import Any
 
 from sqlalchemy import event, exc
@@ -76,7 +77,16 @@ def is_outage(error: BaseException) -> bool:
     return isinstance(error, exc.DBAPIError) and isinstance(cause, outages)
 
 
-_OUTAGES = (exc.OperationalError, exc.InterfaceError, exc.TimeoutError, OSError, TimeoutError)
+_OUTAGES = (
+    exc.OperationalError,
+    exc.InterfaceError,
+    exc.TimeoutError,
+    OSError,
+    TimeoutError,
+    # The driver's own, as SQLAlchemy would wrap them (the write-ahead's SQLite thread runs
+    # its statements on the driver).
+    sqlite3.OperationalError,
+)
 
 
 def _asyncpg_outages() -> tuple[type[BaseException], ...]:

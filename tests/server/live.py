@@ -26,6 +26,8 @@ import uvicorn
 from fastapi import FastAPI
 from websockets.asyncio.client import ClientConnection, connect
 
+from server.ws_transport import FrameWritingProtocol
+
 ANY = "…"
 RECEIVE_TIMEOUT = 5.0
 
@@ -33,7 +35,16 @@ RECEIVE_TIMEOUT = 5.0
 @asynccontextmanager
 async def serve(app: FastAPI) -> AsyncIterator[str]:
     """Serve an app whose lifespan already runs; yields ``host:port``."""
-    config = uvicorn.Config(app, host="127.0.0.1", port=0, lifespan="off", log_level="warning")
+    config = uvicorn.Config(
+        app,
+        host="127.0.0.1",
+        port=0,
+        lifespan="off",
+        log_level="warning",
+        # As the server runs (server.cli).
+        ws=FrameWritingProtocol,
+        ws_per_message_deflate=app.state.settings.ws_compression,
+    )
     server = uvicorn.Server(config)
     task = asyncio.create_task(server.serve())
     while not server.started:

@@ -4,14 +4,18 @@ table; one table refused or failing holds no other table's action back."""
 from __future__ import annotations
 
 import asyncio
+import sqlite3
+import threading
 
 import pytest
 from play import seed
-from sqlalchemy import delete, select
+from sqlalchemy import delete, select, text
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
+from server import write_ahead as write_ahead_module
 from server.db.models import LiveAction, LiveHand, TableRecord
 from server.db.session import make_sessionmaker
+from server.db.types import utcnow
 from server.deck_seal import DeckSeal
 from server.fencing import claim_table
 from server.table_store import DatabaseTableStore
@@ -125,4 +129,87 @@ async def test_a_retried_action_is_written_once(
         # The fence check leaves the table's token as it was.
         fence = await session.scalar(select(TableRecord.fence).where(TableRecord.id == table_id))
         assert fence == store.fence
+    await write_ahead.close()
+
+
+async def test_an_action_reads_back_as_it_was_written(
+    sessionmaker: async_sessionmaker[AsyncSession], engine: AsyncEngine
+) -> None:
+    """On SQLite the group goes to the driver as compiled once; what it writes reads back
+    through SQLAlchemy as the ORM writes it: the action's JSON, an aware UTC time."""
+    write_ahead = WriteAhead(engine)
+    ((table_id, store),) = await open_tables(sessionmaker, write_ahead, 1)
+    before = utcnow()
+    action = {"n": 0, "kind": "bet", "amount": 10, "note": "é ☃", "cards": ["As", "Kd"]}
+    await store.record_action(table_id, 1, 0, action)
+    async with sessionmaker() as session:
+        row = await session.get(LiveAction, (table_id, 1, 0))
+    assert row is not None and row.action == action
+    assert row.created_at.tzinfo is not None and before <= row.created_at <= utcnow()
+    await write_ahead.close()
+
+
+async def test_a_database_held_by_another_writer_is_waited_for_off_the_loop(
+    sessionmaker: async_sessionmaker[AsyncSession],
+    engine: AsyncEngine,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """SQLite: the group is written on the event loop, which must never wait for the lock:
+    while another connection holds it, the group waits in the writer thread, the loop runs
+    on, and the action goes in once the lock is let go. Every so many groups the log is
+    checkpointed, in that thread too."""
+    if engine.dialect.name != "sqlite":
+        pytest.skip("SQLite's one writer")
+    monkeypatch.setattr(write_ahead_module, "CHECKPOINT_EVERY", 3)
+    checkpoints: list[str] = []
+    checkpoint = WriteAhead._checkpoint
+
+    def counted(self: WriteAhead) -> None:
+        checkpoints.append(threading.current_thread().name)
+        checkpoint(self)
+
+    monkeypatch.setattr(WriteAhead, "_checkpoint", counted)
+    write_ahead = WriteAhead(engine)
+    ((table_id, store),) = await open_tables(sessionmaker, write_ahead, 1)
+    for n in range(3):
+        await store.record_action(table_id, 1, n, {"n": n})
+    await asyncio.sleep(0.2)
+    assert len(checkpoints) == 1 and checkpoints[0].startswith("write-ahead")
+    database = engine.url.database
+    assert database is not None
+    holder = sqlite3.connect(database, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")  # a writer outside the node's gate
+    writing = asyncio.create_task(store.record_action(table_id, 1, 3, {"n": 3}))
+    started = asyncio.get_running_loop().time()
+    await asyncio.sleep(0.3)  # the loop is not held: this sleep ends on time
+    assert asyncio.get_running_loop().time() - started < 1.0
+    assert not writing.done()
+    holder.execute("COMMIT")
+    holder.close()
+    await asyncio.wait_for(writing, 10)
+    assert await written(sessionmaker, table_id) == [0, 1, 2, 3]
+    await write_ahead.close()
+
+
+async def test_a_lost_connection_is_replaced_and_the_action_written(
+    sessionmaker: async_sessionmaker[AsyncSession], engine: AsyncEngine
+) -> None:
+    """PostgreSQL: the write-ahead keeps a connection; one the database dropped (a restart,
+    a killed backend) is let go and the group written on a fresh one, at once."""
+    if engine.dialect.name != "postgresql":
+        pytest.skip("the write-ahead keeps a connection on PostgreSQL")
+    write_ahead = WriteAhead(engine)
+    ((table_id, store),) = await open_tables(sessionmaker, write_ahead, 1)
+    await store.record_action(table_id, 1, 0, {"n": 0})
+    held = write_ahead._held
+    assert held is not None
+    driver = (await held.get_raw_connection()).driver_connection
+    assert driver is not None
+    async with sessionmaker() as session:
+        await session.execute(
+            text("SELECT pg_terminate_backend(:pid)"), {"pid": driver.get_server_pid()}
+        )
+    await store.record_action(table_id, 1, 1, {"n": 1})
+    assert write_ahead._held is not held
+    assert await written(sessionmaker, table_id) == [0, 1]
     await write_ahead.close()

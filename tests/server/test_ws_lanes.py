@@ -24,6 +24,7 @@ class FakeSocket:
     """A websocket driven by the test: frames in through ``put``, frames out in ``sent``."""
 
     def __init__(self) -> None:
+        self.scope: dict[str, Any] = {"type": "websocket", "extensions": {}}
         self.incoming: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
         self.sent: list[dict[str, Any]] = []
         self.wrote = asyncio.Event()
