@@ -32,3 +32,10 @@ def open_table(page: Page, table_name: str) -> None:
     row.locator("button.open").click()
     expect(page.locator("#table-view")).to_be_visible()
     expect(page.locator(".seat[data-player]")).to_have_count(3, timeout=15_000)
+
+
+def act(page: Page, kind: str) -> None:
+    """Click the turn's button of this kind once it is offered."""
+    button = page.locator(f"#actions:not([hidden]) button.act-{kind}:not([disabled])")
+    expect(button).to_have_count(1, timeout=15_000)
+    button.click()

@@ -47,6 +47,13 @@ class ScriptedServer:
         if not self._ready.wait(30) or self._failure is not None:
             raise RuntimeError("the scripted server did not start") from self._failure
 
+    def __enter__(self) -> ScriptedServer:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
     def stop(self) -> None:
         if self._loop is not None and self._stop is not None:
             self._loop.call_soon_threadsafe(self._stop.set)

@@ -31,18 +31,14 @@ DECK: dict[str, list[str]] = {"hands": NO_LIMIT_HANDS}
 
 @pytest.fixture(scope="module")
 def scripted(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ScriptedServer]:
-    server = ScriptedServer(
+    with ScriptedServer(
         Path(tmp_path_factory.mktemp("betting")),
         lambda: Deck(order=stud_deck(DECK["hands"]).order()),
         action_clock_seconds=120,
         time_bank_seconds=0,
         pause_between_hands_seconds=0.5,
-    )
-    server.start()
-    try:
+    ) as server:
         yield server
-    finally:
-        server.stop()
 
 
 def _seat(

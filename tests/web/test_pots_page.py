@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from page_steps import new_name, sign_up
+from page_steps import act, new_name, sign_up
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 from scripted_server import ScriptedServer
 
@@ -29,24 +29,14 @@ TABLE = "Scripted side pot"
 
 @pytest.fixture(scope="module")
 def scripted(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ScriptedServer]:
-    server = ScriptedServer(
+    with ScriptedServer(
         Path(tmp_path_factory.mktemp("scripted")),
         lambda: Deck(order=stud_deck(HANDS).order()),
         action_clock_seconds=60,
         time_bank_seconds=0,
         pause_between_hands_seconds=0.5,
-    )
-    server.start()
-    try:
+    ) as server:
         yield server
-    finally:
-        server.stop()
-
-
-def _act(page: Page, kind: str) -> None:
-    button = page.locator(f"#actions:not([hidden]) button.act-{kind}:not([disabled])")
-    expect(button).to_have_count(1, timeout=15_000)
-    button.click()
 
 
 def _seat(browser: Browser, server: ScriptedServer, buy_in: int) -> tuple[BrowserContext, Page]:
@@ -91,26 +81,26 @@ def test_side_pot_shows_only_once_a_player_is_all_in(
                 p.locator("#street").inner_text(),
                 p.locator("#notice").inner_text(),
             )
-        _act(bring, "bring_in")
-        _act(high, "complete")
+        act(bring, "bring_in")
+        act(high, "complete")
         # Seat 0 has put in its ante, seat 1 the bring-in, seat 2 a completion: bets not yet
         # called, and nobody all in: one pot.
         expect(short.locator("#actions:not([hidden])")).to_have_count(1)
         expect(short.locator("#pot")).to_have_text("10")
         expect(short.locator("#side-pots")).to_have_text("")
-        _act(short, "call")
-        _act(bring, "call")
+        act(short, "call")
+        act(bring, "call")
         expect(short.locator("#street")).not_to_have_text("Third street", timeout=10_000)
         expect(short.locator("#pot")).to_have_text("18")
         expect(short.locator("#side-pots")).to_have_text("")
 
-        _act(high, "bet")  # fourth street: A-Q high bets 5
+        act(high, "bet")  # fourth street: A-Q high bets 5
         expect(short.locator("#side-pots")).to_have_text("")
-        _act(short, "call")  # all in for 3: seat 1 may still call, so it is in both pots
+        act(short, "call")  # all in for 3: seat 1 may still call, so it is in both pots
         for page in pages:
             expect(page.locator("#pot")).to_have_text("26")
             expect(page.locator("#side-pots")).to_have_text("(main 24, side 2)")
-        _act(bring, "call")
+        act(bring, "call")
         for page in pages:
             expect(page.locator("#pot")).to_have_text("31")
             expect(page.locator("#side-pots")).to_have_text("(main 27, side 4)")
@@ -119,8 +109,8 @@ def test_side_pot_shows_only_once_a_player_is_all_in(
         # the end are the engine's.
         scripted.admin("POST", f"/admin/tables/{table_id}/pause", {"reason": "look at it"})
         for _street in range(3):  # fifth, sixth and seventh
-            _act(high, "check")
-            _act(bring, "check")
+            act(high, "check")
+            act(bring, "check")
         for page in pages:
             expect(page.locator("#history li")).to_have_count(1, timeout=15_000)
             expect(page.locator("#side-pots")).to_have_text("(main 27, side 4)")

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from page_steps import new_name, sign_up
+from page_steps import act, new_name, sign_up
 from playwright.sync_api import Browser, BrowserContext, Locator, Page, expect
 from scripted_server import ScriptedServer
 
@@ -37,24 +37,14 @@ TABLE = "Scripted replay"
 
 @pytest.fixture(scope="module")
 def scripted(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ScriptedServer]:
-    server = ScriptedServer(
+    with ScriptedServer(
         Path(tmp_path_factory.mktemp("replay")),
         lambda: Deck(order=stud_deck(HANDS).order()),
         action_clock_seconds=60,
         time_bank_seconds=0,
         pause_between_hands_seconds=0.5,
-    )
-    server.start()
-    try:
+    ) as server:
         yield server
-    finally:
-        server.stop()
-
-
-def _act(page: Page, kind: str) -> None:
-    button = page.locator(f"#actions:not([hidden]) button.act-{kind}:not([disabled])")
-    expect(button).to_have_count(1, timeout=15_000)
-    button.click()
 
 
 def _seat(
@@ -103,22 +93,22 @@ def test_a_hand_replayed_street_by_street_and_downloaded_as_phh(
             (short, "call"),
             (bring, "call"),
         ]:
-            _act(page, kind)
+            act(page, kind)
         # Fourth: a bet of 5, called all in for 3, raised to 10 and 15, called.
         for page, kind in [(high, "bet"), (short, "call"), (bring, "raise"), (high, "raise")]:
-            _act(page, kind)
-        _act(bring, "call")
+            act(page, kind)
+        act(bring, "call")
         # Fifth: a bet of 10, raised to 20 and to 30, called; sixth and seventh checked.
         for page, kind in [(high, "bet"), (bring, "raise"), (high, "raise"), (bring, "call")]:
-            _act(page, kind)
+            act(page, kind)
         for _street in range(2):
-            _act(high, "check")
-            _act(bring, "check")
+            act(high, "check")
+            act(bring, "check")
         # Hand 2: brought in, both others fold; no hand after it.
-        _act(bring, "bring_in")
+        act(bring, "bring_in")
         scripted.admin("POST", f"/admin/tables/{table_id}/pause", {"reason": "look at it"})
-        _act(high, "fold")
-        _act(short, "fold")
+        act(high, "fold")
+        act(short, "fold")
 
         deadline = time.monotonic() + 15
         while (listed := scripted.admin("GET", f"/admin/hands?table={table_id}"))["total"] < 2:

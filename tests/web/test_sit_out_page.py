@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from page_steps import new_name, sign_up
+from page_steps import act, new_name, sign_up
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 from scripted_server import ScriptedServer
 
@@ -33,24 +33,14 @@ CLOCK_AND_BANK = 60.0
 
 @pytest.fixture(scope="module")
 def scripted(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ScriptedServer]:
-    server = ScriptedServer(
+    with ScriptedServer(
         Path(tmp_path_factory.mktemp("sitout")),
         lambda: Deck(order=stud_deck(HANDS).order()),
         action_clock_seconds=30,
         time_bank_seconds=30,
         pause_between_hands_seconds=0.5,
-    )
-    server.start()
-    try:
+    ) as server:
         yield server
-    finally:
-        server.stop()
-
-
-def _act(page: Page, kind: str) -> None:
-    button = page.locator(f"#actions:not([hidden]) button.act-{kind}:not([disabled])")
-    expect(button).to_have_count(1, timeout=15_000)
-    button.click()
 
 
 def _seat_players(
@@ -94,7 +84,7 @@ def test_sit_out_and_leave_on_one_s_turn_fold_at_once(
         errors: list[str] = []
         for page in pages:
             page.on("pageerror", lambda error: errors.append(str(error)))
-        _act(bring, "bring_in")
+        act(bring, "bring_in")
 
         # Seat 2 leaves on its turn: folded at once; the seat stays until the hand ends.
         expect(third.locator("#actions:not([hidden])")).to_have_count(1)
@@ -154,7 +144,7 @@ def test_a_spent_time_bank_shows_what_is_left(scripted: ScriptedServer, browser:
         expect(watcher.locator(".seat[data-seat='0'] .bank")).to_have_count(0)
         expect(idle.locator(".seat.me .bank")).to_have_count(0)
         expect(watcher.locator(".seat.me .bank")).to_have_text("bank 3s")
-        _act(watcher, "fold")
+        act(watcher, "fold")
         for page in pages:
             expect(page.locator(".seat[data-seat='0'] .bank")).to_have_text("bank 2s")
     finally:
