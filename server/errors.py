@@ -91,20 +91,33 @@ async def _validation_error(_request: Request, exc: Exception) -> JSONResponse:
     return error_response(400, ErrorCode.BAD_REQUEST, "; ".join(parts) or "bad request")
 
 
-def outage_refusal() -> Refusal:
-    """What a caller is told when the database did not answer: try again, nothing changed."""
+class ServerBusy(Refusal):
+    """Every database connection of the node's pool is in use (its bound, from the
+    settings): the server sheds the call at once, to be tried again shortly."""
+
+    code = ErrorCode.SERVER_BUSY
+    retry_after = 1
+
+
+def outage_refusal(error: BaseException | None = None) -> Refusal:
+    """What a caller is told when the database did not answer (or, ``server_busy``, the
+    node had no connection free for it in time): try again, nothing changed."""
+    if isinstance(error, SQLAlchemyTimeoutError):  # the pool's wait, not the database's
+        return ServerBusy("the server is busy: no database connection was free; try again")
     return Refusal(
         "the database did not answer in time; try again", code=ErrorCode.DATABASE_UNAVAILABLE
     )
 
 
-async def _database_error(_request: Request, exc: Exception) -> JSONResponse:
+async def _database_error(request: Request, exc: Exception) -> JSONResponse:
     """A database that did not answer is the caller's 503, not a bug: no traceback."""
     if is_outage(exc):
-        refusal = outage_refusal()
+        refusal = outage_refusal(exc)
+        if isinstance(refusal, ServerBusy):
+            return await _refusal(request, refusal)  # with its Retry-After
         return error_response(503, refusal.code, refusal.message)
     log.error("a request failed", exc_info=exc)  # a refused statement: a bug, logged
-    return await _unexpected(_request, exc)
+    return await _unexpected(request, exc)
 
 
 async def _unexpected(_request: Request, _exc: Exception) -> JSONResponse:

@@ -312,7 +312,7 @@ class Connection:
             return
         if is_outage(error):  # not a bug: the database did not answer; nothing changed
             log.warning("websocket: the database did not answer: %r", error)
-            self._refuse(message_id, outage_refusal())
+            self._refuse(message_id, outage_refusal(error))
             return
         log.error("websocket: a message failed", exc_info=error)
         self.metrics.refused(ErrorCode.INTERNAL_ERROR, "websocket")

@@ -18,6 +18,7 @@ from typing import Any
 
 import httpx
 import pytest
+from backends import POSTGRES_URL, needs_postgresql
 from fastapi import FastAPI
 from live import ANY, Conversation, conversations, receive, run_conversation, serve
 from play import crash
@@ -256,4 +257,38 @@ async def test_a_database_that_does_not_answer_is_a_stable_refusal_not_a_bug(
         finally:
             room.app.state.sessionmaker = working
             await unreachable.dispose()
+    assert not [r for r in caplog.records if r.exc_info], "a traceback was logged"
+
+
+@needs_postgresql
+async def test_no_database_connection_free_is_server_busy_with_a_retry_hint(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The node's pool bounded (one PostgreSQL connection, none more) and that one held: a
+    call is shed at once as ``server_busy`` with when to try again (``Retry-After`` over HTTP,
+    ``retry_after`` over the websocket), never an internal error or a dropped connection; once
+    the connection is free the same calls succeed."""
+    async with examples_server(tmp_path) as room:
+        working = room.app.state.sessionmaker
+        bounded = make_engine(POSTGRES_URL, timeout=1.0, pool_size=1, pool_overflow=0)
+        held = await bounded.connect()
+        room.app.state.sessionmaker = make_sessionmaker(bounded)
+        try:
+            ws = await hello(room.host)
+            answer = await request(ws, {"type": "auth", "id": 1, "token": room.tokens["ann"]})
+            assert answer["type"] == "error" and answer["code"] == "server_busy", answer
+            assert answer["retry_after"] == 1
+            wallet = await room.client.get("/wallet", headers=bearer(room.tokens["ann"]))
+            assert wallet.status_code == 503, wallet.text
+            assert error_code(wallet) == "server_busy"
+            assert wallet.headers["retry-after"] == "1"
+            await held.close()  # free again: the pool's one connection answers
+            room.app.state.sessionmaker = working
+            answer = await request(ws, {"type": "auth", "id": 2, "token": room.tokens["ann"]})
+            assert answer["type"] == "reply", answer
+            await ws.close()
+        finally:
+            room.app.state.sessionmaker = working
+            await held.close()
+            await bounded.dispose()
     assert not [r for r in caplog.records if r.exc_info], "a traceback was logged"
