@@ -5,6 +5,7 @@ the hand as the player saw it."""
 
 from __future__ import annotations
 
+import re
 import sys
 import time
 from collections.abc import Iterator
@@ -306,8 +307,10 @@ def test_a_hand_replayed_street_by_street_and_downloaded_as_phh(
         # A hand's own address opens its replay; the arrow keys step; closing it leaves the
         # hands page.
         replayer.locator(".replay-close").click()
+        expect(replayer).to_be_hidden()
         short.goto(f"{scripted.url}/#/hands/{first_id}")
-        expect(replayer).to_be_visible()
+        # The hands page, then the hand, fetched in turn: on a loaded machine, seconds.
+        expect(replayer).to_be_visible(timeout=20_000)
         expect(replayer.locator("h2")).to_have_text(f"Hand #1 · {TABLE}")
         expect(replayer).to_have_attribute("data-street", "start")
         short.keyboard.press("ArrowRight")
@@ -315,7 +318,7 @@ def test_a_hand_replayed_street_by_street_and_downloaded_as_phh(
         short.keyboard.press("Escape")
         expect(replayer).to_be_hidden()
         expect(short.locator("#hands-view")).to_be_visible()
-        assert short.url.endswith("#/hands")
+        expect(short).to_have_url(re.compile(r"#/hands$"))  # the dialog's close event
     finally:
         for context in contexts:
             context.close()
