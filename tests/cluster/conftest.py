@@ -42,12 +42,19 @@ def pytest_runtest_makereport(
 
 
 @pytest.fixture
-def cluster(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Cluster]:
+def wants_postgresql() -> None:
+    """Every cardroom here runs on PostgreSQL: left out only when asked to (the README)."""
+    if "postgresql" not in DATABASES:
+        pytest.skip("STUD_TEST_DATABASES leaves PostgreSQL out")
+
+
+@pytest.fixture
+def cluster(
+    tmp_path: Path, request: pytest.FixtureRequest, wants_postgresql: None
+) -> Iterator[Cluster]:
     """Nodes A and B, ready, each with its own log under the test's tmp_path; every log's
     tail is printed when the test fails. A test's ``node_settings`` mark changes the nodes'
     settings."""
-    if "postgresql" not in DATABASES:
-        pytest.skip("STUD_TEST_DATABASES leaves PostgreSQL out")
     marked = request.node.get_closest_marker("node_settings")
     cluster = Cluster(tmp_path, settings=marked.args[0] if marked else None)
     try:

@@ -35,11 +35,11 @@ STARTED = re.compile(r"worker (\S+) started \(pid (\d+)\)")
 
 
 @pytest.fixture
-def room(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[tuple[Cluster, Node]]:
+def room(
+    tmp_path: Path, request: pytest.FixtureRequest, wants_postgresql: None
+) -> Iterator[tuple[Cluster, Node]]:
     """A cardroom with no node of its own, and ``stud-server --workers 2 --node-id W`` on it;
     the logs' tails are printed when the test fails."""
-    if "postgresql" not in os.environ.get("STUD_TEST_DATABASES", "sqlite,postgresql"):
-        pytest.skip("STUD_TEST_DATABASES leaves PostgreSQL out")
     cluster = Cluster(tmp_path, node_ids=(), settings=SETTINGS)
     failures = request.session.testsfailed
     try:
