@@ -87,11 +87,18 @@ async def play(
             assert refused.code in ("not_your_turn", "no_hand"), refused.code
 
 
-async def wait_for(condition: Callable[[], bool], timeout: float = 5.0) -> None:
+async def wait_for(
+    condition: Callable[[], bool],
+    timeout: float = 5.0,
+    explain: Callable[[], str] | None = None,
+) -> None:
+    """Until ``condition`` holds; ``explain`` says what was there instead when it never does."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     while not condition():
-        assert loop.time() < deadline, "condition never held"
+        assert loop.time() < deadline, "condition never held" + (
+            f": {explain()}" if explain is not None else ""
+        )
         await asyncio.sleep(0.005)
 
 
