@@ -183,11 +183,13 @@ class TableActor(TableLoop):
         waiting: list[str] | None = None,
         connections: dict[str, int] | None = None,
         time_paid: dict[str, float] | None = None,
+        check_when_free: set[str] | None = None,
     ) -> None:
         """Seat the players the store knows (seat, player, chips) and carry on the hand
         numbers (and ``seq``, for the same run started again). ``sitting_out``: None sits
         everyone out (after a restart nobody is connected yet; the sit-out limit removes
-        whoever never returns). ``time_paid``: until when each player's time is paid."""
+        whoever never returns). ``time_paid``: until when each player's time is paid.
+        ``check_when_free``: who sat out asking the table to check for them where free."""
         self.table.restore(seats, sitting_out=sitting_out, waiting=waiting or ())
         now = self.clock()
         for _, player, _ in seats:
@@ -198,6 +200,8 @@ class TableActor(TableLoop):
                 self._state(player).connections = count
         for player, until in (time_paid or {}).items():
             self._state(player).time_paid_until = until
+        for player in check_when_free or ():
+            self._state(player).check_when_free = True
         self.hand_number = hand_number
         if seq is not None:
             self.publisher.seq = seq

@@ -84,6 +84,7 @@ class _HeardTable:
     at: float  # when it was heard (monotonic)
     released: bool = False  # its node stopped and gave the table back: free to take at once
     live: dict[str, Any] | None = None  # its hand as the node told (server.live_tables)
+    check_when_free: tuple[str, ...] = ()  # those sitting out who asked for free checks
 
 
 @dataclass(slots=True)
@@ -423,6 +424,7 @@ class Cardroom:
                 waiting=previous.waiting,
                 connections={p: s.connections for p, s in previous.players.items()},
                 time_paid=time_paid,
+                check_when_free={p for p, s in previous.players.items() if s.check_when_free},
             )
             actor.ops = previous.ops
             return actor
@@ -436,6 +438,7 @@ class Cardroom:
             sitting_out=set(seen.sitting_out) if seen is not None else None,
             waiting=list(seen.waiting) if seen is not None else None,
             time_paid=time_paid,
+            check_when_free=set(seen.check_when_free) if seen is not None else None,
         )
         resumed = None
         if live is not None and live.number > last:
@@ -606,6 +609,7 @@ class Cardroom:
         them back, another may take them at once."""
         for table_id, table in self._tables.items():
             seats = table.actor.table.seats
+            players = table.actor.players
             self.bus.publish_now(
                 LOBBY_CHANNEL,
                 {
@@ -614,6 +618,14 @@ class Cardroom:
                     "table": table_id,
                     "summary": self.summary(table_id),
                     "sitting_out": [s.player for s in seats if s is not None and s.sitting_out],
+                    "check_when_free": [
+                        s.player
+                        for s in seats
+                        if s is not None
+                        and s.sitting_out
+                        and s.player in players
+                        and players[s.player].check_when_free
+                    ],
                     "after_hand": {
                         s.player: {"leaving": s.leaving, "sit_out": s.sit_out_next_hand}
                         for s in seats
@@ -651,5 +663,6 @@ class Cardroom:
                     at=time.monotonic(),
                     released=bool(message.get("released")),
                     live=message.get("live") if isinstance(message.get("live"), dict) else None,
+                    check_when_free=tuple(message.get("check_when_free") or ()),
                 )
             lobby = self.bus.subscribe(LOBBY_CHANNEL, size=COMMAND_QUEUE_SIZE)

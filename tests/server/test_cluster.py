@@ -487,9 +487,10 @@ async def test_a_node_stopped_cleanly_hands_its_table_over_at_once(nodes: list[N
 async def test_a_player_who_sat_out_during_the_hand_stays_out_of_it_on_the_next_node(
     nodes: list[Node],
 ) -> None:
-    """cat sits out during the hand (the table acts for her at her turns); the node that
-    takes the table resumes the hand with cat still sitting out, so it goes on acting for
-    her rather than putting her on the clock."""
+    """cat sits out during the hand (the table acts for her at her turns, checking where a
+    check is free, as she asked); the node that takes the table resumes the hand with cat
+    still sitting out, so it goes on acting for her as she asked rather than putting her on
+    the clock."""
     a, b = nodes
     table_id = await seed(a.cardroom.sessionmaker, ["ann", "bob", "cat"])
     await a.start()
@@ -504,7 +505,7 @@ async def test_a_player_who_sat_out_during_the_hand_stays_out_of_it_on_the_next_
     assert hand is not None
     seat = running.table.seat_of("cat")
     assert seat is not None and seat in hand.seats
-    await submit(running, "sit_out", "cat", next_hand=False)
+    await submit(running, "sit_out", "cat", next_hand=False, check_when_free=True)
     await asyncio.sleep(LEASE)  # b has heard from a who sits out
     number = running.hand_number
     await a.stop()
@@ -518,6 +519,7 @@ async def test_a_player_who_sat_out_during_the_hand_stays_out_of_it_on_the_next_
         await wait_for(lambda: resumed.is_over() or resumed.seat_to_act() != seat)
     cat = taken.table.seats[seat]
     assert cat is not None and cat.sitting_out
+    assert taken.players["cat"].check_when_free
 
 
 @needs_redis
