@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, cast
 
-from sqlalchemy import CursorResult, delete, func, select, text, update
+from sqlalchemy import CursorResult, case, delete, func, select, text, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from server import accounts, audit_log, ledger, tables
@@ -278,6 +278,7 @@ class DatabaseTableStore:
                     kind=ledger.EntryKind.RAKE,
                     reference=f"hand:{record.id}",
                 )
+            changes: dict[int, int] = {}  # account -> chips won (or lost)
             for seat, player in hand.players.items():
                 start, end = hand.starting[player], hand.stacks[player]
                 session.add(
@@ -290,19 +291,29 @@ class DatabaseTableStore:
                     )
                 )
                 if end != start:
-                    moved = cast(
-                        CursorResult[Any],
-                        await session.execute(
-                            update(SeatRecord)
-                            .where(
-                                SeatRecord.table_id == hand.table_id,
-                                SeatRecord.account_id == ids[player],
-                            )
-                            .values(chips=SeatRecord.chips + (end - start), updated_at=utcnow())
-                        ),
+                    changes[ids[player]] = end - start
+            if changes:
+                # Every seat's chips in one statement (each stack changes in stud: the antes).
+                moved = cast(
+                    CursorResult[Any],
+                    await session.execute(
+                        update(SeatRecord)
+                        .where(
+                            SeatRecord.table_id == hand.table_id,
+                            SeatRecord.account_id.in_(changes),
+                        )
+                        .values(
+                            chips=SeatRecord.chips
+                            + case(changes, value=SeatRecord.account_id, else_=0),
+                            updated_at=utcnow(),
+                        )
+                    ),
+                )
+                if moved.rowcount != len(changes):
+                    missing = sorted(p for p, a in ids.items() if a in changes)
+                    raise BooksError(
+                        f"not every one of {', '.join(missing)} has a seat at table {hand.table_id}"
                     )
-                    if moved.rowcount != 1:
-                        raise BooksError(f"{player} has no seat at table {hand.table_id}")
             await session.flush()
             pool, seated = await table_chips(session, table_id=hand.table_id)
             if pool != seated:
@@ -359,13 +370,16 @@ async def live_hand(
 
 async def table_chips(session: AsyncSession, *, table_id: int) -> tuple[int, int]:
     """The table's pool balance and the chips its seats hold (equal when the books hold)."""
-    pool = await session.scalar(
-        select(Wallet.balance).where(Wallet.name == ledger.table_pool(table_id))
+    pool = (
+        select(Wallet.balance).where(Wallet.name == ledger.table_pool(table_id)).scalar_subquery()
     )
-    seated = await session.scalar(
-        select(func.coalesce(func.sum(SeatRecord.chips), 0)).where(SeatRecord.table_id == table_id)
+    seated = (
+        select(func.coalesce(func.sum(SeatRecord.chips), 0))
+        .where(SeatRecord.table_id == table_id)
+        .scalar_subquery()
     )
-    return int(pool or 0), int(seated or 0)
+    row = (await session.execute(select(pool, seated))).one()
+    return int(row[0] or 0), int(row[1] or 0)
 
 
 async def seated_players(session: AsyncSession, *, table_id: int) -> list[tuple[int, str, int]]:
