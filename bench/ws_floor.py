@@ -52,7 +52,8 @@ def serve(mode: str, port: int, events: int) -> None:
 
     from server.bus import Delivered
     from server.frames import Outbox, dumps, frame_bytes
-    from server.ws_transport import FrameWritingProtocol
+    from server.settings import Settings
+    from server.ws_transport import websocket_options
 
     tables: dict[int, list[Any]] = {}
 
@@ -111,8 +112,7 @@ def serve(mode: str, port: int, events: int) -> None:
         host="127.0.0.1",
         port=port,
         log_level="warning",
-        ws=FrameWritingProtocol,
-        ws_per_message_deflate=False,
+        **websocket_options(Settings(ws_compression=False)),  # as stud-server serves them
     )
 
 

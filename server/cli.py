@@ -27,7 +27,7 @@ import logging
 import socket
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
@@ -39,6 +39,10 @@ from server.deck_seal import DeckKeyError
 from server.passwords import Passwords
 from server.schemas import AccountCreate
 from server.settings import Settings
+
+if TYPE_CHECKING:
+    import uvicorn
+    from fastapi import FastAPI
 
 log = logging.getLogger("stud_server")
 _TITLES = {Role.OPERATOR: "an operator", Role.SUPPORT: "a support account"}
@@ -277,11 +281,7 @@ def run_node(
     from uvicorn.config import STARTUP_FAILURE
 
     from server.app import create_app
-    from server.gateway import paced_http_protocol
-    from server.ws_transport import FrameWritingProtocol
 
-    # JSON lines: uvicorn's own lines go through the root logger's handler too.
-    extra: dict[str, Any] = {"log_config": None} if settings.log_format == "json" else {}
     app = create_app(settings)
     # What was built to start is kept for the node's life: frozen, the collector's full
     # passes skip it, and a burst of new connections costs tens of milliseconds, not hundreds.
@@ -290,16 +290,7 @@ def run_node(
     # often: a node makes short-lived objects by the thousand a second (frames, events), and
     # each full pass over its tables' state stops every table at once.
     gc.set_threshold(20_000, 20, 50)
-    config = uvicorn.Config(
-        app,
-        host=settings.host,
-        port=settings.port,
-        log_level=log_level,
-        http=paced_http_protocol(settings.http_requests_per_turn),
-        ws=FrameWritingProtocol,
-        ws_per_message_deflate=settings.ws_compression,
-        **extra,
-    )
+    config = node_config(app, settings, log_level)
 
     class Server(uvicorn.Server):
         async def startup(self, sockets: list[socket.socket] | None = None) -> None:
@@ -314,6 +305,26 @@ def run_node(
         server.run(sockets=sockets)
     if not server.started:
         raise SystemExit(STARTUP_FAILURE)
+
+
+def node_config(app: FastAPI, settings: Settings, log_level: str) -> uvicorn.Config:
+    """How uvicorn serves a node's app: its address, its HTTP pacing, its websockets."""
+    import uvicorn
+
+    from server.gateway import paced_http_protocol
+    from server.ws_transport import websocket_options
+
+    # JSON lines: uvicorn's own lines go through the root logger's handler too.
+    extra: dict[str, Any] = {"log_config": None} if settings.log_format == "json" else {}
+    return uvicorn.Config(
+        app,
+        host=settings.host,
+        port=settings.port,
+        log_level=log_level,
+        http=paced_http_protocol(settings.http_requests_per_turn),
+        **websocket_options(settings),
+        **extra,
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:

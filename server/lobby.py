@@ -178,11 +178,17 @@ class Cardroom:
         # A node (re)started knows of no other node's tables until they next tell: ask now,
         # so its lobby names who runs each table at once, not a third of a lease later.
         self.bus.publish_now(LOBBY_CHANNEL, {"type": "hello", "node": self.node_id})
+        # The rounds renew from the start, beside the opening: a node taking a hundred
+        # tables must not let the first ones' leases lapse while it takes the last.
+        self._lease_rounds = self._spawn(self._keep_leases())
+        self._opening = self._spawn(self._open_first())
+        await self._opening
+
+    async def _open_first(self) -> None:
         try:
             await self._open_all()
-        except Exception as exc:  # noqa: BLE001 - retried below
+        except Exception as exc:  # noqa: BLE001 - retried by the lease rounds
             log.warning("cardroom: tables not loaded yet (%s); retrying", named(exc))
-        self._lease_rounds = self._spawn(self._keep_leases())
 
     async def _open_all(self) -> None:
         async with self.sessionmaker() as session:
@@ -247,23 +253,44 @@ class Cardroom:
         return heard if heard.at >= time.monotonic() - self.settings.lease_seconds else None
 
     async def _renew_all(self) -> None:
-        now = time.monotonic()
-        for table_id, table in list(self._tables.items()):
-            if table.actor.taken_over:
-                await self._drop(table_id, "another node took the table over")
-                continue
-            try:
-                held = await self.leases.renew(table_id)
-            except Exception as exc:  # noqa: BLE001 - Redis away: keep it while the lease lasts
-                if not renewal_failed(exc):
-                    raise
-                if now - table.lease.renewed > self.settings.lease_seconds * 0.9:
-                    await self._drop(table_id, f"the lease could not be renewed ({named(exc)})")
-                continue
-            if held:
+        """One round trip for every table's lease (``Leases.renew_many``): a round that
+        asked table by table would take long enough, with a hundred tables on a busy
+        loop, for the last ones' leases to lapse before they are reached."""
+        taken_over = {t: table for t, table in self._tables.items() if table.actor.taken_over}
+        await self._drop_all(taken_over, "another node took the table over")
+        running = dict(self._tables)
+        now = time.monotonic()  # before Redis is asked: a proof never outlasts the lease
+        try:
+            held = await self.leases.renew_many(running)
+        except Exception as exc:  # noqa: BLE001 - Redis away: keep them while the lease lasts
+            if not renewal_failed(exc):
+                raise
+            lapsing = {
+                table_id: table
+                for table_id, table in running.items()
+                if now - table.lease.renewed > self.settings.lease_seconds * 0.9
+            }
+            await self._drop_all(lapsing, f"the lease could not be renewed ({named(exc)})")
+            return
+        lost: dict[int, _Table] = {}
+        for table_id, table in running.items():
+            if held.get(table_id, False):
                 table.lease.renew(now)
             else:
-                await self._drop(table_id, "another node holds the lease")
+                lost[table_id] = table
+        await self._drop_all(lost, "another node holds the lease")
+
+    async def _drop_all(self, dropping: dict[int, _Table], why: str) -> None:
+        """Drop these tables side by side (one slow to stop, or whose lease Redis is slow
+        to take back, holds no other up); each only if this node still runs it as it did
+        when the round began (not dropped and taken again meanwhile)."""
+        await asyncio.gather(
+            *(
+                self._drop(table_id, why)
+                for table_id, table in dropping.items()
+                if self._tables.get(table_id) is table
+            )
+        )
 
     async def _take(self, record: TableRecord) -> bool:
         """Run the table if its lease is free: claim it in the database, build its actor

@@ -26,7 +26,7 @@ import uvicorn
 from fastapi import FastAPI
 from websockets.asyncio.client import ClientConnection, connect
 
-from server.ws_transport import FrameWritingProtocol
+from server.ws_transport import websocket_options
 
 ANY = "…"
 RECEIVE_TIMEOUT = 5.0
@@ -41,9 +41,7 @@ async def serve(app: FastAPI) -> AsyncIterator[str]:
         port=0,
         lifespan="off",
         log_level="warning",
-        # As the server runs (server.cli).
-        ws=FrameWritingProtocol,
-        ws_per_message_deflate=app.state.settings.ws_compression,
+        **websocket_options(app.state.settings),  # as the server runs (server.cli)
     )
     server = uvicorn.Server(config)
     task = asyncio.create_task(server.serve())

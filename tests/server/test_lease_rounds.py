@@ -1,0 +1,269 @@
+"""A node's lease round with many tables, against Redis for real: every lease renewed in one
+round trip, a lease another node holds drops that table alone, a Redis outage keeps the
+tables while their leases last and then drops them, and a node opening many tables at
+once keeps the first ones' leases while it takes the last.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from backends import PostgresServer, RedisServer, needs_postgresql, needs_redis, redis_url
+from play import wait_for
+from server_helpers import FAST_HASHING
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from server import tables
+from server.bus import MemoryBus
+from server.cluster import RedisLeases
+from server.db.session import make_engine, make_sessionmaker
+from server.lobby import Cardroom
+from server.settings import Settings
+
+LEASE = 1.0
+ROUND = LEASE / 3
+
+pytestmark = [needs_redis, needs_postgresql, pytest.mark.usefixtures("redis_available")]
+
+
+class RoundTrips:
+    """Counts the times a Redis client writes to Redis and waits for the answer: one per
+    command, one per pipeline, whatever its length."""
+
+    def __init__(self, leases: RedisLeases) -> None:
+        self.count = 0
+        pool = leases._redis.connection_pool
+        get_connection = pool.get_connection
+
+        async def counted(*args: Any, **kwargs: Any) -> Any:
+            connection = await get_connection(*args, **kwargs)
+            if not getattr(connection, "counted", False):
+                send = connection.send_packed_command
+
+                async def sending(*a: Any, **k: Any) -> None:
+                    self.count += 1
+                    await send(*a, **k)
+
+                connection.send_packed_command = sending  # type: ignore[method-assign]
+                connection.counted = True  # type: ignore[attr-defined]
+            return connection
+
+        pool.get_connection = counted  # type: ignore[method-assign]
+
+
+@pytest.fixture
+async def sessionmaker(
+    postgres_server: PostgresServer,
+) -> AsyncIterator[async_sessionmaker[AsyncSession]]:
+    """PostgreSQL, as the nodes of a cardroom on Redis share it."""
+    engine = make_engine(postgres_server.fresh())
+    yield make_sessionmaker(engine)
+    await engine.dispose()
+
+
+async def open_tables(sessionmaker: async_sessionmaker[AsyncSession], count: int) -> list[int]:
+    async with sessionmaker() as session:
+        made = [
+            await tables.create(session, name=f"T{n}", config={}, min_buy_in=20, max_buy_in=500)
+            for n in range(count)
+        ]
+        await session.commit()
+        return [record.id for record in made]
+
+
+def node(
+    sessionmaker: async_sessionmaker[AsyncSession], leases: RedisLeases, postgres_url: str
+) -> Cardroom:
+    settings = Settings(
+        database_url=postgres_url,
+        node_id=leases.node_id,
+        lease_seconds=LEASE,
+        pause_between_hands_seconds=0,
+        action_clock_seconds=30,
+        **FAST_HASHING,
+    )
+    return Cardroom(
+        bus=MemoryBus(),
+        sessionmaker=sessionmaker,
+        settings=settings,
+        seal=settings.deck_seal(),
+        leases=leases,
+    )
+
+
+class Rounds:
+    """The node's lease rounds as they happen: the Redis round trips each took."""
+
+    def __init__(self, room: Cardroom, trips: RoundTrips) -> None:
+        self.trips: list[int] = []
+        renew_all = room._renew_all
+
+        async def counted() -> None:
+            before = trips.count
+            try:
+                await renew_all()
+            finally:
+                self.trips.append(trips.count - before)
+
+        room._renew_all = counted  # type: ignore[method-assign]
+
+    async def next(self, count: int = 1) -> list[int]:
+        """The round trips of the next ``count`` rounds."""
+        start = len(self.trips)
+        await wait_for(lambda: len(self.trips) >= start + count, timeout=count * ROUND + 5)
+        return self.trips[start : start + count]
+
+
+def url_of(sessionmaker: async_sessionmaker[AsyncSession]) -> str:
+    return str(sessionmaker.kw["bind"].url.render_as_string(hide_password=False))
+
+
+@pytest.fixture
+def dropped(caplog: pytest.LogCaptureFixture) -> Iterator[pytest.LogCaptureFixture]:
+    caplog.set_level(logging.WARNING, logger="server.lobby")
+    yield caplog
+
+
+def drops(caplog: pytest.LogCaptureFixture) -> dict[int, str]:
+    """Each table the node stopped running, and why."""
+    found = {}
+    for record in caplog.records:
+        if "no longer run by node" in record.getMessage():
+            found[record.args[0]] = str(record.args[2])  # type: ignore[index]
+    return found
+
+
+async def test_fifty_tables_leases_are_renewed_in_one_round_trip_a_round(
+    sessionmaker: async_sessionmaker[AsyncSession], dropped: pytest.LogCaptureFixture
+) -> None:
+    table_ids = await open_tables(sessionmaker, 50)
+    url = redis_url()
+    leases, thief = RedisLeases(url, "a", LEASE), RedisLeases(url, "b", LEASE)
+    trips = RoundTrips(leases)
+    room = node(sessionmaker, leases, url_of(sessionmaker))
+    rounds = Rounds(room, trips)
+    try:
+        await room.start()
+        assert sorted(room._tables) == table_ids
+        await rounds.next()  # the connection made (its handshake is trips of its own)
+        started = time.monotonic()
+        assert await rounds.next(3) == [1, 1, 1], "one pipeline a round, whatever the tables"
+        for table_id in table_ids:
+            lease = room._tables[table_id].lease
+            assert lease.renewed > started and lease.holds()
+            assert await leases.holder(table_id) == "a"
+        ttl = await leases._redis.pttl(leases._key(table_ids[-1]))
+        assert ttl > (LEASE - ROUND) * 1000 - 200, "the last table's lease was renewed too"
+
+        # Another node holds one table's lease now (a lapse and a take it won): that table
+        # alone is dropped, and its lease is left to the node holding it.
+        stolen = table_ids[17]
+        await thief._redis.set(leases._key(stolen), thief._value, px=int(LEASE * 1000))
+        table = room._tables[stolen]
+        await rounds.next()
+        await wait_for(lambda: stolen not in room._tables)
+        assert table.actor.taken_over and not table.lease.holds()
+        assert drops(dropped) == {stolen: "another node holds the lease"}
+        assert await thief.holder(stolen) == "b"
+        assert await rounds.next(2) == [1, 1]
+        assert sorted(room._tables) == [t for t in table_ids if t != stolen]
+        assert all(table.lease.holds() for table in room._tables.values())
+    finally:
+        await room.stop()
+        await leases.close()
+        await thief.close()
+
+
+async def test_tables_outlive_a_short_redis_outage_and_are_dropped_after_a_long_one(
+    sessionmaker: async_sessionmaker[AsyncSession],
+    dropped: pytest.LogCaptureFixture,
+    tmp_path: Path,
+) -> None:
+    """Redis away: each table runs on while its lease lasts. Back within the lease (empty:
+    restarted, its scripts gone), the next round takes every lease again and nothing was
+    dropped. Away past 0.9 of a lease, every table is dropped, naming the error."""
+    redis = RedisServer(tmp_path)
+    redis.start()
+    table_ids = await open_tables(sessionmaker, 20)
+    leases = RedisLeases(redis.url, "a", LEASE)
+    room = node(sessionmaker, leases, url_of(sessionmaker))
+    rounds = Rounds(room, RoundTrips(leases))
+    try:
+        await room.start()
+        await rounds.next(2)
+        redis.stop()  # just after a round: the leases were renewed a moment ago
+        down = time.monotonic()
+        await asyncio.sleep(0.4 * LEASE)
+        assert sorted(room._tables) == table_ids, "kept while the lease lasts"
+        assert all(table.lease.holds() for table in room._tables.values())
+        redis.start()
+        assert time.monotonic() - down < 0.9 * LEASE, "the machine was too slow to tell"
+        back = time.monotonic()
+        await rounds.next(2)
+        assert sorted(room._tables) == table_ids and not drops(dropped)
+        for table_id in table_ids:
+            assert room._tables[table_id].lease.renewed > back
+            assert await leases.holder(table_id) == "a", "its lease set again"
+
+        redis.stop()
+        down = time.monotonic()
+        last = max(table.lease.renewed for table in room._tables.values())
+        await wait_for(lambda: not room._tables, timeout=LEASE + 2 * ROUND + 2)
+        gone = time.monotonic()
+        assert gone - last > 0.9 * LEASE, "dropped before 0.9 of a lease had passed"
+        assert gone - down < LEASE + ROUND + 1.5
+        why = drops(dropped)
+        assert sorted(why) == table_ids
+        assert all(
+            w.startswith("the lease could not be renewed (ConnectionError") for w in why.values()
+        ), why
+    finally:
+        await room.stop()
+        await leases.close()
+        redis.stop()
+
+
+async def test_a_node_opening_many_tables_keeps_the_first_ones_leases_meanwhile(
+    sessionmaker: async_sessionmaker[AsyncSession], dropped: pytest.LogCaptureFixture
+) -> None:
+    """Taking a table waits on the database; a node taking thirty (a restart, a burst of new
+    tables) takes longer than a lease. Its rounds renew the tables taken while it takes the
+    rest: none of their leases lapses, none is dropped, and all of them run."""
+    table_ids = await open_tables(sessionmaker, 30)
+    leases = RedisLeases(redis_url(), "a", LEASE)
+    room = node(sessionmaker, leases, url_of(sessionmaker))
+    build = room._build
+
+    async def slow_build(*args: Any, **kwargs: Any) -> Any:
+        await asyncio.sleep(LEASE / 15)  # a database slow to answer: 2 leases in all
+        return await build(*args, **kwargs)
+
+    room._build = slow_build  # type: ignore[method-assign]
+    lapsed: set[int] = set()
+
+    async def watch() -> None:
+        while True:
+            lapsed.update(t for t, table in room._tables.items() if not table.lease.holds())
+            await asyncio.sleep(0.01)
+
+    watching = asyncio.create_task(watch())
+    try:
+        started = time.monotonic()
+        await room.start()
+        assert time.monotonic() - started > 1.5 * LEASE
+        assert sorted(room._tables) == table_ids
+        await asyncio.sleep(ROUND)
+        assert not lapsed, f"leases lapsed while the node opened its tables: {sorted(lapsed)}"
+        assert not drops(dropped)
+        for table_id in table_ids[:3]:
+            assert await leases.holder(table_id) == "a"
+    finally:
+        watching.cancel()
+        await room.stop()
+        await leases.close()
