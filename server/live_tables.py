@@ -1,7 +1,7 @@
 """The back office's live list of tables: what each table is doing right now.
 
 A table's live state comes from its actor, on the node that runs it (``live_state``); the
-other nodes hear it in the lobby gossip (``server.lobby``) and never ask. A table is
+other nodes hear it in the lobby gossip (``server.gossip``) and never ask. A table is
 ``running`` on this node, ``elsewhere`` on the node that told of it lately, or
 ``between_nodes`` while no node has told of it within a lease (taken over, or starting).
 A table whose hand has not moved (no deal, action or time-out) for longer than a threshold

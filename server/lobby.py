@@ -33,7 +33,7 @@ from engine.errors import ErrorCode
 from engine.table_events import TableRestarted, TableResumed
 from server import fencing, table_store, tables
 from server.actor import TableActor
-from server.bus import Bus, Subscription
+from server.bus import Bus
 from server.cluster import (
     COMMAND_QUEUE_SIZE,
     LEASE_FAILURES,
@@ -48,7 +48,8 @@ from server.cluster import (
 )
 from server.db.models import TableRecord, TableStatus
 from server.deck_seal import DeckSeal
-from server.live_tables import live_rows, live_state
+from server.gossip import HeardTable, forget_stale, hear_lobby, tell_lobby
+from server.live_tables import live_rows
 from server.logs import named
 from server.metrics import Metrics
 from server.settings import Settings
@@ -65,26 +66,6 @@ from server.write_ahead import WriteAhead
 log = logging.getLogger(__name__)
 
 RESTART_BACKOFF_MAX = 30.0
-
-
-# How long, in leases, what another node last told of a table is kept once it stops telling.
-KEEP_HEARD_LEASES = 4
-
-
-@dataclass(frozen=True, slots=True)
-class _HeardTable:
-    """A table another node runs, as it last told: its lobby line, and what a node taking
-    it over keeps of its players."""
-
-    node: str  # the node that told
-    summary: dict[str, Any]
-    sitting_out: list[str]
-    waiting: list[str]
-    after_hand: dict[str, dict[str, bool]]  # player -> {"leaving", "sit_out"}
-    at: float  # when it was heard (monotonic)
-    released: bool = False  # its node stopped and gave the table back: free to take at once
-    live: dict[str, Any] | None = None  # its hand as the node told (server.live_tables)
-    check_when_free: tuple[str, ...] = ()  # those sitting out who asked for free checks
 
 
 @dataclass(slots=True)
@@ -133,7 +114,7 @@ class Cardroom:
         self._records: dict[int, TableRecord] = {}  # every open table of the cardroom
         self._tables: dict[int, _Table] = {}  # the tables this node runs
         self._taking: dict[int, asyncio.Lock] = {}  # one take of a table at a time
-        self._elsewhere: dict[int, _HeardTable] = {}  # tables other nodes run, as told
+        self._elsewhere: dict[int, HeardTable] = {}  # tables other nodes run, as told
         self._background: set[asyncio.Task[None]] = set()
         self._stopping = False
         self._stop_asked = asyncio.Event()  # wakes the lease rounds to end
@@ -174,7 +155,7 @@ class Cardroom:
         ``/readyz`` says why it is not ready."""
         self.router.start()
         lobby = self.bus.subscribe(LOBBY_CHANNEL, size=COMMAND_QUEUE_SIZE)
-        self._spawn(self._hear_lobby(lobby))
+        self._spawn(hear_lobby(self, lobby))
         # A node (re)started knows of no other node's tables until they next tell: ask now,
         # so its lobby names who runs each table at once, not a third of a lease later.
         self.bus.publish_now(LOBBY_CHANNEL, {"type": "hello", "node": self.node_id})
@@ -212,17 +193,12 @@ class Cardroom:
             renewed = await self._attempt(self._renew_all)
             # Told before the database is asked for new tables: a slow database must not
             # make the other nodes' lobbies forget who runs these.
-            self._tell_lobby()
+            tell_lobby(self)
             if renewed and (self._opening is None or self._opening.done()):
                 # Beside the rounds, not in them: a database slow to answer must not hold
                 # the next renewal back (the lease would lapse under a table that runs).
                 self._opening = self._spawn(self._open_new())
-            # What a node said of a table it no longer tells of is kept a while: the node
-            # taking the table over keeps its players as they were.
-            forgotten = time.monotonic() - KEEP_HEARD_LEASES * self.settings.lease_seconds
-            for table_id, heard in list(self._elsewhere.items()):
-                if heard.at < forgotten:
-                    del self._elsewhere[table_id]
+            forget_stale(self)
 
     async def _open_new(self) -> None:
         await self._attempt(self._open_all)
@@ -244,7 +220,7 @@ class Cardroom:
         heard = self._run_elsewhere(table_id)
         return heard.node if heard is not None else None
 
-    def _run_elsewhere(self, table_id: int) -> _HeardTable | None:
+    def _run_elsewhere(self, table_id: int) -> HeardTable | None:
         """What another node said of the table, if it said lately that it runs it (within a
         lease, and not giving it back)."""
         heard = self._elsewhere.get(table_id)
@@ -404,7 +380,7 @@ class Cardroom:
         await self.router.close()
         for table in self._tables.values():
             await table.actor.stop()
-        self._tell_lobby(released=True)  # the players as they are now, for whoever takes over
+        tell_lobby(self, released=True)  # the players as they are now, for whoever takes over
         for table_id in self._tables:
             await self._release(table_id, "the node stops")
         await self.write_ahead.close()
@@ -629,67 +605,3 @@ class Cardroom:
 
     def _record_summary(self, record: TableRecord) -> dict[str, Any]:
         return lobby_line(record, tables.table_config(record))
-
-    def _tell_lobby(self, released: bool = False) -> None:
-        """This node's tables for the other nodes' lobbies, with what a node taking one
-        over keeps of its players (who sits out, who waits); ``released``: this node gives
-        them back, another may take them at once."""
-        for table_id, table in self._tables.items():
-            seats = table.actor.table.seats
-            players = table.actor.players
-            self.bus.publish_now(
-                LOBBY_CHANNEL,
-                {
-                    "type": "lobby",
-                    "node": self.node_id,
-                    "table": table_id,
-                    "summary": self.summary(table_id),
-                    "sitting_out": [s.player for s in seats if s is not None and s.sitting_out],
-                    "check_when_free": [
-                        s.player
-                        for s in seats
-                        if s is not None
-                        and s.sitting_out
-                        and s.player in players
-                        and players[s.player].check_when_free
-                    ],
-                    "after_hand": {
-                        s.player: {"leaving": s.leaving, "sit_out": s.sit_out_next_hand}
-                        for s in seats
-                        if s is not None and (s.leaving or s.sit_out_next_hand)
-                    },
-                    "waiting_list": list(table.actor.waiting),
-                    "released": released,
-                    "live": live_state(table.actor),
-                },
-            )
-
-    async def _hear_lobby(self, lobby: Subscription) -> None:
-        while True:
-            async for message in lobby:
-                table_id = message.get("table")
-                if message.get("node") == self.node_id:
-                    continue
-                if message.get("type") == "hello":
-                    self._tell_lobby()
-                    continue
-                if message.get("type") == "closed":  # no node runs it again
-                    self._records.pop(table_id, None)  # type: ignore[arg-type]
-                    self._elsewhere.pop(table_id, None)  # type: ignore[arg-type]
-                    continue
-                if not isinstance(table_id, int):
-                    continue
-                if table_id in self._tables:
-                    continue  # ours now: what the old node said is out of date
-                self._elsewhere[table_id] = _HeardTable(
-                    node=str(message.get("node")),
-                    summary=dict(message.get("summary") or {}),
-                    sitting_out=list(message.get("sitting_out") or []),
-                    waiting=list(message.get("waiting_list") or []),
-                    after_hand=dict(message.get("after_hand") or {}),
-                    at=time.monotonic(),
-                    released=bool(message.get("released")),
-                    live=message.get("live") if isinstance(message.get("live"), dict) else None,
-                    check_when_free=tuple(message.get("check_when_free") or ()),
-                )
-            lobby = self.bus.subscribe(LOBBY_CHANNEL, size=COMMAND_QUEUE_SIZE)
