@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from engine.actions import Action, LegalActions
 from engine.table import Table
+from server import turns
 
 if TYPE_CHECKING:
     from server.actor import TableActor
@@ -72,6 +73,6 @@ async def act_for_absent(actor: TableActor) -> None:
         actor.metrics.action(kind)
         # Only a turn already on the clock (the player left during it) spent any time.
         on_clock = actor.clocks.deadline is not None
-        actor._tell_hand(events, after=actor._turn_over(seat, state) if on_clock else [])
+        actor._tell_hand(events, after=turns.turn_over(actor, seat, state) if on_clock else [])
         if hand.is_over():
             await actor._finish_hand()

@@ -32,20 +32,17 @@ from engine.actions import Action
 from engine.cards import Deck
 from engine.errors import ErrorCode
 from engine.events import Event
-from engine.hand import Hand
 from engine.table import Departure, SeatingRules, Table
 from engine.table_events import (
     ChatSaid,
-    Clock,
     DeckCommitted,
     HandNumber,
     Leaving,
     TablePaused,
     TableUnpaused,
-    TimeBank,
 )
 from engine.variants import TableConfig
-from server import absence, dealing, removal, table_ops
+from server import absence, dealing, removal, table_ops, turns
 from server import commands as cmd
 from server.bus import Bus
 from server.clocks import TableClocks
@@ -254,7 +251,7 @@ class TableActor(TableLoop):
         elif hand is not None and hand.is_over():
             await self._finish_hand()  # its last action was written, its record was not
         elif hand is not None:
-            self._start_clock(hand)
+            turns.start_clock(self, hand)
             self._commit_next_hand()  # the commitment the previous node made is gone with it
             await absence.act_for_absent(self)  # who asked to leave, in the resumed hand
         if self.table.hand is None:
@@ -304,7 +301,7 @@ class TableActor(TableLoop):
             self.publisher.publish_all(after)
         hand = self.table.hand
         if hand is not None and not hand.is_over():
-            self._start_clock(hand)
+            turns.start_clock(self, hand)
 
     def _player_at(self, seat: int) -> str | None:
         occupant = self.table.seats[seat]
@@ -469,7 +466,7 @@ class TableActor(TableLoop):
             {"seat": seat, "kind": kind, "amount": amount, "action_id": command.action_id},
         )
         self.metrics.action(kind)
-        spent = self._turn_over(seat, state)
+        spent = turns.turn_over(self, seat, state)
         reply = {"seq": self.seq + sum(1 for e in events if e.to is None), "accepted": True}
         state.action_ids[command.action_id] = reply
         while len(state.action_ids) > REMEMBERED_ACTION_IDS:
@@ -482,66 +479,8 @@ class TableActor(TableLoop):
 
     # ------------------------------------------------------------------ clocks
 
-    def _turn_over(self, seat: int, state: PlayerState) -> list[Event]:
-        """The turn on the clock is over: its time bank spent, and the event saying so when
-        some was."""
-        before = state.time_bank
-        state.time_bank = self.clocks.end_turn(before)
-        return self._bank_changed(seat, before, state.time_bank)
-
-    def _bank_changed(self, seat: int, before: float, after: float) -> list[Event]:
-        if round(before, 1) == round(after, 1):
-            return []
-        return [TimeBank(seat=seat, time_bank=round(after, 1))]
-
-    def _start_clock(self, hand: Hand) -> None:
-        seat = hand.seat_to_act()
-        if seat is None or absence.reason_absent(self.table, seat) is not None:
-            # An absent seat's turn is played at once (server.absence): no clock.
-            self.clocks.deadline = None
-            return
-        player = self._player_at(seat)
-        bank = self._state(player).time_bank if player is not None else 0.0
-        self.clocks.start_turn(bank)
-        self.publisher.publish(
-            Clock(seat=seat, action_clock=self.settings.action_clock, time_bank=round(bank, 2))
-        )
-
     async def _on_clock(self) -> None:
-        # First who sat out or left: a seat to act that is theirs is played at once.
-        await absence.act_for_absent(self)
-        hand = self.table.hand
-        if self.clocks.turn_over_due() and hand is not None and not hand.is_over():
-            seat = hand.seat_to_act()
-            assert seat is not None
-            player = self._player_at(seat)
-            spent: list[Event] = []
-            if player is not None:
-                state = self._state(player)
-                spent = self._bank_changed(seat, state.time_bank, 0.0)
-                state.time_bank = 0.0
-            self.clocks.deadline = None
-            events = hand.timeout(seat)
-            self.last_action_at = self.clock()
-            await self.journal.record(self.hand_number, {"seat": seat, "timeout": True})
-            self.metrics.action("timeout")
-            self._tell_hand(events, after=spent)
-            if hand.is_over():
-                await self._finish_hand()
-            await absence.act_for_absent(self)
-        if self.clocks.offer_due():
-            self.clocks.offer_until = None
-            self._tell(self.table.expire_offer())
-        for name, state in list(self.players.items()):
-            if state.sat_out_at is not None and self.clocks.sit_out_over(state.sat_out_at):
-                seat = self.table.seat_of(name)
-                state.sat_out_at = None
-                if seat is not None and not self.table.in_hand(seat):
-                    chips = self.table.leave(seat)
-                    if chips is not None:
-                        await self._settle_departure(Departure(seat, name, chips))
-        if self.clocks.next_hand_due():
-            await self._start_hand()
+        await turns.on_clock(self)
 
     # ------------------------------------------------------------------ hands
 
@@ -638,17 +577,7 @@ class TableActor(TableLoop):
         # cancel it (a cancel would put back the starting stacks).
         departures = self.table.finish_hand()
         self.clocks.deadline = None
-        refilled: list[Event] = []
-        for seat, player in self._players_in_hand.items():
-            state = self.players.get(player)
-            if state is not None:
-                before = state.time_bank
-                state.time_bank = min(
-                    self.settings.time_bank, state.time_bank + self.settings.time_bank_refill
-                )
-                if self._player_at(seat) == player:
-                    refilled += self._bank_changed(seat, before, state.time_bank)
-        self._tell(refilled)
+        self._tell(turns.refill_banks(self))
         # Broke: sat out until chips are added (and removed after the sit-out limit).
         self._tell(self.table.sit_out_busted())
         await self._after_hand(departures)
