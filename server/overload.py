@@ -12,11 +12,12 @@ the back office are never shed.
 
 How far behind: a task sleeps :data:`SAMPLE_SECONDS` again and again, and each wake-up's delay
 past its due time is a sample. The node's lag is the median of the samples of the last
-:data:`WINDOW_SECONDS` (at least :data:`MIN_SAMPLES` of them): one long pause (a full garbage
-collection, the process descheduled on a busy machine) is one late sample among timely ones and
-sheds nothing; a loop late at most of its wake-ups for a second does. Shedding starts when the
-lag goes over the threshold (``STUD_OVERLOAD_LAG_SECONDS``, 0: never) and stops once it is back
-under half of it, logged once each way.
+:data:`WINDOW_SECONDS` (at least :data:`MIN_SAMPLES` of them, and nothing is decided on fewer):
+one long pause (a full garbage collection, the process descheduled on a busy machine, a cold
+start) is one late sample among timely ones and sheds nothing. Shedding starts when the lag has
+stayed over the threshold (``STUD_OVERLOAD_LAG_SECONDS``, 0: never) for :data:`SUSTAIN_SECONDS`
+(the loop late at most of its wake-ups for two seconds or so), and stops once the lag is back
+under half the threshold, logged once each way.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ log = logging.getLogger(__name__)
 SAMPLE_SECONDS = 0.05  # the monitor's sleep: a sample of the loop's lag each wake-up
 WINDOW_SECONDS = 1.0  # the lag is the median of the samples this recent...
 MIN_SAMPLES = 3  # ...and of at least this many, however long ago
+SUSTAIN_SECONDS = 1.0  # the lag over the threshold this long before anything is shed
 
 # Websocket commands that start something new at a table: shed while the node is behind.
 # Everything else (act, leave, sit_out, sit_in, chat, watch, resync, ping...) goes through.
@@ -55,6 +57,7 @@ class LagMonitor:
         self.shedding = False
         self.shed_count = 0  # calls shed since shedding last started
         self._samples: deque[tuple[float, float]] = deque()  # (when, lag)
+        self._over_since: float | None = None  # when the lag last went over the threshold
         self._task: asyncio.Task[None] | None = None
 
     def start(self) -> None:
@@ -84,9 +87,15 @@ class LagMonitor:
             samples.popleft()
         self.lag = statistics.median(lag for _, lag in samples)
         self.metrics.event_loop_lag.set(self.lag)
-        if not self.threshold:
+        if not self.threshold or len(samples) < MIN_SAMPLES:
             return
-        if not self.shedding and self.lag > self.threshold:
+        if self.lag <= self.threshold:
+            self._over_since = None
+        elif self._over_since is None:
+            self._over_since = now
+        if not self.shedding and self._over_since is not None:
+            if now - self._over_since < SUSTAIN_SECONDS:
+                return
             self.shedding, self.shed_count = True, 0
             log.warning(
                 "overloaded: the event loop is %.0f ms behind (over %.0f ms): new work is "
