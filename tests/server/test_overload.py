@@ -10,6 +10,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import sys
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -23,6 +24,9 @@ from websockets.exceptions import InvalidStatus
 
 from server.metrics import Metrics
 from server.overload import LagMonitor
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+import load_bots  # noqa: E402 - the load bench's bots, beside the tests
 
 THRESHOLD = 0.08  # seconds: the tests' threshold, under the blocker's slices
 SLICE = 0.15  # seconds the blocker holds the loop at a time...
@@ -156,6 +160,24 @@ async def test_one_long_pause_sheds_nothing(caplog: pytest.LogCaptureFixture) ->
     finally:
         await monitor.stop()
     assert not caplog.records
+
+
+async def test_the_load_bench_bot_tries_a_shed_handshake_again(tmp_path: Path) -> None:
+    """bench/load.py seats its bots on a node that may be behind: a bot refused in the
+    handshake (503 ``server_busy``) waits the hint and connects and sits once it may."""
+    async with examples_server(tmp_path, overload_lag_seconds=THRESHOLD) as room:
+        monitor: LagMonitor = room.app.state.overload
+        spec = load_bots.BotSpec(
+            "ann", room.tokens["ann"], f"ws://{room.host}/ws", 1, 200, 1, reports_table=False
+        )
+        bot = load_bots.Bot(spec, (0.05, 0.1), load_bots.Stats())
+        async with loop_blocked():
+            await until(lambda: monitor.shedding, "shedding")
+            seating = asyncio.create_task(bot.start())
+            await until(lambda: shed(room, "connect") >= 1, "a handshake shed")
+        await asyncio.wait_for(seating, 30)
+        assert bot.seat == 0
+        await bot.close()
 
 
 def test_the_lag_is_the_median_of_the_last_second_and_shedding_needs_it_sustained() -> None:
