@@ -25,7 +25,8 @@ action over its rate waits its turn, unread behind it; any other frame over its 
 refused, and a connection refused for its rate too often is closed (4029). Frames of
 connections not signed in share a budget of each turn of the event loop. A snapshot for
 a connection that sits at no table comes from this node's mirror of the table
-(``server.spectators``), never from the table's inbox.
+(``server.spectators``), never from the table's inbox. While the node's event loop is behind
+(``server.overload``), new sockets are refused in the handshake and new seats ``server_busy``.
 """
 
 from __future__ import annotations
