@@ -58,7 +58,7 @@ import httpx
 import orjson
 from prometheus_client.parser import text_string_to_metric_families
 from websockets.asyncio.client import ClientConnection, connect
-from websockets.exceptions import ConnectionClosed
+from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
 ROOT = Path(__file__).resolve().parents[1]
 # The project before bench/ (whose engine.py is not the engine), and the cluster tests' harness.
@@ -314,8 +314,8 @@ class Probe:
                 async with connect(url, compression=None, ping_interval=None) as ws:
                     await ws.recv()  # hello
                     await self._ping(ws)
-            except (OSError, ConnectionClosed, TimeoutError):
-                self.lost += 1
+            except (OSError, ConnectionClosed, InvalidHandshake, TimeoutError):
+                self.lost += 1  # a handshake refused 503: the node sheds new sockets
                 await asyncio.sleep(1)
 
     async def _ping(self, ws: ClientConnection) -> None:

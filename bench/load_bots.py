@@ -30,12 +30,13 @@ from typing import Any
 
 import orjson
 from websockets.asyncio.client import ClientConnection, connect
-from websockets.exceptions import ConnectionClosed
+from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus
 
 # Events that say a table broke (its hand voided, its actor rebuilt): counted as errors.
 TROUBLE = frozenset({"hand_cancelled", "table_restarted", "table_paused"})
 RECONNECTS = 5  # a bot gives up after this many lost connections in a row
 REQUEST_TIMEOUT = 30.0
+SHED_TRIES = 30  # a set-up step shed by a node that is behind (server_busy) is tried this often
 ACT_ID = "act"  # the id of every act (its reply is not waited for; an error frame is counted)
 
 
@@ -68,6 +69,21 @@ class Stats:
 class RequestFailed(Exception):
     """A command of the set-up (``auth``, ``sit``) was refused."""
 
+    def __init__(self, code: str, message: str, retry_after: float | None = None) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.retry_after = retry_after
+
+
+def shed_wait(error: Exception) -> float | None:
+    """The seconds to wait when a node that is behind shed the step (``server_busy``: a
+    handshake refused 503, a ``sit`` refused with ``retry_after``); None: another failure."""
+    if isinstance(error, InvalidStatus) and error.response.status_code == 503:
+        return float(error.response.headers.get("Retry-After", "1"))
+    if isinstance(error, RequestFailed) and error.code == "server_busy":
+        return error.retry_after or 1.0
+    return None
+
 
 class Bot:
     """A seated player on one websocket, acting on its turns after ``think`` seconds."""
@@ -90,10 +106,21 @@ class Bot:
     # -------------------------------------------------------------- connection
 
     async def start(self) -> None:
-        """Connect, sign in and take a seat (raises if any of it fails)."""
-        await self._connect()
-        reply = await self.request("sit", table=self.spec.table, buy_in=self.spec.buy_in)
-        self.seat = int(reply["seat"])
+        """Connect, sign in and take a seat (raises if any of it fails); a step the server
+        sheds while it is behind is tried again after its retry hint."""
+        for tries_left in range(SHED_TRIES, 0, -1):
+            try:
+                if self.ws is None:
+                    await self._connect()
+                reply = await self.request("sit", table=self.spec.table, buy_in=self.spec.buy_in)
+            except (InvalidStatus, RequestFailed) as error:
+                wait = shed_wait(error)
+                if wait is None or tries_left == 1:
+                    raise
+                await asyncio.sleep(wait * (0.5 + self.rng.random()))
+                continue
+            self.seat = int(reply["seat"])
+            return
 
     async def _connect(self) -> None:
         self.ws = await connect(
@@ -122,7 +149,7 @@ class Bot:
                 await self._connect()
                 await self.request("resync", table=self.spec.table)
                 failures = 0
-            except (OSError, ConnectionClosed, RequestFailed, TimeoutError):
+            except (OSError, ConnectionClosed, InvalidHandshake, RequestFailed, TimeoutError):
                 continue
 
     async def close(self) -> None:
@@ -169,7 +196,9 @@ class Bot:
             self.stats.errors[frame["code"]] += 1
             future = self._replies.get(frame["id"])
             if future is not None and not future.done():
-                future.set_exception(RequestFailed(f"{frame['code']}: {frame['message']}"))
+                future.set_exception(
+                    RequestFailed(frame["code"], frame["message"], frame.get("retry_after"))
+                )
             elif frame["id"] == ACT_ID:
                 self._sent_at = None  # the act was refused
 
@@ -271,7 +300,13 @@ class Worker:
             async with gate:
                 try:
                     await bot.start()
-                except (OSError, ConnectionClosed, RequestFailed, TimeoutError) as error:
+                except (
+                    OSError,
+                    ConnectionClosed,
+                    InvalidHandshake,
+                    RequestFailed,
+                    TimeoutError,
+                ) as error:
                     failures.append(f"{spec.name}: {error!r}")
                     await bot.close()
                     return

@@ -18,6 +18,7 @@ from server.errors import install_error_handlers
 from server.gateway import Gateway
 from server.lobby import Cardroom
 from server.metrics import Metrics
+from server.overload import LagMonitor
 from server.passwords import Passwords
 from server.redis_bus import RedisBus
 from server.routers import (
@@ -81,7 +82,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.sessions = sessions
         app.state.spectators = Spectators(bus)
         house_bots: asyncio.Task[None] | None = None
+        overload: LagMonitor = app.state.overload
         try:
+            overload.start()
             sessions.start()
             await cardroom.start()
             if settings.demo:
@@ -98,6 +101,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 with contextlib.suppress(asyncio.CancelledError):
                     await house_bots
             app.state.spectators.close()
+            await overload.stop()
             await cardroom.stop()
             await sessions.close()
             await leases.close()
@@ -123,6 +127,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         queue=settings.password_hash_queue,
     )
     app.state.gateway = Gateway(settings)
+    app.state.overload = LagMonitor(settings.overload_lag_seconds, app_metrics)
     app.state.head_revision = head_revision()
     install_error_handlers(app)
     app.add_middleware(SecurityHeaders, policies={web.REDOC_PATH: REDOC_POLICY})

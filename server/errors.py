@@ -28,7 +28,15 @@ from server.db.session import is_outage
 
 log = logging.getLogger(__name__)
 
-__all__ = ["ErrorCode", "Refusal", "error_body", "error_response", "install_error_handlers"]
+__all__ = [
+    "ErrorCode",
+    "Refusal",
+    "ServerBusy",
+    "error_body",
+    "error_response",
+    "install_error_handlers",
+    "refusal_response",
+]
 
 # The framework's own refusals (no such route, a bad method) by status.
 _STATUS_CODES = {
@@ -66,13 +74,18 @@ def error_response(
     return JSONResponse(error_body(code, message), status_code=status_code, headers=headers)
 
 
-async def _refusal(_request: Request, exc: Exception) -> JSONResponse:
-    assert isinstance(exc, Refusal)
-    headers = _BEARER_CHALLENGE if exc.code in _CHALLENGED else None
-    retry_after = getattr(exc, "retry_after", None)
+def refusal_response(refusal: Refusal) -> JSONResponse:
+    """A refusal's HTTP answer: its status, its code, and when to try again if it says."""
+    headers = _BEARER_CHALLENGE if refusal.code in _CHALLENGED else None
+    retry_after = getattr(refusal, "retry_after", None)
     if isinstance(retry_after, int | float):  # a limit: when to try again (RFC 9110)
         headers = {"Retry-After": str(max(1, math.ceil(retry_after)))}
-    return error_response(exc.code.http_status, exc.code, exc.message, headers)
+    return error_response(refusal.code.http_status, refusal.code, refusal.message, headers)
+
+
+async def _refusal(_request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, Refusal)
+    return refusal_response(exc)
 
 
 async def _http_error(_request: Request, exc: Exception) -> JSONResponse:
@@ -92,8 +105,9 @@ async def _validation_error(_request: Request, exc: Exception) -> JSONResponse:
 
 
 class ServerBusy(Refusal):
-    """Every database connection of the node's pool is in use (its bound, from the
-    settings): the server sheds the call at once, to be tried again shortly."""
+    """The node sheds the call at once, to be tried again shortly: every database connection
+    of its pool is in use (its bound, from the settings), or its event loop is behind
+    (:mod:`server.overload`)."""
 
     code = ErrorCode.SERVER_BUSY
     retry_after = 1
@@ -114,7 +128,7 @@ async def _database_error(request: Request, exc: Exception) -> JSONResponse:
     if is_outage(exc):
         refusal = outage_refusal(exc)
         if isinstance(refusal, ServerBusy):
-            return await _refusal(request, refusal)  # with its Retry-After
+            return refusal_response(refusal)  # with its Retry-After
         return error_response(503, refusal.code, refusal.message)
     log.error("a request failed", exc_info=exc)  # a refused statement: a bug, logged
     return await _unexpected(request, exc)

@@ -4,7 +4,8 @@ Logins are limited per address and per account, registrations per address (token
 :mod:`server.limits`); an account that keeps failing to log in waits longer after each
 failure; the starting bankroll goes to a few new accounts per address a day. A websocket's
 messages draw on three buckets of its own (actions, chat, the rest); a connection refused
-too often for its rate is closed. Open websockets are counted per address and per account.
+too often for its rate is closed. Open websockets are counted per address and per account,
+and a browser may open one only from an allowed origin.
 Everything is kept in this node's memory, so every limit holds per node; every number is a
 setting (:class:`server.settings.Settings`, documented in docs/operators.md).
 
@@ -143,6 +144,17 @@ class Gateway:
             strikes_left=s.ws_rate_strikes,
             clock=self.clock,
         )
+
+
+def origin_allowed(origin: str | None, host: str | None, settings: Settings) -> bool:
+    """A browser's page may open a websocket only from an allowed origin (by default the
+    server's own host); a client that sends no ``Origin`` is not a browser, and may."""
+    if origin is None:
+        return True
+    if settings.ws_allowed_origins:
+        return origin in settings.ws_allowed_origins
+    _, _, rest = origin.partition("://")
+    return host is not None and rest == host
 
 
 def _discount(counter: Counter[str], key: str) -> None:

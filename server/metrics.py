@@ -122,6 +122,19 @@ class Metrics:
             registry=registry,
         )
         self._gc_children = [self.gc_pause_seconds.labels(str(g)) for g in range(3)]
+        self.event_loop_lag = Gauge(
+            "stud_event_loop_lag_seconds",
+            "How late the node's event loop wakes a timer: the median over the last second "
+            "(server/overload.py); over STUD_OVERLOAD_LAG_SECONDS new work is shed.",
+            registry=registry,
+        )
+        self.shed_calls = Counter(
+            "stud_shed",
+            "New work refused server_busy while the event loop was behind, by kind (connect, "
+            "login, register, lobby, hands, wallet, sit, add_chips, join_waiting_list).",
+            ["kind"],
+            registry=registry,
+        )
         _GC_TIMER.watch(self)
         self._children: dict[tuple[object, ...], Counter | Histogram] = {}
         self._tables: Callable[[], Iterable[TableLoop]] = tuple
@@ -152,6 +165,9 @@ class Metrics:
 
     def bus_published(self, seconds: float) -> None:
         self.bus_publish_seconds.observe(seconds)
+
+    def shed(self, kind: str) -> None:
+        self._child(self.shed_calls, kind).inc()
 
     def takeover(self, reason: str) -> None:
         self._child(self.takeovers, reason).inc()

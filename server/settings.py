@@ -85,6 +85,11 @@ class Settings(BaseSettings):
     # (The actions of all the node's tables are written through one at a time.)
     db_pool_size: int = Field(default=10, ge=1, le=500)
     db_pool_overflow: int = Field(default=10, ge=0, le=500)
+    # The node's event loop this many seconds behind (the median lateness of a timer over
+    # the last second) for a second on end sheds new work (connections, logins, seats,
+    # listings) with server_busy until it is back under half of it (server/overload.py);
+    # 0: never shed.
+    overload_lag_seconds: float = Field(default=0.25, ge=0)
     # Open a demo table of each main variant where house bots play (server/demo.py).
     demo: bool = False
     # The house bots' pause before each action, on average (uniform from half to 1.5 times).

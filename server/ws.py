@@ -25,7 +25,8 @@ action over its rate waits its turn, unread behind it; any other frame over its 
 refused, and a connection refused for its rate too often is closed (4029). Frames of
 connections not signed in share a budget of each turn of the event loop. A snapshot for
 a connection that sits at no table comes from this node's mirror of the table
-(``server.spectators``), never from the table's inbox.
+(``server.spectators``), never from the table's inbox. While the node's event loop is behind
+(``server.overload``), new sockets are refused in the handshake and new seats ``server_busy``.
 """
 
 from __future__ import annotations
@@ -52,11 +53,12 @@ from server.bus import (
 )
 from server.cluster import TableHandle
 from server.db.session import is_outage
-from server.errors import outage_refusal
+from server.errors import ServerBusy, outage_refusal, refusal_response
 from server.frames import PROTOCOL_VERSION, Outbox, dumps
-from server.gateway import TOO_MANY, Gateway, MessageLimits
+from server.gateway import TOO_MANY, Gateway, MessageLimits, origin_allowed
 from server.lanes import TableLanes
 from server.metrics import Metrics
+from server.overload import SHED_COMMANDS, LagMonitor
 from server.sessions import SessionRegistry, SignIn
 from server.settings import Settings
 from server.spectators import Spectators
@@ -108,8 +110,10 @@ class Connection:
         gateway: Gateway | None = None,
         address: str = "unknown",
         spectators: Spectators | None = None,
+        overload: LagMonitor | None = None,
     ) -> None:
         self.websocket = websocket
+        self.overload = overload  # None: nothing is shed
         self.gateway = gateway if gateway is not None else Gateway(Settings())
         self.address = address
         self.spectators = spectators
@@ -519,6 +523,8 @@ class Connection:
         """A player's command to a table (sit, act, chat...): parsed into its record here,
         once, and carried as it is to the table wherever it runs."""
         player = self._require_player()
+        if self.overload is not None and message["type"] in SHED_COMMANDS:
+            self.overload.check(str(message["type"]))  # a new seat can wait; an action cannot
         table_id, actor = await self._actor(message)
         command = cmd.parse(str(message["type"]), player, message)
         await self._watch(table_id)
@@ -567,6 +573,11 @@ async def websocket_endpoint(websocket: WebSocket) -> None:
     if not origin_allowed(websocket.headers.get("origin"), websocket.headers.get("host"), settings):
         await websocket.close(code=1008)  # before the handshake completes: HTTP 403
         return
+    try:
+        app.state.overload.check("connect")
+    except ServerBusy as busy:  # refused in the handshake: 503, Retry-After, the error body
+        await websocket.send_denial_response(refusal_response(busy))
+        return
     address = websocket.client.host if websocket.client is not None else "unknown"
     gateway: Gateway = app.state.gateway
     if not gateway.socket_opened(address):
@@ -588,17 +599,7 @@ async def websocket_endpoint(websocket: WebSocket) -> None:
             address=address,
             spectators=app.state.spectators,
             sessions=app.state.sessions,
+            overload=app.state.overload,
         ).serve()
     finally:
         gateway.socket_closed(address)
-
-
-def origin_allowed(origin: str | None, host: str | None, settings: Settings) -> bool:
-    """A browser's page may open a websocket only from an allowed origin (by default the
-    server's own host); a client that sends no ``Origin`` is not a browser, and may."""
-    if origin is None:
-        return True
-    if settings.ws_allowed_origins:
-        return origin in settings.ws_allowed_origins
-    _, _, rest = origin.partition("://")
-    return host is not None and rest == host

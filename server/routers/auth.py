@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Response, status
+from fastapi import APIRouter, Depends, Response, status
 
 from server import accounts, tokens
 from server.accounts import BadCredentials
@@ -17,12 +17,18 @@ from server.deps import (
     SessionRegistryDep,
     SettingsDep,
 )
+from server.overload import SHED_RESPONSE, shed_when_busy
 from server.schemas import AccountCreate, AccountPublic, LoggedOutPublic, LoginCreate, TokenPublic
 
 router = APIRouter(tags=["auth"])
 
 
-@router.post("/auth/register", status_code=status.HTTP_201_CREATED)
+@router.post(
+    "/auth/register",
+    status_code=status.HTTP_201_CREATED,
+    dependencies=[Depends(shed_when_busy("register"))],
+    responses=SHED_RESPONSE,
+)
 async def register(
     body: AccountCreate,
     session: SessionDep,
@@ -46,7 +52,9 @@ async def register(
     return AccountPublic.model_validate(account)
 
 
-@router.post("/auth/login")
+@router.post(
+    "/auth/login", dependencies=[Depends(shed_when_busy("login"))], responses=SHED_RESPONSE
+)
 async def login(
     body: LoginCreate,
     session: SessionDep,

@@ -4,14 +4,18 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Path, Query
+from fastapi import APIRouter, Depends, Path, Query
 from fastapi.responses import PlainTextResponse
 
 from server import hands
 from server.deps import CurrentUser, SessionDep
+from server.overload import SHED_RESPONSE, shed_when_busy
 from server.schemas import HandLinePublic, HandPagePublic, HandPublic
 
-router = APIRouter(tags=["hands"])
+# Listings can wait: shed while the node is behind (server/overload.py).
+router = APIRouter(
+    tags=["hands"], dependencies=[Depends(shed_when_busy("hands"))], responses=SHED_RESPONSE
+)
 
 # What the database's id column holds: anything else is a bad value (400).
 HandId = Annotated[int, Path(ge=1, le=2**63 - 1, description="the hand's id")]

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Depends
 
 from server.deps import CardroomDep
+from server.overload import SHED_RESPONSE, shed_when_busy
 from server.schemas import TableSummaryPublic
 
-router = APIRouter(tags=["lobby"])
+# Listings can wait: shed while the node is behind (server/overload.py).
+router = APIRouter(
+    tags=["lobby"], dependencies=[Depends(shed_when_busy("lobby"))], responses=SHED_RESPONSE
+)
 
 
 @router.get("/tables")

@@ -4,13 +4,17 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Depends, Query
 
 from server import ledger
 from server.deps import CurrentUser, SessionDep
+from server.overload import SHED_RESPONSE, shed_when_busy
 from server.schemas import LedgerLinePublic, WalletPublic
 
-router = APIRouter(tags=["wallet"])
+# Listings can wait: shed while the node is behind (server/overload.py).
+router = APIRouter(
+    tags=["wallet"], dependencies=[Depends(shed_when_busy("wallet"))], responses=SHED_RESPONSE
+)
 
 
 @router.get("/wallet")
