@@ -102,6 +102,9 @@ class Bot:
         self._reader: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Task[None]] = set()  # acts thinking, top-ups under way
         self.closing = False
+        self._idle = 60.0  # the server's idle time, as its hello says
+        self._last_sent = time.monotonic()
+        self._pinger: asyncio.Task[None] | None = None
 
     # -------------------------------------------------------------- connection
 
@@ -126,9 +129,24 @@ class Bot:
         self.ws = await connect(
             self.spec.url, compression=None, ping_interval=None, open_timeout=REQUEST_TIMEOUT
         )
-        await self.ws.recv()  # hello
+        hello = orjson.loads(await self.ws.recv())
+        # As docs/protocol.md asks of clients: a ping within the server's idle time (a bot
+        # that folds early and waits out a long hand may say nothing else for a minute).
+        self._idle = float(hello.get("idle_seconds") or self._idle)
         self._reader = asyncio.create_task(self._read(self.ws), name=f"read-{self.spec.name}")
+        if self._pinger is None:
+            self._pinger = asyncio.create_task(self._keep_alive(), name=f"ping-{self.spec.name}")
         await self.request("auth", token=self.spec.token)
+
+    async def _keep_alive(self) -> None:
+        """A ping whenever a third of the idle time has passed with nothing sent."""
+        while not self.closing:
+            every = self._idle / 3
+            quiet = time.monotonic() - self._last_sent
+            if quiet >= every:
+                await self.send("ping")
+                quiet = 0.0
+            await asyncio.sleep(every - quiet)
 
     async def run(self) -> None:
         """Read until closed; reconnect (and resync) after a lost connection. (A turn that
@@ -154,6 +172,8 @@ class Bot:
 
     async def close(self) -> None:
         self.closing = True
+        if self._pinger is not None:
+            self._pinger.cancel()
         if self.ws is not None:
             await self.ws.close()
 
@@ -163,6 +183,7 @@ class Bot:
         message_id = next(self._ids)
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self._replies[message_id] = future
+        self._last_sent = time.monotonic()
         await self.ws.send(orjson.dumps({"type": kind, "id": message_id, **fields}).decode())
         try:
             return await asyncio.wait_for(future, REQUEST_TIMEOUT)
@@ -172,6 +193,7 @@ class Bot:
     async def send(self, kind: str, **fields: Any) -> None:
         """Send a command whose reply nobody waits for (an error frame is counted)."""
         assert self.ws is not None
+        self._last_sent = time.monotonic()
         with contextlib.suppress(ConnectionClosed, OSError):
             await self.ws.send(orjson.dumps({"type": kind, "id": 0, **fields}).decode())
 
@@ -235,6 +257,7 @@ class Bot:
         self._sent_at = time.perf_counter()
         assert self.ws is not None
         with contextlib.suppress(ConnectionClosed, OSError):
+            self._last_sent = time.monotonic()
             await self.ws.send(orjson.dumps({"type": "act", "id": ACT_ID, **fields}).decode())
 
     async def _top_up(self) -> None:
