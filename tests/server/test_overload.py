@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from live import receive
 from server_helpers import PASSWORD, bearer, error_code
-from test_protocol import Room, examples_server, hello, request
+from test_protocol import Room, examples_server, hello, request, seated, signed_in
 from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
@@ -76,14 +76,9 @@ async def test_a_node_behind_sheds_new_work_and_keeps_the_tables_playing(
     caplog.set_level(logging.WARNING, logger="server.overload")
     async with examples_server(tmp_path, overload_lag_seconds=THRESHOLD) as room:
         monitor: LagMonitor = room.app.state.overload
-        ann = await hello(room.host)
-        await request(ann, {"type": "auth", "id": 1, "token": room.tokens["ann"]})
-        await request(ann, {"type": "sit", "id": 2, "table": 1, "seat": 0, "buy_in": 200})
-        bob = await hello(room.host)
-        await request(bob, {"type": "auth", "id": 1, "token": room.tokens["bob"]})
-        await request(bob, {"type": "sit", "id": 2, "table": 1, "seat": 1, "buy_in": 200})
-        cat = await hello(room.host)  # connected before: a connection open is not shed
-        await request(cat, {"type": "auth", "id": 1, "token": room.tokens["cat"]})
+        ann = await seated(room, "ann", 0)
+        bob = await seated(room, "bob", 1)
+        cat = await signed_in(room, "cat")  # connected before: a connection open is not shed
         boss = bearer(room.tokens["boss"])
         created = await room.client.post(
             "/admin/tables",
@@ -132,8 +127,8 @@ async def test_a_node_behind_sheds_new_work_and_keeps_the_tables_playing(
         status, _, code = await login_answer(room)
         assert (status, code) == (200, "ok")
         assert (await room.client.get("/tables")).status_code == 200
-        seated = await request(cat, {**sit, "id": 3})
-        assert seated["type"] == "reply", seated
+        sat = await request(cat, {**sit, "id": 3})
+        assert sat["type"] == "reply", sat
         late = await hello(room.host)
         for ws in (ann, bob, cat, late):
             await ws.close()

@@ -118,6 +118,20 @@ async def request(ws: ClientConnection, frame: dict[str, Any]) -> dict[str, Any]
             return answer
 
 
+async def signed_in(room: Room, player: str) -> ClientConnection:
+    """A new connection of ``player``'s, signed in."""
+    ws = await hello(room.host)
+    await request(ws, {"type": "auth", "id": 1, "token": room.tokens[player]})
+    return ws
+
+
+async def seated(room: Room, player: str, seat: int) -> ClientConnection:
+    """A new connection of ``player``'s, signed in and seated at table 1 with 200 chips."""
+    ws = await signed_in(room, player)
+    await request(ws, {"type": "sit", "id": 2, "table": 1, "seat": seat, "buy_in": 200})
+    return ws
+
+
 async def test_a_frame_too_large_and_binary_frames_are_refused(tmp_path: Path) -> None:
     async with examples_server(tmp_path) as room:
         ws = await hello(room.host)
@@ -168,12 +182,8 @@ async def test_a_silent_connection_is_closed(tmp_path: Path) -> None:
 
 async def test_a_dropped_player_reconnects_resyncs_and_plays_on(tmp_path: Path) -> None:
     async with examples_server(tmp_path) as room:
-        ann = await hello(room.host)
-        await request(ann, {"type": "auth", "id": 1, "token": room.tokens["ann"]})
-        await request(ann, {"type": "sit", "id": 2, "table": 1, "seat": 0, "buy_in": 200})
-        bob = await hello(room.host)
-        await request(bob, {"type": "auth", "id": 1, "token": room.tokens["bob"]})
-        await request(bob, {"type": "sit", "id": 2, "table": 1, "seat": 1, "buy_in": 200})
+        ann = await seated(room, "ann", 0)
+        bob = await seated(room, "bob", 1)
         actor = room.cardroom.actor(1)
         assert actor is not None and actor.players["bob"].connections == 1
         await bob.close()  # bob's connection drops while he is to act (bring-in)
@@ -182,8 +192,7 @@ async def test_a_dropped_player_reconnects_resyncs_and_plays_on(tmp_path: Path) 
                 break
             await asyncio.sleep(0.01)
         assert actor.players["bob"].connections == 0
-        bob = await hello(room.host)
-        await request(bob, {"type": "auth", "id": 1, "token": room.tokens["bob"]})
+        bob = await signed_in(room, "bob")
         snapshot = (await request(bob, {"type": "resync", "id": 2, "table": 1}))["result"]
         assert snapshot["you"] == 1 and snapshot["hand"]["seats"]["1"]["down"] == ["Qd", "Qc"]
         assert snapshot["hand"]["seats"]["0"]["down"] == []
@@ -205,12 +214,8 @@ async def test_a_dropped_player_reconnects_resyncs_and_plays_on(tmp_path: Path) 
 
 async def test_a_restarted_table_tells_its_watchers(tmp_path: Path) -> None:
     async with examples_server(tmp_path) as room:
-        ann = await hello(room.host)
-        await request(ann, {"type": "auth", "id": 1, "token": room.tokens["ann"]})
-        await request(ann, {"type": "sit", "id": 2, "table": 1, "seat": 0, "buy_in": 200})
-        bob = await hello(room.host)
-        await request(bob, {"type": "auth", "id": 1, "token": room.tokens["bob"]})
-        await request(bob, {"type": "sit", "id": 2, "table": 1, "seat": 1, "buy_in": 200})
+        ann = await seated(room, "ann", 0)
+        bob = await seated(room, "bob", 1)
         actor = room.cardroom.actor(1)
         assert actor is not None and actor.task is not None
         await crash(actor)
