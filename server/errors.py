@@ -126,10 +126,7 @@ def outage_refusal(error: BaseException | None = None) -> Refusal:
 async def _database_error(request: Request, exc: Exception) -> JSONResponse:
     """A database that did not answer is the caller's 503, not a bug: no traceback."""
     if is_outage(exc):
-        refusal = outage_refusal(exc)
-        if isinstance(refusal, ServerBusy):
-            return refusal_response(refusal)  # with its Retry-After
-        return error_response(503, refusal.code, refusal.message)
+        return refusal_response(outage_refusal(exc))  # 503; server_busy with its Retry-After
     log.error("a request failed", exc_info=exc)  # a refused statement: a bug, logged
     return await _unexpected(request, exc)
 
