@@ -153,7 +153,7 @@ class RedisLeases:
         return bool(done)
 
     async def renew(self, table_id: int) -> bool:
-        return bool(await self._renew(keys=[self._key(table_id)], args=[self._value, self._ttl_ms]))
+        return (await self.renew_many([table_id]))[table_id]
 
     async def renew_many(self, table_ids: Collection[int]) -> dict[int, bool]:
         """Every table's renewal script in one pipeline (no transaction: each key stands
