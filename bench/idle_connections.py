@@ -23,9 +23,8 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
-from typing import Any
 
 import httpx
 import orjson
@@ -34,7 +33,7 @@ from websockets.asyncio.client import ClientConnection, connect
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "cluster"), str(ROOT / "bench")]
 
-from load import PASSWORD, Cardroom, Options, ProcessSample, login, post_when_free  # noqa: E402
+from load import Cardroom, Options, ProcessSample, bot_account  # noqa: E402
 from ws_floor import free_port  # noqa: E402
 
 FIRST = 50  # connections made before the baseline: what the first ones pay once
@@ -50,11 +49,8 @@ async def accounts(http: httpx.AsyncClient, base: str, count: int) -> list[str]:
     gate = asyncio.Semaphore(8)
 
     async def one(index: int) -> str:
-        name = f"idle{index}"
         async with gate:
-            body = {"username": name, "password": PASSWORD, "bot": True}
-            (await post_when_free(http, f"{base}/auth/register", body)).raise_for_status()
-            return await login(http, base, name, PASSWORD)
+            return await bot_account(http, base, f"idle{index}")
 
     return list(await asyncio.gather(*(one(i) for i in range(count))))
 
@@ -70,22 +66,30 @@ async def signed_in(url: str, token: str) -> ClientConnection:
     return socket
 
 
+async def growth_per_connection(
+    pids: Sequence[int], count: int, open_one: Callable[[int], Awaitable[ClientConnection]]
+) -> float:
+    """KiB of ``pids``' RSS each of ``count`` connections adds, once ``FIRST`` are open."""
+    sockets = [await open_one(index) for index in range(FIRST)]
+    await asyncio.sleep(SETTLE_SECONDS)
+    before = resident(pids)
+    sockets += [await open_one(index) for index in range(FIRST, FIRST + count)]
+    await asyncio.sleep(SETTLE_SECONDS)
+    after = resident(pids)
+    for socket in sockets:
+        await socket.close()
+    return (after - before) / count / 1024
+
+
 async def node_per_connection(room: Cardroom, count: int) -> float:
     """KiB of the node's RSS an idle, signed-in connection adds."""
     base = room.nodes[0].url
     url = base.replace("http://", "ws://") + "/ws"
     async with httpx.AsyncClient(timeout=60) as http:
         tokens = await accounts(http, base, FIRST + count)
-    sockets = [await signed_in(url, token) for token in tokens[:FIRST]]
-    await asyncio.sleep(SETTLE_SECONDS)
-    before = resident(room.pids())
-    for token in tokens[FIRST:]:
-        sockets.append(await signed_in(url, token))
-    await asyncio.sleep(SETTLE_SECONDS)
-    after = resident(room.pids())
-    for socket in sockets:
-        await socket.close()
-    return (after - before) / count / 1024
+    return await growth_per_connection(
+        room.pids(), count, lambda index: signed_in(url, tokens[index])
+    )
 
 
 async def stack_per_connection(count: int) -> float:
@@ -96,23 +100,15 @@ async def stack_per_connection(count: int) -> float:
     )
     try:
         time.sleep(2)
-        sockets: list[Any] = []
-
-        async def open_one(index: int) -> None:
-            url = f"ws://127.0.0.1:{port}/ws?table={index // 8}"
-            sockets.append(await connect(url, compression=None, ping_interval=None))
-
-        for index in range(FIRST):
-            await open_one(index)
-        await asyncio.sleep(SETTLE_SECONDS)
-        before = resident([server.pid])
-        for index in range(FIRST, FIRST + count):
-            await open_one(index)
-        await asyncio.sleep(SETTLE_SECONDS)
-        after = resident([server.pid])
-        for socket in sockets:
-            await socket.close()
-        return (after - before) / count / 1024
+        return await growth_per_connection(
+            [server.pid],
+            count,
+            lambda index: connect(
+                f"ws://127.0.0.1:{port}/ws?table={index // 8}",
+                compression=None,
+                ping_interval=None,
+            ),
+        )
     finally:
         server.terminate()
         server.wait()

@@ -387,9 +387,7 @@ async def open_tables(
     async def bot(index: int, seat: int, table_id: int, buy_in: int) -> BotSpec:
         name = f"load{index}s{seat}"
         async with gate:
-            body = {"username": name, "password": PASSWORD, "bot": True}
-            (await post_when_free(http, f"{base}/auth/register", body)).raise_for_status()
-            token = await login(http, base, name, PASSWORD)
+            token = await bot_account(http, base, name)
         node = room.nodes[(index * SEATS + seat) % len(room.nodes)]
         return BotSpec(
             name=name,
@@ -426,6 +424,13 @@ async def post_when_free(
             return response
         await asyncio.sleep(float(response.headers.get("retry-after", "1")))
     return response
+
+
+async def bot_account(http: httpx.AsyncClient, base: str, name: str) -> str:
+    """A bot account registered as ``name``, and its token."""
+    body = {"username": name, "password": PASSWORD, "bot": True}
+    (await post_when_free(http, f"{base}/auth/register", body)).raise_for_status()
+    return await login(http, base, name, PASSWORD)
 
 
 async def login(http: httpx.AsyncClient, base: str, name: str, password: str) -> str:

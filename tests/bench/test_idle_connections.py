@@ -4,22 +4,12 @@ each adds, like the websocket stack's own, is measured and reported."""
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-BENCH = ROOT / "bench" / "idle_connections.py"
+from benches import run_bench
 
 
 def test_idle_connections_are_signed_in_and_measured() -> None:
-    done = subprocess.run(
-        [sys.executable, str(BENCH), "--connections", "200"],
-        capture_output=True,
-        text=True,
-        timeout=180,
-        cwd=ROOT,
-    )
+    done = run_bench("idle_connections.py", "--connections", "200", timeout=180)
     assert done.returncode == 0, done.stdout + done.stderr
     found = re.search(r"node (-?[\d.]+) KiB each.*stack alone (-?[\d.]+) KiB each", done.stdout)
     assert found, done.stdout

@@ -6,25 +6,19 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-
-ROOT = Path(__file__).resolve().parents[2]
-LOAD = ROOT / "bench" / "load.py"
+from benches import run_bench
 
 
 def test_a_short_ramp_on_sqlite_plays_and_reports(tmp_path: Path) -> None:
     report = tmp_path / "load.json"
-    done = subprocess.run(
-        [sys.executable, str(LOAD), "--tables", "1,2", "--warmup", "1", "--seconds", "4"]
-        + ["--think", "0.05,0.2", "--workers", "1", "--json", str(report)],
-        capture_output=True,
-        text=True,
+    done = run_bench(
+        "load.py",
+        *("--tables", "1,2", "--warmup", "1", "--seconds", "4"),
+        *("--think", "0.05,0.2", "--workers", "1", "--json", str(report)),
         timeout=120,
-        cwd=ROOT,
     )
     assert done.returncode == 0, done.stdout + done.stderr
     results = json.loads(report.read_text())
@@ -46,25 +40,13 @@ def test_a_short_ramp_on_sqlite_plays_and_reports(tmp_path: Path) -> None:
 
 
 def test_a_falling_ramp_is_refused() -> None:
-    done = subprocess.run(
-        [sys.executable, str(LOAD), "--tables", "50,25"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        cwd=ROOT,
-    )
+    done = run_bench("load.py", "--tables", "50,25", timeout=60)
     assert done.returncode == 2
     assert "--tables takes rising positive counts" in done.stderr
 
 
 def test_server_workers_need_postgresql() -> None:
-    done = subprocess.run(
-        [sys.executable, str(LOAD), "--server-workers", "2"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        cwd=ROOT,
-    )
+    done = run_bench("load.py", "--server-workers", "2", timeout=60)
     assert done.returncode == 2
     assert "--server-workers: at least 1, and several only on --backend postgresql" in done.stderr
 
@@ -75,14 +57,12 @@ def test_server_workers_need_postgresql() -> None:
 )
 def test_a_short_ramp_on_two_server_workers(tmp_path: Path) -> None:
     report = tmp_path / "load.json"
-    done = subprocess.run(
-        [sys.executable, str(LOAD), "--backend", "postgresql", "--server-workers", "2"]
-        + ["--tables", "2", "--warmup", "2", "--seconds", "4", "--think", "0.05,0.2"]
-        + ["--workers", "1", "--json", str(report)],
-        capture_output=True,
-        text=True,
+    done = run_bench(
+        "load.py",
+        *("--backend", "postgresql", "--server-workers", "2"),
+        *("--tables", "2", "--warmup", "2", "--seconds", "4", "--think", "0.05,0.2"),
+        *("--workers", "1", "--json", str(report)),
         timeout=180,
-        cwd=ROOT,
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "1 node(s) of 2 workers behind one port" in done.stdout
