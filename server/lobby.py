@@ -114,6 +114,7 @@ class Cardroom:
         self._records: dict[int, TableRecord] = {}  # every open table of the cardroom
         self._tables: dict[int, _Table] = {}  # the tables this node runs
         self._taking: dict[int, asyncio.Lock] = {}  # one take of a table at a time
+        self._claiming: dict[int, LeaseProof] = {}  # leases held by takes not yet running
         self._elsewhere: dict[int, HeardTable] = {}  # tables other nodes run, as told
         self._background: set[asyncio.Task[None]] = set()
         self._stopping = False
@@ -235,9 +236,12 @@ class Cardroom:
         taken_over = {t: table for t, table in self._tables.items() if table.actor.taken_over}
         await self._drop_all(taken_over, "another node took the table over")
         running = dict(self._tables)
+        # A take in progress holds its lease too: one slower than a lease (a cold database,
+        # a long hand to load) must not let the lease lapse before its table runs.
+        claiming = dict(self._claiming)
         now = time.monotonic()  # before Redis is asked: a proof never outlasts the lease
         try:
-            held = await self.leases.renew_many(running)
+            held = await self.leases.renew_many([*running, *claiming])
         except Exception as exc:  # noqa: BLE001 - Redis away: keep them while the lease lasts
             if not renewal_failed(exc):
                 raise
@@ -248,6 +252,11 @@ class Cardroom:
             }
             await self._drop_all(lapsing, f"the lease could not be renewed ({named(exc)})")
             return
+        for table_id, proof in claiming.items():
+            if held.get(table_id, False):
+                proof.renew(now)
+            else:
+                proof.lose()
         lost: dict[int, _Table] = {}
         for table_id, table in running.items():
             if held.get(table_id, False):
@@ -289,6 +298,7 @@ class Cardroom:
             if not renewal_failed(exc):
                 raise
             return False
+        self._claiming[record.id] = lease
         try:
             async with self.sessionmaker() as session, session.begin():
                 fence = await fencing.claim_table(session, table_id=record.id)
@@ -305,6 +315,11 @@ class Cardroom:
         except BaseException:
             await self._release(record.id, "the table could not be taken")
             raise
+        finally:
+            self._claiming.pop(record.id, None)
+        if lease.lost:  # another node holds the lease now (and, claiming, fenced this one out)
+            log.warning("table %s: its lease was lost while it was taken", record.id)
+            return False
         heard = self._elsewhere.pop(record.id, None)
         self._tables[record.id] = _Table(record, stats, actor, fence, lease)
         self._run(record.id, actor)

@@ -168,16 +168,21 @@ function dialog() {
   let box = $("replayer");
   if (box) return box;
   box = el("dialog", { id: "replayer", class: "replayer", "aria-label": "Hand replayer" });
-  box.addEventListener("close", () => {
-    stop();
-    if (/^#\/hands\/\d+$/.test(location.hash)) history.replaceState(null, "", "#/hands");
-  });
+  box.addEventListener("close", stop);
   box.addEventListener("keydown", (e) => {
     if (e.key === "ArrowRight") { e.preventDefault(); go(state.at + 1); }
     if (e.key === "ArrowLeft") { e.preventDefault(); go(state.at - 1); }
   });
+  document.addEventListener("keydown", (e) => { if (e.key === "Escape" && box.open) leaveAddress(); });
   document.body.append(box);
   return box;
+}
+
+// Closing a hand opened from its own address (#/hands/{id}) leaves the hands page's address.
+// Done as the player closes it (the ✕, Escape), not in the dialog's close event: that event
+// comes a task later, and would undo an address the player went to meanwhile.
+function leaveAddress() {
+  if (/^#\/hands\/\d+$/.test(location.hash)) history.replaceState(null, "", "#/hands");
 }
 
 // Open the replayer on one of the player's hands.
@@ -197,7 +202,7 @@ export async function openReplayer(id) {
     el("div", { class: "replay-head" },
       el("h2", { text: `Hand #${hand.number} · ${hand.table_name}` }),
       el("span", { class: "muted", text: `${variantName(hand.variant)}${stakes ? ` ${stakes.small_bet}/${stakes.big_bet}` : ""} · ${when}` }),
-      el("button", { type: "button", class: "replay-close", "aria-label": "Close", onclick: () => box.close() }, "✕")),
+      el("button", { type: "button", class: "replay-close", "aria-label": "Close", onclick: () => { leaveAddress(); box.close(); } }, "✕")),
     el("nav", { class: "replay-streets" }, ...chapters(state.frames).map((c) => el("button", {
       type: "button", dataStreet: c.street, dataFrame: c.frame, onclick: () => { stop(); go(c.frame); },
     }, c.name))),

@@ -22,7 +22,7 @@ from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from engine.views import view
-from server import absence, accounts, commands, ledger, tables
+from server import absence, accounts, commands, ledger, lobby, tables
 from server.actor import TableActor
 from server.bus import MemoryBus, Subscription, table_channel
 from server.cluster import RedisLeases, RemoteTable
@@ -445,6 +445,66 @@ async def test_a_node_past_its_lease_publishes_nothing_more_for_the_table(
         heard.append(watcher.queue.get_nowait())
     assert not [m for m in heard if m is not None and m["run"] == stale.run_number], heard
     assert stale.publisher.silenced >= 1
+
+
+@needs_redis
+@needs_postgresql
+@pytest.mark.usefixtures("redis_available")
+async def test_a_table_taken_slower_than_a_lease_keeps_its_lease(
+    nodes: list[Node], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The lease is taken before the table is loaded: a load slower than a lease (a cold
+    database, a long hand to resume) must not let it lapse, or another node starting then
+    would take the table from under its first node."""
+    a, b = nodes
+    table_id = await seed(a.cardroom.sessionmaker, ["ann", "bob", "cat"])
+    loaded = lobby.seed_stats
+
+    async def slow_load(*args: Any) -> None:
+        await asyncio.sleep(1.5 * LEASE)
+        await loaded(*args)
+
+    monkeypatch.setattr(lobby, "seed_stats", slow_load)
+    await a.start()
+    assert a.cardroom.actor(table_id) is not None
+    monkeypatch.setattr(lobby, "seed_stats", loaded)
+    await b.start()  # before a has told of the table: only the lease keeps it a's
+    running = a.cardroom.actor(table_id)
+    assert running is not None
+    for player in ("ann", "bob", "cat"):
+        await submit(running, "sit", player, buy_in=100)
+    await asyncio.sleep(LEASE)
+    assert a.cardroom.actor(table_id) is running and b.cardroom.actor(table_id) is None
+    assert await a.leases.holder(table_id) == "a"
+
+
+@needs_redis
+@needs_postgresql
+@pytest.mark.usefixtures("redis_available")
+async def test_a_table_whose_lease_is_lost_while_it_is_taken_is_not_run(
+    nodes: list[Node], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """If the lease passes to another node during the load (Redis lost the key, another
+    node set it), the take is given up; the table is taken again once that lease lapses."""
+    a, b = nodes
+    table_id = await seed(a.cardroom.sessionmaker, ["ann", "bob", "cat"])
+    loaded = lobby.seed_stats
+
+    async def slow_load(*args: Any) -> None:
+        await asyncio.sleep(LEASE)
+        await loaded(*args)
+
+    async def lost_meanwhile() -> None:
+        await asyncio.sleep(0.2 * LEASE)
+        await a.leases._redis.delete(a.leases._key(table_id))
+        assert await b.leases.acquire(table_id)  # b's lease, never renewed: it lapses
+
+    monkeypatch.setattr(lobby, "seed_stats", slow_load)
+    await asyncio.gather(a.start(), lost_meanwhile())
+    assert a.cardroom.actor(table_id) is None
+    monkeypatch.setattr(lobby, "seed_stats", loaded)
+    await wait_for(lambda: a.cardroom.actor(table_id) is not None, timeout=3 * LEASE)
+    assert await a.leases.holder(table_id) == "a"
 
 
 @needs_redis
