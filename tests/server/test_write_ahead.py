@@ -213,3 +213,28 @@ async def test_a_lost_connection_is_replaced_and_the_action_written(
     assert write_ahead._held is not held
     assert await written(sessionmaker, table_id) == [0, 1]
     await write_ahead.close()
+
+
+async def test_the_write_ahead_s_commit_setting_never_reaches_other_writes(
+    sessionmaker: async_sessionmaker[AsyncSession], engine: AsyncEngine
+) -> None:
+    """PostgreSQL: the write-ahead's connection does not wait for the disk at commit; a
+    hand's chips, written on the pool's other connections, always do, and so does every
+    connection of the pool after the write-ahead is closed."""
+    if engine.dialect.name != "postgresql":
+        pytest.skip("the write-ahead keeps a connection on PostgreSQL")
+    write_ahead = WriteAhead(engine)
+    ((table_id, store),) = await open_tables(sessionmaker, write_ahead, 1)
+    await store.record_action(table_id, 1, 0, {"n": 0})
+    held = write_ahead._held
+    assert held is not None
+    assert await held.scalar(text("SHOW synchronous_commit")) == "off"
+    await held.rollback()
+    await write_ahead.close()
+    connections = [await engine.connect() for _ in range(engine.pool.size() + 1)]
+    try:
+        for connection in connections:
+            assert await connection.scalar(text("SHOW synchronous_commit")) == "on"
+    finally:
+        for connection in connections:
+            await connection.close()
