@@ -51,7 +51,10 @@ def forget_stale(cardroom: Cardroom) -> None:
 def tell_lobby(cardroom: Cardroom, released: bool = False) -> None:
     """This node's tables for the other nodes' lobbies, with what a node taking one
     over keeps of its players (who sits out, who waits); ``released``: this node gives
-    them back, another may take them at once."""
+    them back, another may take them at once. A node alone (leases that never lapse) has
+    nobody to tell: its lobby lines and live states are not made for nothing each round."""
+    if not cardroom.leases.lapses:
+        return
     for table_id, table in cardroom._tables.items():
         seats = table.actor.table.seats
         players = table.actor.players

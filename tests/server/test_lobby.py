@@ -272,3 +272,29 @@ async def test_a_table_taken_twice_at_once_is_claimed_once(
             assert actor is not None and actor.task is not None and not actor.task.done()
     finally:
         await cardroom.stop()
+
+
+async def test_a_node_alone_gossips_to_nobody(
+    sessionmaker: async_sessionmaker[AsyncSession], settings: Settings
+) -> None:
+    """Without other nodes (leases that never lapse) the lease rounds tell no lobby: the
+    tables' lines and live states are not made each round for nobody to hear."""
+    table_id = await seed(sessionmaker, ["ann", "bob", "cat"])
+    room = cardroom_on(sessionmaker, settings.model_copy(update={"lease_seconds": 0.6}))
+    heard = room.bus.subscribe("cardroom:lobby", size=100)
+    await room.start()
+    try:
+        actor = room.actor(table_id)
+        assert actor is not None
+        for player in ("ann", "bob", "cat"):
+            await submit(actor, "sit", player, buy_in=100)
+        await asyncio.sleep(3 * 0.6)  # several rounds
+        told = []
+        while not heard.queue.empty():
+            message = heard.queue.get_nowait()
+            if message is not None:
+                told.append(message["type"])
+        assert "lobby" not in told, told
+        assert room.actor(table_id) is actor  # the rounds went on: the table runs
+    finally:
+        await room.stop()
