@@ -163,10 +163,17 @@ def _discount(counter: Counter[str], key: str) -> None:
         del counter[key]
 
 
+# What a seat sends to play its hands: an action at each turn and a seed for each hand's
+# deck (server.dealing). A quick table asks for them as fast as it deals, so they are paced
+# together, never refused.
+PLAY_MESSAGES = frozenset({"act", "client_seed"})
+
+
 @dataclass(slots=True)
 class MessageLimits:
-    """One websocket's buckets: ``act`` for actions, ``chat`` for chat lines, ``other``
-    for every other message (a frame that does not parse included)."""
+    """One websocket's buckets: ``act`` for what plays the hands (:data:`PLAY_MESSAGES`),
+    ``chat`` for chat lines, ``other`` for every other message (a frame that does not
+    parse included)."""
 
     act: TokenBucket
     chat: TokenBucket
@@ -176,13 +183,13 @@ class MessageLimits:
     pause: float = 0.0  # after a refusal for rate: how long the connection is not read
 
     def take(self, kind: object) -> float:
-        """Draw on the bucket of a message of type ``kind``. An action over its rate is
-        paced, never refused: the seconds it must wait are returned (0.0: none), so a bot
-        acting as fast as a quick table deals loses no legal action while a flood of them
-        is slowed to the rate. Any other message over its rate raises :class:`RateLimited`
-        (and counts a strike)."""
+        """Draw on the bucket of a message of type ``kind``. An action (or a hand's seed)
+        over its rate is paced, never refused: the seconds it must wait are returned (0.0:
+        none), so a bot playing as fast as a quick table deals loses no legal action while
+        a flood of them is slowed to the rate. Any other message over its rate raises
+        :class:`RateLimited` (and counts a strike)."""
         now = self.clock()
-        if kind == "act":
+        if kind in PLAY_MESSAGES:
             return self.act.reserve(now)
         bucket = self.chat if kind == "chat" else self.other
         wait = bucket.take(now)

@@ -122,10 +122,11 @@ class Settings(BaseSettings):
     # created with an empty wallet.
     starting_grants_per_address: int = Field(default=3, ge=0)
     starting_grant_window_seconds: float = Field(default=24 * 3600, gt=0)
-    # Websocket messages a connection may send: a token bucket each for actions, chat and
-    # everything else (a second's rate, and the burst on top of it). Actions over their
-    # rate are paced (they wait), others refused; a bot on a quick table acts tens of
-    # times a second, a person once in a few seconds.
+    # Websocket messages a connection may send: a token bucket each for actions (with the
+    # seed a seat gives each hand), chat and everything else (a second's rate, and the
+    # burst on top of it). Actions and seeds over their rate are paced (they wait), others
+    # refused; a bot on a quick table acts tens of times a second, a person once in a few
+    # seconds.
     ws_actions_per_second: float = Field(default=50, gt=0)
     ws_actions_burst: int = Field(default=100, ge=1)
     ws_chat_per_second: float = Field(default=1, gt=0)

@@ -272,6 +272,27 @@ async def test_an_action_flood_is_paced_not_refused(tmp_path: Path) -> None:
         await ws.close()
 
 
+async def test_a_seed_for_every_hand_is_paced_with_the_actions_not_refused(
+    tmp_path: Path,
+) -> None:
+    """A quick table deals hands faster than the other frames' rate, and a seat gives a seed
+    for each: seeds draw on the actions' bucket, so none is refused for its rate and the
+    connection is never closed for them."""
+    limits = {"ws_other_burst": 2, "ws_other_per_second": 1, "ws_rate_strikes": 2}
+    async with examples_server(tmp_path, **limits) as room:
+        ws = await hello(room.host)
+        await request(ws, {"type": "auth", "id": 0, "token": room.tokens["ann"]})
+        for n in range(1, 11):
+            seed = {"type": "client_seed", "id": n, "table": 1, "hand": n, "seed": f"{n:032x}"}
+            await ws.send(json.dumps(seed))
+        answers = [await receive(ws) for _ in range(10)]
+        assert [a["id"] for a in answers] == list(range(1, 11))
+        assert "rate_limited" not in {a.get("code") for a in answers}, answers
+        await ws.send(json.dumps({"type": "ping", "id": 99}))
+        assert (await receive(ws))["type"] == "pong"  # still open
+        await ws.close()
+
+
 async def test_a_turn_budget_spreads_a_storm_over_turns_of_the_loop() -> None:
     """Two pieces of work a turn: five tasks arriving together go two, two, then one, in
     the order they came; one cancelled while it waits takes nothing from the others."""

@@ -370,6 +370,8 @@ def test_a_support_account_reads_but_cannot_change_anything(
 
         # Shown the operators' buttons anyway, the API refuses, and the console says why.
         console.click("#nav a[data-view=tables]")
+        # Once the view is shown: showing it marks the page read-only again.
+        expect(console.locator("#tables-view")).to_be_visible()
         console.evaluate("document.body.classList.remove('read-only')")
         console.locator("#table-rows tr[data-table] button.pause").first.click()
         _confirm(console, "not mine to pause")
