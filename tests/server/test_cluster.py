@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import pytest
@@ -447,6 +447,19 @@ async def test_a_node_past_its_lease_publishes_nothing_more_for_the_table(
     assert stale.publisher.silenced >= 1
 
 
+def slow_loads(monkeypatch: pytest.MonkeyPatch, seconds: float) -> Callable[[], None]:
+    """Every table a node takes loads ``seconds`` slower (a cold database, a long hand to
+    resume); the function returned puts the load back as it was."""
+    loaded = lobby.seed_stats
+
+    async def slow_load(*args: Any) -> None:
+        await asyncio.sleep(seconds)
+        await loaded(*args)
+
+    monkeypatch.setattr(lobby, "seed_stats", slow_load)
+    return lambda: monkeypatch.setattr(lobby, "seed_stats", loaded)
+
+
 @needs_redis
 @needs_postgresql
 @pytest.mark.usefixtures("redis_available")
@@ -458,16 +471,10 @@ async def test_a_table_taken_slower_than_a_lease_keeps_its_lease(
     would take the table from under its first node."""
     a, b = nodes
     table_id = await seed(a.cardroom.sessionmaker, ["ann", "bob", "cat"])
-    loaded = lobby.seed_stats
-
-    async def slow_load(*args: Any) -> None:
-        await asyncio.sleep(1.5 * LEASE)
-        await loaded(*args)
-
-    monkeypatch.setattr(lobby, "seed_stats", slow_load)
+    loads_again = slow_loads(monkeypatch, 1.5 * LEASE)
     await a.start()
     assert a.cardroom.actor(table_id) is not None
-    monkeypatch.setattr(lobby, "seed_stats", loaded)
+    loads_again()
     await b.start()  # before a has told of the table: only the lease keeps it a's
     running = a.cardroom.actor(table_id)
     assert running is not None
@@ -488,21 +495,16 @@ async def test_a_table_whose_lease_is_lost_while_it_is_taken_is_not_run(
     node set it), the take is given up; the table is taken again once that lease lapses."""
     a, b = nodes
     table_id = await seed(a.cardroom.sessionmaker, ["ann", "bob", "cat"])
-    loaded = lobby.seed_stats
-
-    async def slow_load(*args: Any) -> None:
-        await asyncio.sleep(LEASE)
-        await loaded(*args)
 
     async def lost_meanwhile() -> None:
         await asyncio.sleep(0.2 * LEASE)
         await a.leases._redis.delete(a.leases._key(table_id))
         assert await b.leases.acquire(table_id)  # b's lease, never renewed: it lapses
 
-    monkeypatch.setattr(lobby, "seed_stats", slow_load)
+    loads_again = slow_loads(monkeypatch, LEASE)
     await asyncio.gather(a.start(), lost_meanwhile())
     assert a.cardroom.actor(table_id) is None
-    monkeypatch.setattr(lobby, "seed_stats", loaded)
+    loads_again()
     await wait_for(lambda: a.cardroom.actor(table_id) is not None, timeout=3 * LEASE)
     assert await a.leases.holder(table_id) == "a"
 

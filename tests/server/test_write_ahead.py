@@ -6,11 +6,12 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 import threading
+from collections.abc import AsyncIterator
 
 import pytest
 from play import seed
 from sqlalchemy import delete, select, text
-from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession, async_sessionmaker
 
 from server import write_ahead as write_ahead_module
 from server.db.models import LiveAction, LiveHand, TableRecord
@@ -191,11 +192,12 @@ async def test_a_database_held_by_another_writer_is_waited_for_off_the_loop(
     await write_ahead.close()
 
 
-async def test_a_lost_connection_is_replaced_and_the_action_written(
+@pytest.fixture
+async def kept(
     sessionmaker: async_sessionmaker[AsyncSession], engine: AsyncEngine
-) -> None:
-    """PostgreSQL: the write-ahead keeps a connection; one the database dropped (a restart,
-    a killed backend) is let go and the group written on a fresh one, at once."""
+) -> AsyncIterator[tuple[WriteAhead, AsyncConnection, int, DatabaseTableStore]]:
+    """PostgreSQL only (the SQLite half of ``engine`` is skipped): a write-ahead that has
+    written one action, the connection it keeps for its groups, the table and its store."""
     if engine.dialect.name != "postgresql":
         pytest.skip("the write-ahead keeps a connection on PostgreSQL")
     write_ahead = WriteAhead(engine)
@@ -203,6 +205,17 @@ async def test_a_lost_connection_is_replaced_and_the_action_written(
     await store.record_action(table_id, 1, 0, {"n": 0})
     held = write_ahead._held
     assert held is not None
+    yield write_ahead, held, table_id, store
+    await write_ahead.close()
+
+
+async def test_a_lost_connection_is_replaced_and_the_action_written(
+    sessionmaker: async_sessionmaker[AsyncSession],
+    kept: tuple[WriteAhead, AsyncConnection, int, DatabaseTableStore],
+) -> None:
+    """PostgreSQL: the write-ahead keeps a connection; one the database dropped (a restart,
+    a killed backend) is let go and the group written on a fresh one, at once."""
+    write_ahead, held, table_id, store = kept
     driver = (await held.get_raw_connection()).driver_connection
     assert driver is not None
     async with sessionmaker() as session:
@@ -212,22 +225,15 @@ async def test_a_lost_connection_is_replaced_and_the_action_written(
     await store.record_action(table_id, 1, 1, {"n": 1})
     assert write_ahead._held is not held
     assert await written(sessionmaker, table_id) == [0, 1]
-    await write_ahead.close()
 
 
 async def test_the_write_ahead_s_commit_setting_never_reaches_other_writes(
-    sessionmaker: async_sessionmaker[AsyncSession], engine: AsyncEngine
+    engine: AsyncEngine, kept: tuple[WriteAhead, AsyncConnection, int, DatabaseTableStore]
 ) -> None:
     """PostgreSQL: the write-ahead's connection does not wait for the disk at commit; a
     hand's chips, written on the pool's other connections, always do, and so does every
     connection of the pool after the write-ahead is closed."""
-    if engine.dialect.name != "postgresql":
-        pytest.skip("the write-ahead keeps a connection on PostgreSQL")
-    write_ahead = WriteAhead(engine)
-    ((table_id, store),) = await open_tables(sessionmaker, write_ahead, 1)
-    await store.record_action(table_id, 1, 0, {"n": 0})
-    held = write_ahead._held
-    assert held is not None
+    write_ahead, held, _, _ = kept
     assert await held.scalar(text("SHOW synchronous_commit")) == "off"
     await held.rollback()
     await write_ahead.close()
