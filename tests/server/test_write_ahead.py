@@ -244,3 +244,30 @@ async def test_the_write_ahead_s_commit_setting_never_reaches_other_writes(
     finally:
         for connection in connections:
             await connection.close()
+
+
+async def test_an_action_s_json_comes_back_as_it_was_written(
+    sessionmaker: async_sessionmaker[AsyncSession], engine: AsyncEngine
+) -> None:
+    """The columns' JSON is written by orjson, and what orjson refuses (an integer past 64
+    bits) by the standard library: every action reads back the same either way."""
+    write_ahead = WriteAhead(engine)
+    [(table_id, store)] = await open_tables(sessionmaker, write_ahead, 1)
+    plain = {"n": 0, "seat": 1, "bets": {2: 5}, "note": "é"}
+    huge = {"n": 1, "seat": 0, "seed": 2**70}
+    await store.record_action(table_id, 1, 0, plain)
+    await store.record_action(table_id, 1, 1, huge)
+    async with sessionmaker() as session:
+        rows = await session.scalars(
+            select(LiveAction.action)
+            .where(LiveAction.table_id == table_id)
+            .order_by(LiveAction.position)
+        )
+        assert list(rows) == [{**plain, "bets": {"2": 5}}, huge]
+        if engine.dialect.name == "sqlite":  # PostgreSQL keeps JSONB, not the text
+            stored = await session.scalars(
+                text("SELECT action FROM live_actions WHERE table_id = :t ORDER BY position"),
+                {"t": table_id},
+            )
+            assert list(stored)[0] == '{"n":0,"seat":1,"bets":{"2":5},"note":"é"}'
+    await write_ahead.close()
