@@ -231,7 +231,10 @@ class TableLoop(ABC):
         if wake is None:
             return await self.inbox.get()
         try:
-            return await asyncio.wait_for(self.inbox.get(), max(0.0, wake - self._now()))
+            # A timer, not a task a wait (as wait_for would make): a table with a clock
+            # running waits this way for every command.
+            async with asyncio.timeout(max(0.0, wake - self._now())):
+                return await self.inbox.get()
         except TimeoutError:
             return None
 
