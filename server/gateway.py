@@ -189,7 +189,7 @@ class MessageLimits:
         a flood of them is slowed to the rate. Any other message over its rate raises
         :class:`RateLimited` (and counts a strike)."""
         now = self.clock()
-        if kind in PLAY_MESSAGES:
+        if isinstance(kind, str) and kind in PLAY_MESSAGES:  # a client's type may be a list
             return self.act.reserve(now)
         bucket = self.chat if kind == "chat" else self.other
         wait = bucket.take(now)

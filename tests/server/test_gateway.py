@@ -293,6 +293,18 @@ async def test_a_seed_for_every_hand_is_paced_with_the_actions_not_refused(
         await ws.close()
 
 
+async def test_a_type_that_is_no_string_is_refused_as_an_unknown_type(tmp_path: Path) -> None:
+    """The bucket of a message is chosen by its type before the type is checked: a type
+    that cannot be looked up (a list, an object) is an unknown type, not a server error."""
+    async with examples_server(tmp_path) as room:
+        ws = await hello(room.host)
+        for n, kind in enumerate([["act"], {"act": 1}]):
+            await ws.send(json.dumps({"type": kind, "id": n}))
+            answer = await receive(ws)
+            assert (answer["id"], answer["code"]) == (n, "unknown_type"), answer
+        await ws.close()
+
+
 async def test_a_turn_budget_spreads_a_storm_over_turns_of_the_loop() -> None:
     """Two pieces of work a turn: five tasks arriving together go two, two, then one, in
     the order they came; one cancelled while it waits takes nothing from the others."""
