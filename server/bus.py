@@ -12,6 +12,7 @@ Channels are plain strings: ``table:<id>`` carries a table's public events,
 from __future__ import annotations
 
 import asyncio
+from collections import deque
 from collections.abc import AsyncIterator
 from typing import Any, Protocol
 
@@ -39,13 +40,83 @@ class Delivered(dict[str, Any]):
         self.frame: bytes | None = None
 
 
+class Mailbox:
+    """A subscription's bounded queue, read by one task.
+
+    Every event goes into one of these for every socket that shows it, so its cost is
+    paid a dozen times an action. ``asyncio.Queue`` serves any number of readers and
+    writers and pays for that on each put and get (its waiters, its count of unfinished
+    tasks); here a deque and the one reader's waiting future do, and the reader takes
+    what is queued in one call rather than asking ``empty()`` before each message.
+    """
+
+    __slots__ = ("_items", "_size", "_waiter")
+
+    def __init__(self, size: int) -> None:
+        self._items: deque[dict[str, Any] | None] = deque()
+        self._size = size
+        self._waiter: asyncio.Future[None] | None = None
+
+    def qsize(self) -> int:
+        return len(self._items)
+
+    def empty(self) -> bool:
+        return not self._items
+
+    def full(self) -> bool:
+        return len(self._items) >= self._size
+
+    def put_nowait(self, message: dict[str, Any] | None) -> None:
+        """Queue ``message``; raise ``asyncio.QueueFull`` when the queue is full."""
+        if len(self._items) >= self._size:
+            raise asyncio.QueueFull
+        self._items.append(message)
+        waiter = self._waiter
+        if waiter is not None:
+            self._waiter = None
+            if not waiter.done():
+                waiter.set_result(None)
+
+    def get_nowait(self) -> dict[str, Any] | None:
+        """The first message queued; raise ``asyncio.QueueEmpty`` when there is none."""
+        if not self._items:
+            raise asyncio.QueueEmpty
+        return self._items.popleft()
+
+    async def _wait(self) -> None:
+        while not self._items:
+            if self._waiter is not None:
+                raise RuntimeError("a subscription is read by one task at a time")
+            waiter = asyncio.get_running_loop().create_future()
+            self._waiter = waiter
+            try:
+                await waiter
+            finally:
+                if self._waiter is waiter:  # cancelled while waiting
+                    self._waiter = None
+
+    async def get(self) -> dict[str, Any] | None:
+        await self._wait()
+        return self._items.popleft()
+
+    async def get_many(self, limit: int) -> list[dict[str, Any] | None]:
+        """Wait for a message, then take it and those queued behind it (at most ``limit``)."""
+        await self._wait()
+        items = self._items
+        if len(items) <= limit:
+            taken = list(items)
+            items.clear()
+            return taken
+        return [items.popleft() for _ in range(limit)]
+
+
 class Subscription:
     """A bounded queue of messages from one or more channels."""
 
     def __init__(self, bus: MemoryBus, channels: set[str], size: int) -> None:
         self._bus = bus
         self.channels = channels
-        self.queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue(size)
+        self.queue = Mailbox(size)
         self.dropped = False
         self.closed = False
         self._ended = False  # the end marker was taken by get_ready
@@ -97,19 +168,11 @@ class Subscription:
         empty list once the subscription is closed (after what was queued before)."""
         if self._ended:
             return []
-        first = await self.queue.get()
-        if first is None:
+        batch = await self.queue.get_many(limit)
+        if batch[-1] is None:  # the end marker is always the last thing queued
             self._ended = True
-            return []
-        batch = [first]
-        queue = self.queue
-        while len(batch) < limit and not queue.empty():
-            message = queue.get_nowait()
-            if message is None:
-                self._ended = True
-                break
-            batch.append(message)
-        return batch
+            batch.pop()
+        return batch  # type: ignore[return-value]  # None only ever came last
 
     def __aiter__(self) -> AsyncIterator[dict[str, Any]]:
         return self._iterate()

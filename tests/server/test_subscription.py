@@ -61,3 +61,28 @@ async def test_a_wait_cancelled_after_the_wake_loses_no_message() -> None:
     with pytest.raises(asyncio.CancelledError):
         await reading
     assert [m["n"] for m in await subscription.get_ready()] == [1]
+
+
+async def test_a_second_reader_waiting_at_once_is_refused_and_the_first_still_wakes() -> None:
+    bus = MemoryBus()
+    subscription = bus.subscribe("table:1")
+    first = asyncio.create_task(subscription.get_ready())
+    await asyncio.sleep(0)
+    with pytest.raises(RuntimeError, match="one task at a time"):
+        await subscription.get_ready()
+    bus.publish_now("table:1", {"n": 1})
+    assert [m["n"] for m in await asyncio.wait_for(first, 1)] == [1]
+
+
+async def test_a_reader_cancelled_while_waiting_leaves_the_queue_to_the_next_reader() -> None:
+    bus = MemoryBus()
+    subscription = bus.subscribe("table:1")
+    reading = asyncio.create_task(subscription.get_ready())
+    await asyncio.sleep(0)
+    reading.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await reading
+    again = asyncio.create_task(subscription.get_ready())
+    await asyncio.sleep(0)
+    bus.publish_now("table:1", {"n": 7})
+    assert [m["n"] for m in await asyncio.wait_for(again, 1)] == [7]
