@@ -33,7 +33,18 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, cast
 
-from sqlalchemy import CursorResult, case, delete, func, select, text, update
+from sqlalchemy import (
+    CursorResult,
+    Table,
+    bindparam,
+    case,
+    delete,
+    func,
+    insert,
+    select,
+    text,
+    update,
+)
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from server import accounts, audit_log, ledger, tables
@@ -158,22 +169,22 @@ class DatabaseTableStore:
         """The hand about to be dealt: its deck and players (replacing any left over), and
         the time fees collected before it, each from its seat to the house's revenue."""
         async with self._write(live.table_id) as session:
-            row = await session.get(LiveHand, live.table_id)
-            if row is not None and row.number == live.number:
+            left = await session.scalar(_LIVE_NUMBER, {"table_id": live.table_id})
+            if left == live.number:
                 return  # a retry that went through
-            if row is not None:
-                await session.delete(row)
-                await session.flush()
+            if left is not None:
+                await session.execute(_DROP_LIVE, {"table_id": live.table_id})
             for player, fee in live.time_fees.items():
                 await self._collect_time(session, live, player, fee)
-            session.add(
-                LiveHand(
-                    table_id=live.table_id,
-                    number=live.number,
-                    deck=self.seal.seal(live.deck, table_id=live.table_id, number=live.number),
-                    players=[list(player) for player in live.players],
-                    config=live.config,
-                )
+            await session.execute(
+                _INSERT_LIVE,
+                {
+                    "table_id": live.table_id,
+                    "number": live.number,
+                    "deck": self.seal.seal(live.deck, table_id=live.table_id, number=live.number),
+                    "players": [list(player) for player in live.players],
+                    "config": live.config,
+                },
             )
 
     async def _collect_time(
@@ -245,21 +256,15 @@ class DatabaseTableStore:
     async def save_hand(self, hand: FinishedHand) -> None:
         if hand.rake < 0 or sum(hand.stacks.values()) + hand.rake != sum(hand.starting.values()):
             raise BooksError(f"hand {hand.number} at table {hand.table_id} makes or loses chips")
+        # Every table writes this once a hand: statements built once (module level), no
+        # object of the ORM's, so SQLAlchemy's work for each is the least it can be.
+        key = {"table_id": hand.table_id, "number": hand.number}
         async with self._write(hand.table_id) as session:
-            done = await session.scalar(
-                select(HandRecord.id).where(
-                    HandRecord.table_id == hand.table_id, HandRecord.number == hand.number
-                )
-            )
-            if done is not None:
+            if await session.scalar(_HAND_DONE, key) is not None:
                 return  # a retry of a save that went through
-            await session.execute(
-                delete(LiveHand).where(
-                    LiveHand.table_id == hand.table_id, LiveHand.number == hand.number
-                )
-            )
+            await session.execute(_DROP_LIVE_NUMBER, key)
             ids = {p: await self._account_id(session, p) for p in hand.players.values()}
-            record = await tables.record_hand(
+            hand_id = await tables.record_hand(
                 session,
                 table_id=hand.table_id,
                 number=hand.number,
@@ -276,22 +281,25 @@ class DatabaseTableStore:
                     table_id=hand.table_id,
                     amount=hand.rake,
                     kind=ledger.EntryKind.RAKE,
-                    reference=f"hand:{record.id}",
+                    reference=f"hand:{hand_id}",
                 )
+            parts = []
             changes: dict[int, int] = {}  # account -> chips won (or lost)
             for seat, player in hand.players.items():
                 start, end = hand.starting[player], hand.stacks[player]
-                session.add(
-                    HandPlayer(
-                        hand_id=record.id,
-                        account_id=ids[player],
-                        seat=seat,
-                        starting=start,
-                        ending=end,
-                    )
+                parts.append(
+                    {
+                        "hand_id": hand_id,
+                        "account_id": ids[player],
+                        "seat": seat,
+                        "starting": start,
+                        "ending": end,
+                    }
                 )
                 if end != start:
                     changes[ids[player]] = end - start
+            if parts:
+                await session.execute(_INSERT_PARTS, parts)
             if changes:
                 # Every seat's chips in one statement (each stack changes in stud: the antes).
                 moved = cast(
@@ -314,12 +322,23 @@ class DatabaseTableStore:
                     raise BooksError(
                         f"not every one of {', '.join(missing)} has a seat at table {hand.table_id}"
                     )
-            await session.flush()
             pool, seated = await table_chips(session, table_id=hand.table_id)
             if pool != seated:
                 raise BooksError(
                     f"table {hand.table_id}: the seats would hold {seated}, the pool {pool}"
                 )
+
+
+_LIVE_HANDS = cast(Table, LiveHand.__table__)
+_LIVE_NUMBER = select(_LIVE_HANDS.c.number).where(_LIVE_HANDS.c.table_id == bindparam("table_id"))
+_DROP_LIVE = delete(_LIVE_HANDS).where(_LIVE_HANDS.c.table_id == bindparam("table_id"))
+_DROP_LIVE_NUMBER = _DROP_LIVE.where(_LIVE_HANDS.c.number == bindparam("number"))
+_INSERT_LIVE = insert(_LIVE_HANDS)
+_HANDS = cast(Table, HandRecord.__table__)
+_HAND_DONE = select(_HANDS.c.id).where(
+    _HANDS.c.table_id == bindparam("table_id"), _HANDS.c.number == bindparam("number")
+)
+_INSERT_PARTS = insert(cast(Table, HandPlayer.__table__))
 
 
 @dataclass(frozen=True, slots=True)
@@ -370,16 +389,18 @@ async def live_hand(
 
 async def table_chips(session: AsyncSession, *, table_id: int) -> tuple[int, int]:
     """The table's pool balance and the chips its seats hold (equal when the books hold)."""
-    pool = (
-        select(Wallet.balance).where(Wallet.name == ledger.table_pool(table_id)).scalar_subquery()
-    )
-    seated = (
-        select(func.coalesce(func.sum(SeatRecord.chips), 0))
-        .where(SeatRecord.table_id == table_id)
-        .scalar_subquery()
-    )
-    row = (await session.execute(select(pool, seated))).one()
+    values = {"pool": ledger.table_pool(table_id), "table_id": table_id}
+    row = (await session.execute(_TABLE_CHIPS, values)).one()
     return int(row[0] or 0), int(row[1] or 0)
+
+
+# Checked at the end of every hand: built once.
+_TABLE_CHIPS = select(
+    select(Wallet.balance).where(Wallet.name == bindparam("pool")).scalar_subquery(),
+    select(func.coalesce(func.sum(SeatRecord.chips), 0))
+    .where(SeatRecord.table_id == bindparam("table_id"))
+    .scalar_subquery(),
+)
 
 
 async def seated_players(session: AsyncSession, *, table_id: int) -> list[tuple[int, str, int]]:

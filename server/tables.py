@@ -9,9 +9,10 @@ ledger movements of its result.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import select
+import sqlalchemy
+from sqlalchemy import insert, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -137,21 +138,24 @@ async def record_hand(
     result: dict[str, Any],
     config: dict[str, Any] | None = None,
     rake: int = 0,
-) -> HandRecord:
+) -> int:
     """Keep a finished hand; (table, number) is unique, so a retried save cannot double it.
-    ``config``: the rules it was dealt under (what a player's verifier replays it by)."""
-    hand = HandRecord(
-        table_id=table_id,
-        number=number,
-        phh=phh,
-        events=events,
-        result=result,
-        config=config,
-        rake=rake,
-    )
-    session.add(hand)
-    await session.flush()
-    return hand
+    ``config``: the rules it was dealt under (what a player's verifier replays it by).
+    Returns the hand's id. (One statement built once: every table writes one a hand.)"""
+    values = {
+        "table_id": table_id,
+        "number": number,
+        "phh": phh,
+        "events": events,
+        "result": result,
+        "config": config,
+        "rake": rake,
+    }
+    return int((await session.execute(_INSERT_HAND, values)).scalar_one())
+
+
+_HANDS = cast(sqlalchemy.Table, HandRecord.__table__)
+_INSERT_HAND = insert(_HANDS).returning(_HANDS.c.id)
 
 
 async def recent_hands(
