@@ -57,14 +57,8 @@ class Mailbox:
         self._size = size
         self._waiter: asyncio.Future[None] | None = None
 
-    def qsize(self) -> int:
-        return len(self._items)
-
     def empty(self) -> bool:
         return not self._items
-
-    def full(self) -> bool:
-        return len(self._items) >= self._size
 
     def put_nowait(self, message: dict[str, Any] | None) -> None:
         """Queue ``message``; raise ``asyncio.QueueFull`` when the queue is full."""
