@@ -59,6 +59,7 @@ from server.gateway import TOO_MANY, Gateway, MessageLimits, origin_allowed
 from server.lanes import TableLanes
 from server.metrics import Metrics
 from server.overload import SHED_COMMANDS, LagMonitor
+from server.presence import TablePresence
 from server.sessions import SessionRegistry, SignIn
 from server.settings import Settings
 from server.spectators import Spectators
@@ -129,12 +130,7 @@ class Connection:
         self.sign_in: SignIn | None = None
         self.signed_out: tuple[ErrorCode, str] | None = None
         self.watching: set[int] = set()
-        self.present: set[int] = set()  # tables told that this player's connection is here
-        # The run of each table (its envelopes' ``run``) that counted this connection (None:
-        # not known), and the run being told now.
-        self._told: dict[int, int | None] = {}
-        self._telling_run: dict[int, int] = {}
-        self._telling: set[asyncio.Task[None]] = set()
+        self.presence = TablePresence(cardroom)
         self.lanes = TableLanes(COMMANDS_IN_FLIGHT)
         self.channel = connection_channel()
         self.subscription: Subscription = cardroom.bus.subscribe(
@@ -205,10 +201,7 @@ class Connection:
                 log.warning("websocket: the writer was still writing a second after the end")
             except Exception:  # noqa: BLE001 - the tables are told the player left all the same
                 log.exception("websocket: the writer failed")
-            for task in list(self._telling):
-                task.cancel()
-            await asyncio.gather(*self._telling, return_exceptions=True)
-            await self._tell_tables(connected=False, tables=set(self.present))
+            await self.presence.end()
 
     async def _receive_text(self) -> str:
         message = await self.websocket.receive()
@@ -231,7 +224,7 @@ class Connection:
             # together) leaves in one write.
             while messages := await self.subscription.get_ready():
                 for message in messages:
-                    self._note_run(message)
+                    self.presence.note_run(message)
                 await outbox.write(messages)
             if self.signed_out is not None:
                 code, why = self.signed_out
@@ -371,84 +364,7 @@ class Connection:
             self.subscription.add(table_channel(table_id))
             if self.player is not None:
                 self.subscription.add(player_channel(table_id, self.player))
-        await self._tell_tables(connected=True, tables={table_id})
-
-    async def _tell_tables(self, *, connected: bool, tables: set[int]) -> None:
-        """Tell tables this player's connection came or went (once each way per table). A
-        going is told only to the run that counted the coming, by name: a run that never
-        counted this connection (the table had no node when it came) must not count a
-        going, or the player's other connection would look gone."""
-        if self.player is None:
-            return
-        for table_id in tables:
-            if connected == (table_id in self.present):
-                continue
-            run: int | None = None
-            if connected:
-                self.present.add(table_id)
-            else:
-                self.present.discard(table_id)
-                run = self._told.pop(table_id, None)
-                self._telling_run.pop(table_id, None)
-                if run is None:
-                    continue
-            actor = await self.cardroom.table(table_id)
-            if actor is None:
-                continue
-            with contextlib.suppress(Refusal):  # a table going away: its next run is told anew
-                reply = await actor.submit(
-                    cmd.Presence(player=self.player, connected=connected, run=run)
-                )
-                if connected and table_id in self.present:
-                    self._told[table_id] = reply.get("run")
-
-    def _note_run(self, message: dict[str, Any]) -> None:
-        """A message from a run of the table that has not counted this connection (another
-        node took the table over, or the table was changing hands when the connection came)
-        means that run knows nothing of it yet: tell it. Any message of the run will do, so
-        one lost while the bus was away costs nothing."""
-        table_id, run = message.get("table"), message.get("run")
-        if type(table_id) is not int or type(run) is not int or table_id not in self.present:
-            return
-        if self._told.get(table_id) != run and self._telling_run.get(table_id) != run:
-            self._present_again(table_id, run)
-
-    def _present_again(self, table_id: int, run: int) -> None:
-        """Tell the table's run ``run`` this connection is here. Until an old node learns the
-        table moved, it may still answer for it: the tell names the run, only that run takes
-        it, and it is tried again until it does (or a newer run, or the connection's end,
-        makes it moot)."""
-        if self.player is None:
-            return
-        player = self.player
-        self._telling_run[table_id] = run
-
-        async def tell() -> None:
-            delay = 0.05
-            while self._telling_run.get(table_id) == run and table_id in self.present:
-                actor = await self.cardroom.table(table_id)
-                if actor is None:
-                    return
-                try:
-                    await actor.submit(cmd.Presence(player=player, connected=True, run=run))
-                except Refusal as refusal:
-                    if refusal.code not in (ErrorCode.TABLE_MOVED, ErrorCode.TABLE_UNAVAILABLE):
-                        return
-                    await asyncio.sleep(delay)
-                    delay = min(delay * 2, 1.0)
-                    continue
-                if table_id not in self.present:  # the connection ended meanwhile
-                    with contextlib.suppress(Refusal):
-                        await actor.submit(cmd.Presence(player=player, connected=False))
-                    return
-                self._told[table_id] = run
-                if self._telling_run.get(table_id) == run:
-                    del self._telling_run[table_id]
-                return
-
-        task = asyncio.create_task(tell())
-        self._telling.add(task)
-        task.add_done_callback(self._telling.discard)
+        await self.presence.tell(connected=True, tables={table_id})
 
     async def _snapshot(self, message: dict[str, Any]) -> None:
         """Watch the table, then have its actor publish a snapshot on this connection's
@@ -492,11 +408,12 @@ class Connection:
             )
         self._counted_account = sign_in.player
         self.sign_in, self.player = sign_in, sign_in.player
+        self.presence.player = sign_in.player
         if self.sessions is not None:
             self.sessions.bind(self, sign_in)
         for table_id in self.watching:
             self.subscription.add(player_channel(table_id, self.player))
-        await self._tell_tables(connected=True, tables=set(self.watching))
+        await self.presence.tell(connected=True, tables=set(self.watching))
         return {"player": self.player}
 
     async def on_ping(self, message: dict[str, Any]) -> None:
@@ -512,7 +429,7 @@ class Connection:
         self.subscription.remove(table_channel(table_id))
         if self.player is not None:
             self.subscription.remove(player_channel(table_id, self.player))
-        await self._tell_tables(connected=False, tables={table_id})
+        await self.presence.tell(connected=False, tables={table_id})
         return {"table": table_id}
 
     async def on_resync(self, message: dict[str, Any]) -> None:
