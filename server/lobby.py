@@ -2,7 +2,7 @@
 
 A node runs the tables whose lease it holds (``server.cluster``; alone, it holds them all).
 Taking a table, it claims the table's fencing token in the database and builds the actor from
-what is stored: the seated players with the chips their seat rows hold, the hand numbers
+what is stored (``server.table_build``): the seated players with the chips their seat rows hold, the hand numbers
 carried on, and the hand in progress dealt again from its stored deck and replayed to where
 it was (or, when that cannot be done, voided with every chip back). The sequence of the
 table's events jumps ahead at every change of node, so clients resync. An operator's new
@@ -30,8 +30,8 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from engine.cards import Deck
 from engine.errors import ErrorCode
-from engine.table_events import TableRestarted, TableResumed
-from server import fencing, table_store, tables
+from engine.table_events import TableRestarted
+from server import fencing, tables
 from server.actor import TableActor
 from server.bus import Bus
 from server.cluster import (
@@ -53,14 +53,13 @@ from server.live_tables import live_rows
 from server.logs import named
 from server.metrics import Metrics
 from server.settings import Settings
+from server.table_build import build_actor
 from server.table_ops import ShutTable
 from server.table_stats import (
-    CountingStore,
     TableStats,
     lobby_line,
     seed_stats,
 )
-from server.table_types import TableSettings
 from server.write_ahead import WriteAhead
 
 log = logging.getLogger(__name__)
@@ -408,97 +407,8 @@ class Cardroom:
         lease: LeaseProof,
         previous: TableActor | None = None,
     ) -> TableActor:
-        async with self.sessionmaker() as session:
-            seats = await table_store.seated_players(session, table_id=record.id)
-            time_paid = await table_store.time_paid(session, table_id=record.id)
-            last = await table_store.last_hand_number(session, table_id=record.id)
-            live = await table_store.live_hand(session, table_id=record.id, seal=self.seal)
-        store = table_store.DatabaseTableStore(
-            self.sessionmaker, seal=self.seal, fence=fence, write_ahead=self.write_ahead
-        )
-        actor = TableActor(
-            record.id,
-            tables.table_config(record),
-            bus=self.bus,
-            store=CountingStore(store, stats),
-            settings=self.table_settings(record),
-            deck_factory=self.deck_factory,
-            metrics=self.metrics,
-            # A new run numbers its events from a block past anything the previous node may
-            # have sent: clients see the gap and resync. The same run started again after a
-            # crash carries on its numbers.
-            run=previous.run_number if previous is not None else fence,
-            lease=lease,
-        )
-        if previous is not None:
-            sitting_out = {
-                s.player for s in previous.table.seats if s is not None and s.sitting_out
-            }
-            actor.restore(
-                seats,
-                hand_number=max(last, previous.hand_number),
-                seq=previous.seq,
-                sitting_out=sitting_out,
-                waiting=previous.waiting,
-                connections={p: s.connections for p, s in previous.players.items()},
-                time_paid=time_paid,
-                check_when_free={p for p, s in previous.players.items() if s.check_when_free},
-            )
-            actor.ops = previous.ops
-            return actor
-        actor.ops.restore(paused=record.paused_reason, closing=record.closing_reason)
-        # A table another node was running a moment ago keeps its players as they were;
-        # after a restart of the cardroom nobody is connected yet, so everyone sits out.
-        seen = self._elsewhere.get(record.id)
-        actor.restore(
-            seats,
-            hand_number=last,
-            sitting_out=set(seen.sitting_out) if seen is not None else None,
-            waiting=list(seen.waiting) if seen is not None else None,
-            time_paid=time_paid,
-            check_when_free=set(seen.check_when_free) if seen is not None else None,
-        )
-        resumed = None
-        if live is not None and live.number > last:
-            resumed = actor.resume(live)
-        if resumed and seen is not None:
-            # What players asked for the end of the resumed hand (leave, sit out) still holds,
-            # and who sat out during it: the table goes on acting for them (server.absence).
-            for player in {*seen.after_hand, *seen.sitting_out}:
-                wishes = seen.after_hand.get(player, {})
-                actor.table.keep_wishes(
-                    player,
-                    leaving=bool(wishes.get("leaving")),
-                    sit_out_next_hand=bool(wishes.get("sit_out")),
-                    sitting_out=player in seen.sitting_out,
-                )
-        if resumed is not None or seen is not None:
-            actor.announce(
-                TableResumed(
-                    hand=live.number if live is not None and resumed else None,
-                    node=self.node_id,
-                    resumed=bool(resumed),
-                )
-            )
-        return actor
-
-    def table_settings(self, record: TableRecord) -> TableSettings:
-        s = self.settings
-        return TableSettings(
-            seat_count=record.seats,
-            min_buy_in=record.min_buy_in,
-            max_buy_in=record.max_buy_in,
-            action_clock=s.action_clock_seconds
-            if record.action_clock is None
-            else record.action_clock,
-            time_bank=s.time_bank_seconds if record.time_bank is None else record.time_bank,
-            pause_between_hands=s.pause_between_hands_seconds,
-            waiting_offer=s.waiting_offer_seconds,
-            sit_out_limit=s.sit_out_limit_seconds,
-            spectator_chat=record.spectator_chat,
-            time_fee=record.time_fee,
-            time_fee_period=record.time_fee_period,
-        )
+        seen = self._elsewhere.get(record.id) if previous is None else None
+        return await build_actor(self, record, stats, fence, lease, previous=previous, seen=seen)
 
     # ------------------------------------------------------------------ supervision
 
