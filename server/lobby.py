@@ -2,14 +2,14 @@
 
 A node runs the tables whose lease it holds (``server.cluster``; alone, it holds them all).
 Taking a table, it claims the table's fencing token in the database and builds the actor from
-what is stored (``server.table_build``): the seated players with the chips their seat rows hold, the hand numbers
-carried on, and the hand in progress dealt again from its stored deck and replayed to where
-it was (or, when that cannot be done, voided with every chip back). The sequence of the
-table's events jumps ahead at every change of node, so clients resync. An operator's new
-table is run at once by the node that made it. Every third of a lease the node renews its
-leases, stops running a table whose lease it lost (writing nothing more), takes the tables
-nobody runs (none another node told of lately, unless it gave the table back), and tells the
-other nodes how its tables look for their lobbies. If an actor's task dies, its hand in
+what is stored (``server.table_build``): the seated players with the chips their seat rows
+hold, the hand numbers carried on, and the hand in progress dealt again from its stored deck
+and replayed to where it was (or, when that cannot be done, voided with every chip back). The
+sequence of the table's events jumps ahead at every change of node, so clients resync. An
+operator's new table is run at once by the node that made it. Every third of a lease the node
+renews its leases, stops running a table whose lease it lost (writing nothing more), takes the
+tables nobody runs (none another node told of lately, unless it gave the table back), and tells
+the other nodes how its tables look for their lobbies. If an actor's task dies, its hand in
 progress is recorded as cancelled and the actor is built again from the database: the other
 tables never notice. The lobby list (seats taken, waiting list, average pot, hands per hour)
 comes from the actors, this node's and the others', never from the database.
