@@ -42,7 +42,7 @@ from engine.table_events import (
     TableUnpaused,
 )
 from engine.variants import TableConfig
-from server import absence, dealing, removal, table_ops, turns
+from server import absence, dealing, removal, table_ops, time_collection, turns
 from server import commands as cmd
 from server.bus import Bus
 from server.clocks import TableClocks
@@ -503,7 +503,7 @@ class TableActor(TableLoop):
     async def _start_hand(self) -> None:
         if len(self.table.dealt_in()) < 2 or self.ops.holds_play:
             return
-        fees = self._time_fees_due()  # may sit out a stack that cannot pay its fee
+        fees = time_collection.fees_due(self)  # may sit out a stack that cannot pay
         dealt = self.table.dealt_in()
         if len(dealt) < 2:
             return
@@ -518,7 +518,7 @@ class TableActor(TableLoop):
         deal = committed.deal(self.table_id, players) if committed is not None else None
         deck, deck_record = dealing.new_deck(self.deck_factory, deal)
         config = self.ops.config_json(self.table.config)
-        paid_until = self.wall_clock() + self.settings.time_fee_period if fees else None
+        paid_until = time_collection.paid_until(self, fees)
         live = LiveHandState(
             self.table_id,
             number,
@@ -529,9 +529,7 @@ class TableActor(TableLoop):
             time_paid_until=paid_until,
         )
         await self.journal.start_hand(live)
-        for n, fee in fees.items():
-            self._tell(self.table.collect_time(n, fee))
-            self._state(seats[n].player).time_paid_until = paid_until  # type: ignore[union-attr]
+        time_collection.collect(self, fees, paid_until)
         self.hand_number = number
         hand = self.table.start_hand(deck)
         self.last_action_at = self.clock()
@@ -541,29 +539,6 @@ class TableActor(TableLoop):
         self._tell_hand(list(hand.events))
         # The next hand's seeds may come in all through this one.
         self._commit_next_hand()
-
-    def _time_fees_due(self) -> dict[int, int]:
-        """Time collection: the seats about to be dealt in whose paid period is over (or who
-        never paid since they sat down), each owing the fee. A seat whose stack cannot pay it
-        and still play a hand sits out (busted) until chips are added."""
-        fee = self.settings.time_fee
-        if not fee:
-            return {}
-        now = self.wall_clock()
-        need = self.table.needed_to_play()
-        due: dict[int, int] = {}
-        for n in self.table.dealt_in():
-            seat = self.table.seats[n]
-            assert seat is not None
-            paid = self._state(seat.player).time_paid_until
-            if paid is not None and paid > now:
-                continue
-            if seat.stack < fee + need:
-                self._tell(self.table.sit_out(n, busted=True))
-                self._state(seat.player).sat_out_at = self.clock()
-                continue
-            due[n] = fee
-        return due
 
     async def _finish_hand(self) -> None:
         hand = self.table.hand

@@ -22,7 +22,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from engine.actions import LegalActions
 from engine.phh import loads
 from engine.phh_replay import replay
-from server import cli, ledger, tables
+from server import cli, ledger, tables, time_collection
 from server.actor import TableActor
 from server.bus import MemoryBus
 from server.db import migrate
@@ -355,9 +355,9 @@ async def test_time_is_collected_once_a_period_and_survives_a_restart(database_u
         seats = await seated_players(session, table_id=table_id)
     again = _actor(sessionmaker, table_id, 4, wall)
     again.restore(seats, hand_number=4, sitting_out=set(), time_paid=paid)
-    assert again._time_fees_due() == {}
+    assert time_collection.fees_due(again) == {}
     wall.now += 60
-    assert again._time_fees_due() == {0: 4, 1: 4}
+    assert time_collection.fees_due(again) == {0: 4, 1: 4}
 
     # The books hold: the fees and the rake are in the house's revenue, nothing else moved.
     async with sessionmaker() as session:
