@@ -182,14 +182,14 @@ class MessageLimits:
     clock: Clock
     pause: float = 0.0  # after a refusal for rate: how long the connection is not read
 
-    def take(self, kind: object) -> float:
+    def take(self, kind: str | None) -> float:
         """Draw on the bucket of a message of type ``kind``. An action (or a hand's seed)
         over its rate is paced, never refused: the seconds it must wait are returned (0.0:
         none), so a bot playing as fast as a quick table deals loses no legal action while
         a flood of them is slowed to the rate. Any other message over its rate raises
         :class:`RateLimited` (and counts a strike)."""
         now = self.clock()
-        if isinstance(kind, str) and kind in PLAY_MESSAGES:  # a client's type may be a list
+        if kind in PLAY_MESSAGES:
             return self.act.reserve(now)
         bucket = self.chat if kind == "chat" else self.other
         wait = bucket.take(now)

@@ -264,7 +264,9 @@ class Connection:
             if not isinstance(message, dict):
                 self.limits.take(None)
                 raise ProtocolError("a frame must be a JSON object", code=ErrorCode.BAD_JSON)
-            if paced := self.limits.take(message.get("type")):
+            given = message.get("type")
+            kind = given if isinstance(given, str) else None  # a list or an object: unknown
+            if paced := self.limits.take(kind):
                 await asyncio.sleep(paced)  # an action over its rate: this connection waits
             message_id = message.get("id")
             if not isinstance(message_id, str | int | float | None):
@@ -278,10 +280,9 @@ class Connection:
                 raise ProtocolError(
                     f"this server speaks v{PROTOCOL_VERSION}", code=ErrorCode.BAD_VERSION
                 )
-            kind = message.get("type")
-            handler = _DISPATCH.get(kind) if isinstance(kind, str) else None
+            handler = _DISPATCH.get(kind) if kind is not None else None
             if handler is None:
-                raise ProtocolError(f"no message type {kind!r}", code=ErrorCode.UNKNOWN_TYPE)
+                raise ProtocolError(f"no message type {given!r}", code=ErrorCode.UNKNOWN_TYPE)
         except Exception as error:  # noqa: BLE001 - answered, never the connection's end
             self._failed(message_id, error)
             return
