@@ -83,8 +83,11 @@ def refusal_response(refusal: Refusal) -> JSONResponse:
     return error_response(refusal.code.http_status, refusal.code, refusal.message, headers)
 
 
-async def _refusal(_request: Request, exc: Exception) -> JSONResponse:
+async def _refusal(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, Refusal)
+    metrics = getattr(request.app.state, "metrics", None)
+    if metrics is not None:  # refusals by code, whoever answered them (/metrics)
+        metrics.refused(exc.code, "http")
     return refusal_response(exc)
 
 

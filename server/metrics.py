@@ -88,7 +88,8 @@ class Metrics:
         self.refusals = Counter(
             "stud_refusals",
             "Refusals answered, by error code and by who answered (table: a table actor of "
-            "this node, or its inbox; websocket: an error frame sent to a client).",
+            "this node, or its inbox; websocket: an error frame sent to a client; http: an "
+            "HTTP error answer).",
             ["code", "source"],
             registry=registry,
         )

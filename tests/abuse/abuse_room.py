@@ -1,26 +1,33 @@
 """The abuse tests' cardroom: a real server (``python -m server`` in a subprocess) with the
 gateway's default limits, tables where two seated players act as their turns come, each
-timing its actions from the ``act`` sent to its ``action`` event received (the fixtures
-that make it are in conftest.py)."""
+timing its actions from the ``act`` sent to its ``action`` event received.
+
+The tests (tests/abuse) and the benchmark (bench/abuse.py) share it: the tests check what
+holds on any machine (every action accepted, the abusers refused at the edge, the tables
+dealing on), the benchmark prints the latencies.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import json
 import sys
 import time
 from collections import Counter
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import httpx
+from prometheus_client.parser import text_string_to_metric_families
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "clients"))
-from live_server import PASSWORD, LiveServer  # noqa: E402
+from live_server import OPERATOR, PASSWORD, LiveServer  # noqa: E402
 
 from server.settings import Settings  # noqa: E402
 
@@ -38,11 +45,41 @@ DEFAULT_LIMITS = {
 }
 _names = itertools.count(1)
 THINK_SECONDS = 0.08
+# Tables of two seated players (the same two at each), all measured: some 40 actions a
+# second in all, so that a percentile over a few seconds is not simply the one slowest action.
+TABLES = 4
 
 
-def p99(samples: list[float]) -> float:
+def percentile(samples: list[float], share: float) -> float:
     ordered = sorted(samples)
-    return ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
+    return ordered[min(len(ordered) - 1, int(len(ordered) * share))] if ordered else float("nan")
+
+
+@dataclass(frozen=True)
+class Window:
+    """The seated players' actions over a stretch of time: their latencies, and how long."""
+
+    latencies: list[float]
+    seconds: float
+
+    @property
+    def rate(self) -> float:
+        """Actions a second: how fast the tables deal."""
+        return len(self.latencies) / self.seconds
+
+    @property
+    def p50(self) -> float:
+        return percentile(self.latencies, 0.50)
+
+    @property
+    def p99(self) -> float:
+        return percentile(self.latencies, 0.99)
+
+    def describe(self) -> str:
+        return (
+            f"p50 {self.p50 * 1000:.1f} ms, p99 {self.p99 * 1000:.1f} ms, "
+            f"{self.rate:.1f} actions/s ({len(self.latencies)} in {self.seconds:.1f} s)"
+        )
 
 
 @dataclass
@@ -104,6 +141,13 @@ class Seated:
     def latencies(self, since: float, until: float) -> list[float]:
         return [latency for at, latency in self.timings if since <= at <= until]
 
+    def waiting(self) -> float:
+        """How long its last action has gone unanswered (0: none is)."""
+        return 0.0 if self._sent is None else time.perf_counter() - self._sent
+
+
+Metrics = dict[tuple[str, frozenset[tuple[str, str]]], float]
+
 
 @dataclass
 class Room:
@@ -120,16 +164,29 @@ class Room:
     def latencies(self, since: float, until: float) -> list[float]:
         return [x for p in self.players for x in p.latencies(since, until)]
 
-    async def measure(self, seconds: float) -> list[float]:
+    def window(self, since: float, until: float) -> Window:
+        return Window(self.latencies(since, until), until - since)
+
+    async def measure(self, seconds: float) -> Window:
         start = time.perf_counter()
         await asyncio.sleep(seconds)
-        return self.latencies(start, time.perf_counter())
+        return self.window(start, time.perf_counter())
+
+    async def metrics(self) -> Metrics:
+        """The node's ``GET /metrics``: each sample by name and labels."""
+        async with httpx.AsyncClient(base_url=self.url, timeout=30) as client:
+            text = (await client.get("/metrics")).text
+        return {
+            (sample.name, frozenset(sample.labels.items())): sample.value
+            for family in text_string_to_metric_families(text)
+            for sample in family.samples
+        }
 
     async def abuse(
         self, mode: str, *, at_least: float = 5.0, **args: Any
-    ) -> tuple[dict[str, int], list[float]]:
+    ) -> tuple[dict[str, int], Window]:
         """Run the abusers in their own process; what they were answered, and the seated
-        players' latencies meanwhile (and up to ``at_least`` seconds from the start: a
+        players' actions meanwhile (and up to ``at_least`` seconds from the start: a
         burst's after-effects count)."""
         start = time.perf_counter()
         process = await asyncio.create_subprocess_exec(
@@ -144,7 +201,48 @@ class Room:
         out, err = await process.communicate()
         assert process.returncode == 0, err.decode()[-3000:]
         await asyncio.sleep(max(0.0, start + at_least - time.perf_counter()))
-        return json.loads(out), self.latencies(start, time.perf_counter())
+        return json.loads(out), self.window(start, time.perf_counter())
+
+
+def metric(samples: Metrics, name: str, **labels: str) -> float:
+    return samples.get((name, frozenset(labels.items())), 0.0)
+
+
+@contextlib.asynccontextmanager
+async def open_room(live: LiveServer, tables: int = TABLES) -> AsyncIterator[Room]:
+    """``tables`` tables of two seats on ``live``, the same two players at each, playing
+    (their first actions already timed) until the room is closed."""
+    async with httpx.AsyncClient(base_url=live.url, timeout=30) as client:
+        login = await client.post("/auth/login", json={"username": OPERATOR, "password": PASSWORD})
+        operator = str(login.json()["access_token"])
+        # Two accounts (the registrations an address may make are counted by the tests),
+        # each seated at every table.
+        accounts = [await new_account(client, "seated") for _ in range(2)]
+        players = []
+        numbers = []
+        for number in range(tables):
+            made = await client.post(
+                "/admin/tables",
+                headers={"Authorization": f"Bearer {operator}"},
+                json={"name": f"Abused {number + 1}", "seats": 2},
+            )
+            assert made.status_code == 201, made.text
+            table = made.json()
+            numbers.append(table["id"])
+            for name, token in accounts:
+                players.append(Seated(live.url, token, name, table["id"], table["max_buy_in"]))
+    tasks = [asyncio.create_task(p.play()) for p in players]
+    room = Room(live, numbers[0], players, tasks, operator)
+    try:
+        deadline = time.monotonic() + 60  # gross: the server never dealt
+        while len(room.latencies(0, float("inf"))) < 20 * tables:  # play is under way
+            assert time.monotonic() < deadline, [p.errors for p in players]
+            await asyncio.sleep(0.05)
+        yield room
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
 
 
 async def new_account(client: httpx.AsyncClient, prefix: str) -> tuple[str, str]:
