@@ -73,6 +73,12 @@ async def test_create_operator_refuses_a_weak_password(settings: Settings) -> No
         await cli.create_operator(settings, "boss", lambda: "short")
     with pytest.raises(SystemExit, match="needs a password"):
         await cli.create_operator(settings, "boss", lambda: None)
+    with pytest.raises(SystemExit, match="most common"):
+        await cli.create_operator(settings, "boss", lambda: "Password1")
+    with pytest.raises(SystemExit, match="only spaces"):
+        await cli.create_operator(settings, "boss", lambda: " " * 12)
+    with pytest.raises(SystemExit, match="reserved for the house"):
+        await cli.create_operator(settings, "house-boss", lambda: PASSWORD)
 
 
 def test_create_operator_takes_a_role() -> None:
