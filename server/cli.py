@@ -308,7 +308,8 @@ def run_node(
 
 
 def node_config(app: FastAPI, settings: Settings, log_level: str) -> uvicorn.Config:
-    """How uvicorn serves a node's app: its address, its HTTP pacing, its websockets."""
+    """How uvicorn serves a node's app: its address, its HTTP pacing, its websockets, no
+    server name in its answers and no query string in its log lines."""
     import uvicorn
 
     from server.gateway import paced_http_protocol
@@ -316,15 +317,20 @@ def node_config(app: FastAPI, settings: Settings, log_level: str) -> uvicorn.Con
 
     # JSON lines: uvicorn's own lines go through the root logger's handler too.
     extra: dict[str, Any] = {"log_config": None} if settings.log_format == "json" else {}
-    return uvicorn.Config(
+    config = uvicorn.Config(
         app,
         host=settings.host,
         port=settings.port,
         log_level=log_level,
         http=paced_http_protocol(settings.http_requests_per_turn),
+        # No "server: uvicorn" header: an answer does not say what runs it.
+        server_header=False,
         **websocket_options(settings),
         **extra,
     )
+    # After uvicorn's logging is configured (by the Config): its lines keep no query string.
+    logs.hide_query_strings()
+    return config
 
 
 def main(argv: Sequence[str] | None = None) -> int:
