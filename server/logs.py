@@ -3,11 +3,10 @@
 A table actor's task names its table (:func:`table_context`, set once when its loop
 starts; a task's context is its own), and every line written from that task carries the
 table id and the number of its hand (the one in progress, or the last dealt; 0 before the
-first), whichever module writes it. No line names a request's query string
-(:func:`hide_query_strings`): a client that puts its token in a URL does not have it logged.
-A JSON line is one object: ``time`` (UTC, ISO 8601),
+first), whichever module writes it. A JSON line is one object: ``time`` (UTC, ISO 8601),
 ``level``, ``logger``, ``message``, then ``table`` and ``hand`` when a table wrote it, and
-``exception`` with the traceback when there is one.
+``exception`` with the traceback when there is one. No line names a request's query string
+(:func:`hide_query_strings`): a client that puts its token in a URL does not have it logged.
 """
 
 from __future__ import annotations
