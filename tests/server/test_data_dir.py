@@ -130,6 +130,27 @@ def test_a_demo_run_keeps_its_files_owner_only_in_one_directory_git_ignores(
     assert status == ["!! stud-data/"], status  # nothing to commit, the data left out
 
 
+def test_git_ignores_a_database_named_by_url_its_key_and_compose_settings(checkout: Path) -> None:
+    written = [
+        "cardroom.db",
+        "cardroom.db-wal",
+        "cardroom.db-shm",
+        "cardroom.db-journal",
+        "cardroom.db.deck-key",
+        "elsewhere/stud-data/stud.db",
+        ".env",  # docker-compose.yml's deck key
+    ]
+    ignored = subprocess.run(
+        ["git", "check-ignore", "--no-index", *written],
+        cwd=checkout,
+        capture_output=True,
+        text=True,
+    )
+    assert ignored.stdout.split() == written, ignored.stderr
+    kept = subprocess.run(["git", "check-ignore", "server/deck_seal.py"], cwd=checkout)
+    assert kept.returncode == 1  # not ignored: the code is committed
+
+
 def test_a_key_file_open_to_others_is_warned_about_at_start(
     checkout: Path, server_env: dict[str, str], started: list[Server]
 ) -> None:
