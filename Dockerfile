@@ -9,7 +9,7 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
     PATH=/opt/venv/bin:$PATH \
     STUD_PORT=8000 \
-    DATABASE_URL=sqlite+aiosqlite:////data/stud.db
+    STUD_DATA_DIR=/data
 
 WORKDIR /app
 
@@ -25,10 +25,13 @@ RUN python3 -m venv /opt/venv
 RUN python -m pip install --quiet --upgrade pip
 RUN python -m pip install --quiet -e .
 
-# A user of its own; /data holds the SQLite database when DATABASE_URL is left as it is.
+# A user of its own; /data, the data directory (owner-only), holds the SQLite database and
+# its deck key when DATABASE_URL is left unset (mount a volume there to keep them). In
+# production hand the key over as a secret instead (STUD_DECK_KEY or STUD_DECK_KEY_FILE:
+# docs/operators.md, "The deck key").
 RUN useradd --system --uid 10001 --user-group --no-create-home --home-dir /nonexistent \
         --shell /usr/sbin/nologin stud \
-    && mkdir /data && chown stud:stud /data
+    && mkdir -m 0700 /data && chown stud:stud /data
 USER 10001:10001
 
 EXPOSE 8000

@@ -46,6 +46,8 @@ class ErrorCode(StrEnum):
     UNKNOWN_WALLET = "unknown_wallet"
     METHOD_NOT_ALLOWED = "method_not_allowed"
     USERNAME_TAKEN = "username_taken"
+    RESERVED_USERNAME = "reserved_username"
+    WEAK_PASSWORD = "weak_password"
     TABLE_NAME_TAKEN = "table_name_taken"
     CONFLICT = "conflict"
     INSUFFICIENT_FUNDS = "insufficient_funds"

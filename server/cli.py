@@ -2,7 +2,8 @@
 
 ::
 
-    stud-server [--host H] [--port P] [--database-url URL] [--redis-url URL] [--demo]
+    stud-server [--host H] [--port P] [--data-dir DIR] [--database-url URL]
+                [--redis-url URL] [--demo]
                 [--node-id ID] [--lease-seconds S] [--workers N] [--log-format text|json]
     stud-server migrate                      # upgrade the database to head and exit
     stud-server create-operator NAME [--role support]
@@ -31,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
-from server import accounts, logs, table_store, workers
+from server import accounts, data_dir, logs, table_store, workers
 from server.db import migrate
 from server.db.models import STAFF_ROLES, Role
 from server.db.session import is_outage, make_engine, make_sessionmaker
@@ -57,8 +58,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--host", help="address to listen on (default 127.0.0.1)")
     parser.add_argument("--port", type=int, help="port to listen on (default 8000)")
     parser.add_argument(
+        "--data-dir",
+        help="the embedded default's directory, made owner-only: its SQLite database "
+        "(stud.db) and deck key (default ./stud-data; STUD_DATA_DIR)",
+    )
+    parser.add_argument(
         "--database-url",
-        help="SQLAlchemy URL (default sqlite+aiosqlite:///./stud.db; "
+        help="SQLAlchemy URL (default: SQLite in the data directory; "
         "postgresql://... runs on asyncpg)",
     )
     parser.add_argument(
@@ -145,6 +151,7 @@ def settings_from(args: argparse.Namespace) -> Settings:
     flags = {
         "host": args.host,
         "port": args.port,
+        "data_dir": args.data_dir,
         "database_url": args.database_url,
         "redis_url": args.redis_url,
         "demo": args.demo,
@@ -308,7 +315,8 @@ def run_node(
 
 
 def node_config(app: FastAPI, settings: Settings, log_level: str) -> uvicorn.Config:
-    """How uvicorn serves a node's app: its address, its HTTP pacing, its websockets."""
+    """How uvicorn serves a node's app: its address, its HTTP pacing, its websockets, no
+    server name in its answers and no query string in its log lines."""
     import uvicorn
 
     from server.gateway import paced_http_protocol
@@ -316,21 +324,29 @@ def node_config(app: FastAPI, settings: Settings, log_level: str) -> uvicorn.Con
 
     # JSON lines: uvicorn's own lines go through the root logger's handler too.
     extra: dict[str, Any] = {"log_config": None} if settings.log_format == "json" else {}
-    return uvicorn.Config(
+    config = uvicorn.Config(
         app,
         host=settings.host,
         port=settings.port,
         log_level=log_level,
         http=paced_http_protocol(settings.http_requests_per_turn),
+        # No "server: uvicorn" header: an answer does not say what runs it.
+        server_header=False,
         **websocket_options(settings),
         **extra,
     )
+    # After uvicorn's logging is configured (by the Config): its lines keep no query string.
+    logs.hide_query_strings()
+    return config
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     settings = settings_from(args)
     logs.configure(args.log_level, settings.log_format)
+    left_behind = data_dir.older_database_left_behind(settings.database_url, settings.data_dir)
+    if left_behind is not None:
+        log.warning(left_behind)
     if args.command == "migrate":
         asyncio.run(apply_migrations(settings))
         print(f"database at {migrate.head_revision()}")

@@ -7,11 +7,13 @@ database, bound to its table and hand number (the associated data), so a sealed 
 be moved to another row either.
 
 The key comes from ``STUD_DECK_KEY`` (32 bytes, base64 or hex) or the file
-``STUD_DECK_KEY_FILE`` names. With neither, the embedded SQLite default keeps a key file beside
-its database file (``<database>.deck-key``, made on first start, owner-only: mode 0600); an
-in-memory database gets a key for the life of the process. PostgreSQL refuses to start
-without a key: nodes sharing a database must share the key, and no node may make its own.
-``STUD_DECK_OLD_KEYS`` lists keys that are only read (rotation: docs/operators.md).
+``STUD_DECK_KEY_FILE`` names: in production, a secret handed to the process, not a file on
+the database's disk. With neither, the embedded SQLite default keeps a key file in its data
+directory, beside its database file (``<database>.deck-key``, made on first start, owner-only:
+mode 0600; server/data_dir.py); an in-memory database gets a key for the life of the process.
+A key file that other users may read is used, with a warning at start. PostgreSQL refuses to
+start without a key: nodes sharing a database must share the key, and no node may make its
+own. ``STUD_DECK_OLD_KEYS`` lists keys that are only read (rotation: docs/operators.md).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import base64
 import binascii
 import hashlib
 import json
-import os
+import logging
 import secrets
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,9 +32,14 @@ from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from sqlalchemy.engine import make_url
 
+from server.data_dir import make_private_file, open_to_others, sqlite_file
+
 KEY_BYTES = 32
 NONCE_BYTES = 12
 KEY_FILE_SUFFIX = ".deck-key"
+
+log = logging.getLogger(__name__)
+_warned: set[str] = set()  # the key files this process has warned about
 
 
 class DeckKeyError(Exception):
@@ -119,17 +126,6 @@ def _bound_to(table_id: int, number: int) -> bytes:
     return f"stud-live-hand\ntable={table_id}\nhand={number}\n".encode()
 
 
-def sqlite_file(database_url: str) -> Path | None:
-    """The database file of a SQLite URL; None for an in-memory one or another database."""
-    url = make_url(database_url)
-    if url.get_backend_name() != "sqlite":
-        return None
-    database = url.database or ""
-    if database in ("", ":memory:") or database.startswith("file:"):
-        return None
-    return Path(database)
-
-
 def load_seal(
     database_url: str,
     *,
@@ -143,10 +139,7 @@ def load_seal(
     if key:
         return DeckSeal(parse_key(key), old)
     if key_file:
-        try:
-            return DeckSeal(parse_key(Path(key_file).read_text()), old)
-        except OSError as error:
-            raise DeckKeyError(f"cannot read the deck key file {key_file}: {error}") from None
+        return DeckSeal(read_key_file(Path(key_file)), old)
     if make_url(database_url).get_backend_name() != "sqlite":
         raise DeckKeyError(
             "a database other than the embedded SQLite needs a deck key that is not in it: "
@@ -159,20 +152,33 @@ def load_seal(
 
 
 def read_or_make_key_file(path: Path) -> bytes:
-    """The key kept in ``path``, made there first (owner-only) if there is none."""
+    """The key kept in ``path``, made there first (owner-only, its directory too) if there is
+    none."""
     try:
-        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:
-        try:
-            return parse_key(path.read_text())
-        except OSError as error:
-            raise DeckKeyError(f"cannot read the deck key file {path}: {error}") from None
+        make_private_file(path, new_key_text() + "\n")
     except OSError as error:
         raise DeckKeyError(f"cannot make the deck key file {path}: {error}") from None
-    with os.fdopen(descriptor, "w") as handle:
-        os.fchmod(handle.fileno(), 0o600)  # whatever the umask
-        handle.write(new_key_text() + "\n")
-    return parse_key(path.read_text())
+    return read_key_file(path)
+
+
+def read_key_file(path: Path) -> bytes:
+    """The key a key file holds; a warning (once a process) when other users may read it."""
+    try:
+        text = path.read_text()
+        mode = open_to_others(path)
+    except OSError as error:
+        raise DeckKeyError(f"cannot read the deck key file {path}: {error}") from None
+    key = parse_key(text)
+    if mode is not None and str(path) not in _warned:
+        _warned.add(str(path))
+        log.warning(
+            "the deck key file %s is open to other users (mode %03o): whoever reads it and the "
+            "database sees the cards of the hands in play; make it the server's alone "
+            "(chmod 600) or hand the key over as a secret (docs/operators.md, 'The deck key')",
+            path,
+            mode,
+        )
+    return key
 
 
 __all__ = [
@@ -183,5 +189,6 @@ __all__ = [
     "load_seal",
     "new_key_text",
     "parse_key",
+    "read_key_file",
     "read_or_make_key_file",
 ]

@@ -3,7 +3,8 @@
 The house bots are ordinary bot accounts playing the ``stud_bots`` strategies through the
 public client, REST and websocket protocol, exactly as any outside program would: the
 server only opens the tables and sets the bots' passwords (a fresh random one each start,
-so no password is kept anywhere). Each demo table keeps seats free for people.
+so no password is kept anywhere). Each demo table keeps seats free for people. Their names
+(``house-...``) are reserved: no one else may register one (server/account_rules.py).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import httpx
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from server import accounts, tables
+from server.account_rules import HOUSE_BOT_PREFIX
 from server.db.models import Role
 from server.lobby import Cardroom
 from server.passwords import Passwords
@@ -61,7 +63,7 @@ async def open_demo_tables(
                 await cardroom.open_table(record)
             for n in range(BOTS_PER_TABLE):
                 bot = HouseBot(
-                    name=f"house-{variant.replace('_', '-')}-{n + 1}",
+                    name=f"{HOUSE_BOT_PREFIX}{variant.replace('_', '-')}-{n + 1}",
                     password=secrets.token_urlsafe(18),
                     table_id=record.id,
                     strategy=STRATEGIES[n % len(STRATEGIES)],

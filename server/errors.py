@@ -51,6 +51,8 @@ _STATUS_CODES = {
     503: ErrorCode.NOT_READY,
 }
 
+_CODES = frozenset(code.value for code in ErrorCode)
+
 # A refused token tells the client how to authenticate (RFC 6750).
 _BEARER_CHALLENGE = {"WWW-Authenticate": "Bearer"}
 _CHALLENGED = frozenset(
@@ -99,12 +101,17 @@ async def _http_error(_request: Request, exc: Exception) -> JSONResponse:
 
 
 async def _validation_error(_request: Request, exc: Exception) -> JSONResponse:
+    """A body or parameter the schemas refuse: ``bad_request``, or the code a rule's
+    validator named as its error's type (``weak_password`` from server/schemas.py)."""
     assert isinstance(exc, RequestValidationError)
     parts = []
+    code = ErrorCode.BAD_REQUEST
     for error in exc.errors():
         where = ".".join(str(part) for part in error.get("loc", ()) if part != "body")
         parts.append(f"{where}: {error.get('msg', 'invalid')}" if where else error.get("msg", ""))
-    return error_response(400, ErrorCode.BAD_REQUEST, "; ".join(parts) or "bad request")
+        if code is ErrorCode.BAD_REQUEST and error.get("type") in _CODES:
+            code = ErrorCode(error["type"])
+    return error_response(code.http_status, code, "; ".join(parts) or "bad request")
 
 
 class ServerBusy(Refusal):

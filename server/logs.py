@@ -5,7 +5,8 @@ starts; a task's context is its own), and every line written from that task carr
 table id and the number of its hand (the one in progress, or the last dealt; 0 before the
 first), whichever module writes it. A JSON line is one object: ``time`` (UTC, ISO 8601),
 ``level``, ``logger``, ``message``, then ``table`` and ``hand`` when a table wrote it, and
-``exception`` with the traceback when there is one.
+``exception`` with the traceback when there is one. No line names a request's query string
+(:func:`hide_query_strings`): a client that puts its token in a URL does not have it logged.
 """
 
 from __future__ import annotations
@@ -86,6 +87,41 @@ class JsonFormatter(logging.Formatter):
         if record.stack_info:
             line["stack"] = self.formatStack(record.stack_info)
         return orjson.dumps(line, default=str).decode()
+
+
+#: The loggers uvicorn writes a request's path to: its access log, and its error log (the
+#: websocket handshakes' lines, and the websockets library's own at debug level).
+REQUEST_LOGGERS = ("uvicorn.access", "uvicorn.error")
+
+
+def path_only(value: object) -> object:
+    """A request's path without its query string; any other value as it is.
+
+    >>> path_only("/ws?token=abc"), path_only("127.0.0.1:5000"), path_only(200)
+    ('/ws', '127.0.0.1:5000', 200)
+    """
+    if isinstance(value, str) and value.startswith("/") and "?" in value:
+        return value.partition("?")[0]
+    return value
+
+
+class QueryStringFilter(logging.Filter):
+    """Cuts the query string off every path among a record's arguments (uvicorn passes the
+    path as an argument: ``'%s - "WebSocket %s" [accepted]'``)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.args, tuple):
+            record.args = tuple(path_only(arg) for arg in record.args)
+        return True
+
+
+def hide_query_strings() -> None:
+    """From here on, uvicorn's lines name paths without their query strings (once per
+    process: the filter is added to each logger only once)."""
+    for name in REQUEST_LOGGERS:
+        logger = logging.getLogger(name)
+        if not any(isinstance(f, QueryStringFilter) for f in logger.filters):
+            logger.addFilter(QueryStringFilter())
 
 
 def handler(log_format: LogFormat) -> logging.Handler:

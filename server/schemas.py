@@ -2,20 +2,55 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator
+from pydantic_core import PydanticCustomError
 
+from server import account_rules
 from server.accounts import USERNAME_PATTERN
+from server.errors import Refusal
+
+
+def _refused_as_invalid(check: Callable[[str], str], value: str) -> str:
+    """A rule's refusal as a validation error whose type is the refusal's code (the HTTP
+    answer carries that code: server/errors.py)."""
+    try:
+        return check(value)
+    except Refusal as refusal:
+        raise PydanticCustomError(
+            str(refusal.code), "{message}", {"message": refusal.message}
+        ) from None
 
 
 class AccountCreate(BaseModel):
+    """A new account, checked against server/account_rules.py (the house's names, the most
+    common passwords) as well as these fields' limits."""
+
     model_config = ConfigDict(extra="forbid")
 
-    username: str = Field(pattern=USERNAME_PATTERN, description="3-32 letters, digits, _ . -")
-    password: str = Field(min_length=8, max_length=256)
+    username: str = Field(
+        pattern=USERNAME_PATTERN,
+        description="3-32 letters, digits, _ . -; not the house's (house-...: reserved_username)",
+    )
+    password: str = Field(
+        min_length=8,
+        max_length=256,
+        description="not only spaces, nor one of the 10,000 most common (weak_password)",
+    )
     bot: bool = Field(default=False, description="a program, not a person (same protocol)")
+
+    @field_validator("username")
+    @classmethod
+    def _not_the_house(cls, username: str) -> str:
+        return _refused_as_invalid(account_rules.check_username, username)
+
+    @field_validator("password")
+    @classmethod
+    def _not_common(cls, password: str) -> str:
+        return _refused_as_invalid(account_rules.check_password, password)
 
 
 class AccountPublic(BaseModel):

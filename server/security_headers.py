@@ -2,10 +2,12 @@
 
 The page (server/web) is files only: no inline script or style, so its Content-Security-Policy
 allows scripts, styles and connections from its own origin and nothing else, and no page may
-frame it. The API documentation pages are files of this server too, the viewers' code
-included: Swagger UI (``/docs``) runs under the page's policy; ReDoc (``/redoc``) gets one of
-its own that differs only where it needs it: the styles it writes at run time, and its search
-worker, which it starts from a blob.
+frame it; a Permissions-Policy refuses the browser features it never uses (camera, microphone,
+location, payment...). The API documentation pages are files of this server too, the viewers'
+code included: Swagger UI (``/docs``) runs under the page's policy; ReDoc (``/redoc``) gets one
+of its own that differs only where it needs it: the styles it writes at run time, and its
+search worker, which it starts from a blob. (No ``server`` header names what runs it either:
+server/cli.py tells uvicorn so.)
 """
 
 from __future__ import annotations
@@ -24,10 +26,16 @@ REDOC_POLICY = (
     "img-src 'self' data:; worker-src 'self' blob:; connect-src 'self'; object-src 'none'; "
     "base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 )
+# Browser features the page never uses, refused to it and to anything it could embed.
+PERMISSIONS_POLICY = (
+    "accelerometer=(), camera=(), display-capture=(), geolocation=(), gyroscope=(), "
+    "magnetometer=(), microphone=(), midi=(), payment=(), usb=()"
+)
 COMMON = {
     "x-content-type-options": "nosniff",
     "referrer-policy": "no-referrer",
     "x-frame-options": "DENY",
+    "permissions-policy": PERMISSIONS_POLICY,
 }
 
 

@@ -2,24 +2,29 @@
 
 ``DATABASE_URL`` and ``REDIS_URL`` are honoured without the prefix because hosting
 platforms and docker-compose files set them that way; ``STUD_DATABASE_URL`` wins over
-``DATABASE_URL`` when both are set.
+``DATABASE_URL`` when both are set. Without either, the database is SQLite in the data
+directory (``STUD_DATA_DIR``: server/data_dir.py).
 
 >>> Settings(database_url="postgresql://u:p@db/stud").database_url
 'postgresql+asyncpg://u:p@db/stud'
+>>> Settings(data_dir="/var/lib/stud").database_url
+'sqlite+aiosqlite:////var/lib/stud/stud.db'
 """
 
 from __future__ import annotations
 
 import os
 import socket
+from pathlib import Path
 from typing import Literal
 
-from pydantic import AliasChoices, Field, SecretStr, field_validator
+from pydantic import AliasChoices, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from server.data_dir import DEFAULT_DATA_DIR, default_database_url
 from server.deck_seal import DeckSeal, load_seal
 
-DEFAULT_DATABASE_URL = "sqlite+aiosqlite:///./stud.db"
+DEFAULT_DATABASE_URL = default_database_url(DEFAULT_DATA_DIR)
 
 # Plain driver names that hosting platforms hand out, and the async driver we run them on.
 _ASYNC_DRIVERS = {
@@ -42,8 +47,11 @@ class Settings(BaseSettings):
 
     host: str = "127.0.0.1"
     port: int = Field(default=8000, ge=0, le=65535)
+    # The embedded default's own directory (owner-only): its SQLite database and deck key.
+    data_dir: Path = DEFAULT_DATA_DIR
+    # Empty: SQLite in data_dir (stud.db).
     database_url: str = Field(
-        default=DEFAULT_DATABASE_URL,
+        default="",
         validation_alias=AliasChoices("STUD_DATABASE_URL", "DATABASE_URL"),
     )
     # None: the in-memory bus of a single process; redis://... the bus every node shares.
@@ -160,9 +168,10 @@ class Settings(BaseSettings):
     ws_allowed_origins: list[str] = Field(default_factory=list)
 
     # The key that seals the deck of a hand in progress in the database (server/deck_seal.py):
-    # 32 bytes in base64 or hex, or a file holding it. Neither: the embedded SQLite keeps a
-    # key file beside its database; PostgreSQL refuses to start. Old keys (a JSON list) are
-    # only read, for a rotation (docs/operators.md).
+    # 32 bytes in base64 or hex, or a file holding it (in production: a secret handed to the
+    # process). Neither: the embedded SQLite keeps a key file beside its database, in its data
+    # directory; PostgreSQL refuses to start. Old keys (a JSON list) are only read, for a
+    # rotation (docs/operators.md).
     deck_key: SecretStr | None = None
     deck_key_file: str | None = None
     deck_old_keys: list[SecretStr] = Field(default_factory=list)
@@ -183,6 +192,13 @@ class Settings(BaseSettings):
         if ":" in host:
             host = f"[{host}]"
         return f"http://{host}:{self.port}"
+
+    @model_validator(mode="after")
+    def _database_in_the_data_dir(self) -> Settings:
+        """No database named: the embedded default's, in the data directory."""
+        if not self.database_url:
+            self.database_url = default_database_url(self.data_dir)
+        return self
 
     @field_validator("database_url")
     @classmethod

@@ -15,6 +15,8 @@ from sqlalchemy.ext.asyncio import (
     create_async_engine,
 )
 
+from server.data_dir import prepare_sqlite
+
 
 def make_engine(
     url: str,
@@ -30,7 +32,9 @@ def make_engine(
     connection may take before it counts as an outage (:func:`is_outage`) instead of
     hanging its caller; connections are checked before use, so those broken by a database
     restart are replaced rather than failing a transaction. ``pool_size`` and
-    ``pool_overflow`` (PostgreSQL) bound its connections."""
+    ``pool_overflow`` (PostgreSQL) bound its connections. A SQLite file that is missing is
+    made owner-only first, its directory too (server/data_dir.py)."""
+    prepare_sqlite(url)
     if url.startswith("postgresql"):
         pool: dict[str, Any] = {"pool_size": pool_size, "max_overflow": pool_overflow}
         kwargs = {k: v for k, v in pool.items() if v is not None} | kwargs

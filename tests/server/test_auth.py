@@ -58,6 +58,50 @@ async def test_malformed_registration_is_a_bad_request(client: httpx.AsyncClient
         assert error_code(response) == "bad_request"
 
 
+async def _accounts(session: AsyncSession) -> int:
+    return len((await session.scalars(select(Account.id))).all())
+
+
+async def test_a_common_or_blank_password_is_refused_and_makes_no_account(
+    client: httpx.AsyncClient, session: AsyncSession
+) -> None:
+    for password in ("password", "PassWord", " 12345678 ", "iloveyou", " " * 8, "\t" * 9):
+        response = await client.post(
+            "/auth/register", json={"username": "alice", "password": password}
+        )
+        assert response.status_code == 400, password
+        assert error_code(response) == "weak_password", password
+        assert "password" in response.json()["error"]["message"]
+    assert await _accounts(session) == 0
+    # The same name with a password of its own is then free.
+    assert (await register(client, "alice", "a pass of my own")).status_code == 201
+
+
+async def test_the_house_bots_names_are_reserved(
+    client: httpx.AsyncClient, session: AsyncSession
+) -> None:
+    for name in ("house-razz-1", "HOUSE-seven-card-stud-2", "house_razz", "house.bot", "House"):
+        response = await register(client, name)
+        assert response.status_code == 400, name
+        assert error_code(response) == "reserved_username", name
+    assert await _accounts(session) == 0
+    for name in ("householder", "my-house-1", "the.house"):
+        assert (await register(client, name)).status_code == 201, name
+
+
+async def test_a_reserved_name_and_a_weak_password_each_refuse_the_account(
+    client: httpx.AsyncClient, session: AsyncSession
+) -> None:
+    response = await client.post(
+        "/auth/register", json={"username": "house-razz-1", "password": "password"}
+    )
+    assert response.status_code == 400
+    assert error_code(response) == "reserved_username"  # the first field's code
+    message = response.json()["error"]["message"]
+    assert "username" in message and "password" in message  # each problem said
+    assert await _accounts(session) == 0
+
+
 async def test_login_me_logout(client: httpx.AsyncClient) -> None:
     token = await player_token(client, "alice")
     me = await client.get("/me", headers=bearer(token))

@@ -16,6 +16,7 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 from server_helpers import FAST_HASHING, PASSWORD, end_process
 from sqlalchemy.ext.asyncio import AsyncSession
+from websockets.sync.client import connect
 
 from server import accounts, cli
 from server.db.models import Role
@@ -73,6 +74,12 @@ async def test_create_operator_refuses_a_weak_password(settings: Settings) -> No
         await cli.create_operator(settings, "boss", lambda: "short")
     with pytest.raises(SystemExit, match="needs a password"):
         await cli.create_operator(settings, "boss", lambda: None)
+    with pytest.raises(SystemExit, match="most common"):
+        await cli.create_operator(settings, "boss", lambda: "Password1")
+    with pytest.raises(SystemExit, match="only spaces"):
+        await cli.create_operator(settings, "boss", lambda: " " * 12)
+    with pytest.raises(SystemExit, match="reserved for the house"):
+        await cli.create_operator(settings, "house-boss", lambda: PASSWORD)
 
 
 def test_create_operator_takes_a_role() -> None:
@@ -233,6 +240,31 @@ def test_the_real_server_over_http(running: tuple[str, str]) -> None:
         "Demo: stud hi-lo": "seven_card_stud_hi_lo",
         "Demo: razz": "razz",
     }, Path(log_path).read_text()
+
+
+def test_the_real_server_logs_no_token_and_names_no_server(running: tuple[str, str]) -> None:
+    """A token in a URL (a websocket's ``?token=``, a page's query) reaches no log line;
+    answers carry a Permissions-Policy and no ``server`` header, the websocket's too."""
+    base, log_path = running
+    with httpx.Client(base_url=base, timeout=10) as http:
+        login = http.post("/auth/login", json={"username": "boss", "password": PASSWORD})
+        token = login.json()["access_token"]
+        page = http.get("/tables", params={"token": token})
+        assert page.status_code == 200
+        for answer in (login, page, http.get("/"), http.get("/no/such/route")):
+            assert "server" not in answer.headers, answer.headers
+            assert "camera=()" in answer.headers["permissions-policy"]
+    ws_url = base.replace("http://", "ws://") + f"/ws?token={token}"
+    with connect(ws_url, open_timeout=10) as ws:
+        assert json.loads(ws.recv(timeout=10))["type"] == "hello"
+        assert ws.response is not None and "server" not in ws.response.headers
+    deadline = time.monotonic() + 10
+    while '"WebSocket /ws" [accepted]' not in Path(log_path).read_text():
+        assert time.monotonic() < deadline, Path(log_path).read_text()
+        time.sleep(0.1)
+    written = Path(log_path).read_text()
+    assert '"GET /tables HTTP/1.1" 200' in written  # the access log is on, without the query
+    assert token not in written and "token=" not in written
 
 
 def test_the_real_server_writes_json_lines_and_counts_its_play(

@@ -16,6 +16,7 @@ import re
 import shlex
 import shutil
 import socket
+import stat
 import subprocess
 import sys
 import threading
@@ -438,6 +439,9 @@ def test_every_copied_file_is_in_the_build_context(dockerfile: Dockerfile) -> No
         ".git",
         ".venv/bin/python",
         "stud.db",
+        "stud-data/stud.db.deck-key",
+        "cardroom.db-wal",
+        ".env",
         "server/__pycache__/app.cpython-311.pyc",
         "stud_server.egg-info/PKG-INFO",
         "tests/server/conftest.py",
@@ -469,8 +473,11 @@ def image_env(dockerfile: Dockerfile, tmp_path: Path) -> dict[str, str]:
     """This machine's environment with the image's server settings (SQLite in tmp_path)."""
     env = {key: value for key, value in os.environ.items() if not SERVER_ENV.match(key)}
     env.update({key: value for key, value in dockerfile.env().items() if SERVER_ENV.match(key)})
-    assert env.get("DATABASE_URL", "").startswith("sqlite+aiosqlite:////")
-    env["DATABASE_URL"] = f"sqlite+aiosqlite:///{tmp_path / 'stud.db'}"  # /data is the image's
+    # The embedded default in the image's data directory, owner-only (/data is the image's).
+    assert "DATABASE_URL" not in env and env.get("STUD_DATA_DIR") == "/data"
+    (mkdir,) = [line for line in dockerfile.final("RUN") if "/data" in line.rest]
+    assert "mkdir -m 0700 /data" in mkdir.rest and "chown stud:stud /data" in mkdir.rest
+    env["STUD_DATA_DIR"] = str(tmp_path / "data")
     env["STUD_PORT"] = str(_free_port())
     return env
 
@@ -506,6 +513,11 @@ def test_the_health_check_passes_on_the_started_image_and_fails_when_it_stops(
         assert image_server.poll() is None, "stud-server exited"
         assert time.monotonic() < deadline, check.stderr
         time.sleep(0.2)
+    # The image's data directory holds the database and the key the server made, its alone.
+    data = Path(image_env["STUD_DATA_DIR"])
+    assert stat.S_IMODE(data.stat().st_mode) == 0o700
+    for name in ("stud.db", "stud.db.deck-key"):
+        assert stat.S_IMODE((data / name).stat().st_mode) == 0o600, name
     image_server.terminate()
     image_server.wait(timeout=15)
     assert _health_check(dockerfile, image_env).returncode == 1

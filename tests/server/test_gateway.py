@@ -171,6 +171,8 @@ async def test_headers_on_the_page_the_api_and_the_docs(tmp_path: Path) -> None:
             assert "unsafe-inline" not in csp.split("style-src")[0]
             assert response.headers["x-content-type-options"] == "nosniff"
             assert response.headers["referrer-policy"] == "no-referrer"
+            policy = response.headers["permissions-policy"]
+            assert "camera=()" in policy and "microphone=()" in policy and "usb=()" in policy
         page = (await c.get("/")).text
         assert "<script>" not in page and "<script " in page  # only scripts from files
         for path in ("/docs", "/redoc"):  # the viewers' files are this server's: no CDN

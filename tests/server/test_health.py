@@ -52,8 +52,10 @@ async def test_not_ready_on_an_unmigrated_database(unmigrated: httpx.AsyncClient
 
 @pytest.fixture
 async def unreachable(tmp_path: Path) -> AsyncIterator[httpx.AsyncClient]:
-    # A database file inside a directory that does not exist cannot be opened.
-    url = f"sqlite+aiosqlite:///{tmp_path / 'missing' / 'stud.db'}"
+    # A database file under a path that is a file, not a directory, cannot be opened (nor
+    # its directory made, as the server makes a missing one).
+    (tmp_path / "a-file").write_text("")
+    url = f"sqlite+aiosqlite:///{tmp_path / 'a-file' / 'stud.db'}"
     app = create_app(Settings(database_url=url, **FAST_HASHING))
     async with app.router.lifespan_context(app):
         transport = httpx.ASGITransport(app=app)

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from server.settings import DEFAULT_DATABASE_URL, Settings
@@ -7,13 +9,18 @@ from server.settings import DEFAULT_DATABASE_URL, Settings
 
 @pytest.fixture(autouse=True)
 def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("DATABASE_URL", "REDIS_URL", "STUD_DATABASE_URL", "STUD_REDIS_URL", "STUD_PORT"):
+    for name in (
+        *("DATABASE_URL", "REDIS_URL", "STUD_DATABASE_URL", "STUD_REDIS_URL", "STUD_PORT"),
+        "STUD_DATA_DIR",
+    ):
         monkeypatch.delenv(name, raising=False)
 
 
 def test_defaults_run_one_process_on_sqlite() -> None:
     settings = Settings()
-    assert settings.database_url == DEFAULT_DATABASE_URL == "sqlite+aiosqlite:///./stud.db"
+    # SQLite in the data directory (server/data_dir.py), under the working directory.
+    assert settings.data_dir == Path("stud-data")
+    assert settings.database_url == DEFAULT_DATABASE_URL == "sqlite+aiosqlite:///stud-data/stud.db"
     assert settings.redis_url is None
     assert settings.action_clock_seconds == 15
     assert settings.time_bank_seconds == 30
