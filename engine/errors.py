@@ -30,6 +30,7 @@ class ErrorCode(StrEnum):
 
     # HTTP: requests, accounts and tokens
     BAD_REQUEST = "bad_request"
+    UNKNOWN_PARAMETER = "unknown_parameter"
     NOT_AUTHENTICATED = "not_authenticated"
     BAD_TOKEN = "bad_token"
     TOKEN_EXPIRED = "token_expired"
@@ -147,6 +148,7 @@ _HTTP_STATUS: dict[ErrorCode, int] = {
     ErrorCode.UNKNOWN_PLAYER: 404,
     ErrorCode.UNKNOWN_TABLE: 404,
     ErrorCode.METHOD_NOT_ALLOWED: 405,
+    ErrorCode.UNKNOWN_PARAMETER: 422,
     ErrorCode.USERNAME_TAKEN: 409,
     ErrorCode.TABLE_NAME_TAKEN: 409,
     ErrorCode.CONFLICT: 409,

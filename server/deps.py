@@ -9,7 +9,9 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import Annotated
 
-from fastapi import Depends, Request
+from fastapi import Depends, Request, params
+from fastapi.dependencies.utils import get_flat_params
+from fastapi.routing import APIRoute
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -120,6 +122,27 @@ def get_operator(user: CurrentUser) -> Account:
 
 
 OperatorUser = Annotated[Account, Depends(get_operator)]
+
+
+def known_query_only(request: Request) -> None:
+    """Refuse a query parameter the route does not take (``?table_id=2`` where it reads
+    ``table``): ignored, it would answer as if no filter had been asked, every hand."""
+    route = request.scope.get("route")
+    known = _query_names(route) if isinstance(route, APIRoute) else None
+    if known is None:
+        return
+    unknown = sorted(set(request.query_params) - known)
+    if unknown:
+        listed = ", ".join(sorted(known)) or "none"
+        raise Refusal(
+            f"no query parameter {', '.join(unknown)} here (it takes: {listed})",
+            code=ErrorCode.UNKNOWN_PARAMETER,
+        )
+
+
+def _query_names(route: APIRoute) -> frozenset[str]:
+    fields = get_flat_params(route.dependant)
+    return frozenset(f.alias for f in fields if isinstance(f.field_info, params.Query))
 
 
 def staff_only(request: Request, user: StaffUser) -> None:

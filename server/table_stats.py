@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 from collections import deque
 from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import select
@@ -124,17 +125,34 @@ def lobby_line(
 async def seed_stats(
     sessionmaker: async_sessionmaker[AsyncSession], table_id: int, stats: TableStats
 ) -> None:
-    """A table's stats from its latest recorded hands (a node taking the table)."""
-    since = stats.clock() - STATS_WINDOW
+    """A table's stats from its recorded hands (a node taking the table after a restart or
+    from another node): every hand of the last hour, the last ones for the average pot,
+    and the table's age from when it was made, not from when this node took it (a rate
+    over the minute since the restart of an hour's hands is sixty times too high)."""
+    since = datetime.fromtimestamp(stats.clock() - STATS_WINDOW, UTC)
+    latest = select(HandRecord.id, HandRecord.created_at, HandRecord.result).where(
+        HandRecord.table_id == table_id
+    )
     async with sessionmaker() as session:
-        rows = await session.execute(
-            select(HandRecord.created_at, HandRecord.result)
-            .where(HandRecord.table_id == table_id)
-            .order_by(HandRecord.id.desc())
-            .limit(AVERAGE_OF)
+        made = await session.scalar(
+            select(TableRecord.created_at).where(TableRecord.id == table_id)
         )
-    for created_at, result in reversed(rows.all()):
+        hour = (
+            await session.execute(
+                latest.where(HandRecord.created_at > since)
+                .order_by(HandRecord.id.desc())
+                .limit(stats.hands.maxlen)
+            )
+        ).all()
+        last = hour
+        if len(hour) < AVERAGE_OF:  # a quiet hour: the average pot is of earlier hands too
+            last = (
+                await session.execute(latest.order_by(HandRecord.id.desc()).limit(AVERAGE_OF))
+            ).all()
+    if made is not None:
+        stats.opened = min(stats.opened, made.timestamp())
+    hands = {id_: (created_at, result) for id_, created_at, result in (*hour, *last)}
+    for id_ in sorted(hands):
+        created_at, result = hands[id_]
         if not result.get("cancelled"):
-            at = created_at.timestamp()
-            if at > since:
-                stats.record(pot_of(result), at=at)
+            stats.record(pot_of(result), at=created_at.timestamp())

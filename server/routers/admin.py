@@ -12,11 +12,20 @@ from typing import Any
 from fastapi import APIRouter, Depends, Request, status
 
 from server import audit_log, table_store, tables
-from server.deps import CardroomDep, OperatorUser, SessionDep, StaffUser, staff_only
+from server.deps import (
+    CardroomDep,
+    OperatorUser,
+    SessionDep,
+    StaffUser,
+    known_query_only,
+    staff_only,
+)
 from server.schemas import BooksPublic, TableCreate, TablePublic
 from server.table_config import TableConfigJson
 
-router = APIRouter(prefix="/admin", tags=["admin"], dependencies=[Depends(staff_only)])
+router = APIRouter(
+    prefix="/admin", tags=["admin"], dependencies=[Depends(staff_only), Depends(known_query_only)]
+)
 
 
 @router.get("/table-config")

@@ -13,6 +13,7 @@ from server.deps import (
     OperatorUser,
     SessionDep,
     SessionRegistryDep,
+    known_query_only,
     staff_only,
 )
 from server.schemas import (
@@ -25,7 +26,9 @@ from server.schemas import (
     UnsuspendPublic,
 )
 
-router = APIRouter(prefix="/admin", tags=["admin"], dependencies=[Depends(staff_only)])
+router = APIRouter(
+    prefix="/admin", tags=["admin"], dependencies=[Depends(staff_only), Depends(known_query_only)]
+)
 
 
 def _removal(done: suspensions.Removal) -> RemovalPublic:

@@ -15,11 +15,20 @@ from fastapi.responses import PlainTextResponse
 
 from server import hand_records
 from server.accounts import USERNAME_PATTERN
-from server.deps import CardroomDep, SessionDep, SettingsDep, StaffUser, staff_only
+from server.deps import (
+    CardroomDep,
+    SessionDep,
+    SettingsDep,
+    StaffUser,
+    known_query_only,
+    staff_only,
+)
 from server.errors import ErrorCode, Refusal
 from server.schemas import HandEventsPublic, HandRowPagePublic, HandRowPublic, LiveTablePublic
 
-router = APIRouter(prefix="/admin", tags=["admin"], dependencies=[Depends(staff_only)])
+router = APIRouter(
+    prefix="/admin", tags=["admin"], dependencies=[Depends(staff_only), Depends(known_query_only)]
+)
 
 # What the database's id columns hold (a hand's id is a 64-bit integer, a table's 32-bit):
 # anything else is a bad value (400), not a question for the database.

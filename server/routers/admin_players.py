@@ -14,7 +14,7 @@ from fastapi import APIRouter, Depends, Query
 from pydantic import AwareDatetime
 
 from server import audit_log, hands, ledger, players, suspensions
-from server.deps import OperatorUser, SessionDep, StaffUser, staff_only
+from server.deps import OperatorUser, SessionDep, StaffUser, known_query_only, staff_only
 from server.schemas import (
     AdjustmentCreate,
     AdjustmentPublic,
@@ -29,7 +29,9 @@ from server.schemas import (
     SuspensionPublic,
 )
 
-router = APIRouter(prefix="/admin", tags=["admin"], dependencies=[Depends(staff_only)])
+router = APIRouter(
+    prefix="/admin", tags=["admin"], dependencies=[Depends(staff_only), Depends(known_query_only)]
+)
 
 Limit = Annotated[int, Query(ge=1, le=200)]
 Cursor = Annotated[int | None, Query(ge=1)]

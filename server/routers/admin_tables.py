@@ -16,7 +16,7 @@ from fastapi import APIRouter, Depends, Path, Query
 from server import commands as cmd
 from server import table_edit, tables
 from server.db.models import Account, TableRecord, TableStatus
-from server.deps import CardroomDep, OperatorUser, SessionDep, staff_only
+from server.deps import CardroomDep, OperatorUser, SessionDep, known_query_only, staff_only
 from server.errors import ErrorCode, Refusal
 from server.lobby import Cardroom
 from server.schemas import (
@@ -27,7 +27,9 @@ from server.schemas import (
     TableUpdate,
 )
 
-router = APIRouter(prefix="/admin", tags=["admin"], dependencies=[Depends(staff_only)])
+router = APIRouter(
+    prefix="/admin", tags=["admin"], dependencies=[Depends(staff_only), Depends(known_query_only)]
+)
 
 TableId = Annotated[int, Path(ge=1, le=2**31 - 1, description="the table's id")]
 

@@ -9,8 +9,9 @@ resynced from a fresh snapshot. Commands in flight when the line dropped fail wi
 A client given several nodes of one cardroom (``fallback_urls``) tries them in turn when it
 (re)connects, the one that answered last first: it outlives the node it was connected to. A
 node that keeps the socket open but says nothing (frozen, or its event loop stalled) is
-found out by the heartbeat: with no frame at all (not even the ``pong`` to a ``ping``) for
-``silent_after`` seconds, the client cuts the socket and reconnects, to another node first.
+found out by the heartbeat: with no frame at all for ``silent_after`` seconds and a ``ping``
+left unanswered for a heartbeat, the client cuts the socket and reconnects, to another node
+first.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
 
 from stud_client.errors import ConnectionLost, ErrorCode, ServerError, StudError
+from stud_client.heartbeat import DEFAULT_KEEPALIVE, Beat, Heartbeat
 from stud_client.table import MAX_RETRY_AFTER, TRY_AGAIN, Table
 from stud_client.view import TableInfo
 
@@ -50,11 +52,6 @@ FATAL = frozenset(
         ErrorCode.UNKNOWN_PLAYER,
     }
 )
-
-
-# A ping at least this often whatever the server says (a third of the server's default idle
-# limit of 60 s; the server's hello may ask for more often).
-DEFAULT_KEEPALIVE = 20.0
 
 
 @dataclass(slots=True)
@@ -105,7 +102,8 @@ class StudClient:
         and at least every third of the server's idle limit (its ``hello`` says it), so a
         busy connection costs no more pings than a quiet one needs (None: none; the server
         then closes an idle connection). ``silent_after``: seconds without a frame from the
-        server after which it is taken for frozen and left (by default two heartbeats).
+        server after which, with a ping unanswered for a heartbeat, it is taken for frozen
+        and left (by default two heartbeats).
         ``backoff``: first and longest wait between reconnect rounds.
         ``drop_frame``: fault injection for tests; a frame it returns True for is ignored
         as if the network had lost it. ``client_seeds``: give a fresh random seed to every
@@ -118,8 +116,7 @@ class StudClient:
         self.stats = ClientStats()
         self.heartbeat = heartbeat
         self.silent_after = silent_after or (2 * heartbeat if heartbeat else None)
-        self._heard_at = 0.0  # when the server last sent a frame (monotonic)
-        self._keepalive = DEFAULT_KEEPALIVE  # seconds between pings whatever is heard
+        self._heartbeat = Heartbeat(heartbeat, self.silent_after) if heartbeat else None
         self._suspect: int | None = None  # the URL left for silence: tried last
         self.request_timeout = request_timeout
         self.backoff = backoff
@@ -260,7 +257,7 @@ class StudClient:
         await self._open()
         self._runner = asyncio.create_task(self._run(), name="stud-client")
         if self.heartbeat:
-            self._spawn(self._beat(self.heartbeat))
+            self._spawn(self._beat())
         await self._restore()
 
     async def watch(self, table_id: int) -> Table:
@@ -355,9 +352,10 @@ class StudClient:
             await ws.close()
             raise StudError(f"not a stud server speaking protocol v1: {hello!r}")
         idle = hello.get("idle_seconds")
-        if isinstance(idle, int | float) and idle > 0:
-            self._keepalive = min(DEFAULT_KEEPALIVE, idle / 3)
-        self._heard_at = time.monotonic()
+        if self._heartbeat is not None:
+            if isinstance(idle, int | float) and idle > 0:
+                self._heartbeat.keepalive = min(DEFAULT_KEEPALIVE, idle / 3)
+            self._heartbeat.connected(time.monotonic())
         self._ws = ws
 
     async def _restore(self) -> None:
@@ -391,7 +389,8 @@ class StudClient:
             if ws is not None:
                 try:
                     async for text in ws:
-                        self._heard_at = time.monotonic()
+                        if self._heartbeat is not None:
+                            self._heartbeat.heard(time.monotonic())
                         try:
                             self._on_text(text)
                         except Exception:  # noqa: BLE001 - one bad frame must not end it
@@ -446,34 +445,33 @@ class StudClient:
             if not future.done():
                 future.set_exception(self._fatal or ConnectionLost("the connection dropped"))
 
-    async def _beat(self, every: float) -> None:
-        """Ping when the server has said nothing for ``every`` seconds, and every
-        keepalive; leave a server that has said nothing for ``silent_after`` seconds (its
-        socket open, its process frozen)."""
-        pinged = time.monotonic()
+    async def _beat(self) -> None:
+        """Ping a quiet server, and leave one that stopped answering (its socket open, its
+        process frozen): ``stud_client.heartbeat`` decides when."""
+        beat = self._heartbeat
+        assert beat is not None
         while not self._closing:
-            await asyncio.sleep(min(every, self._keepalive))
+            await asyncio.sleep(beat.tick)
             ws = self._ws
             if ws is None:
                 continue
             now = time.monotonic()
-            silent = now - self._heard_at
-            if self.silent_after is not None and silent > self.silent_after:
+            decided = beat.decide(now)
+            if decided is Beat.LEAVE:
                 log.warning(
-                    "stud client: %s has said nothing for %.1f s; leaving it",
+                    "stud client: %s has said nothing for %.1f s, nor answered a ping in "
+                    "%.1f s; leaving it",
                     self.base_url,
-                    silent,
+                    now - beat.heard_at,
+                    now - beat.pinged_at,
                 )
                 self.stats.silences += 1
                 self._suspect = self._current
                 ws.transport.abort()  # the reader sees the drop and reconnects
-                continue
-            if silent < every and now - pinged < self._keepalive:
-                continue  # the server is talking, and the keepalive is not due
-            pinged = now
-            self.stats.pings += 1
-            with contextlib.suppress(ConnectionClosed):
-                await ws.send('{"type":"ping"}')
+            elif decided is Beat.PING:
+                self.stats.pings += 1
+                with contextlib.suppress(ConnectionClosed):
+                    await ws.send('{"type":"ping"}')
 
     def _spawn(self, coroutine: Any) -> None:
         task = asyncio.create_task(coroutine)
