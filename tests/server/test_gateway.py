@@ -237,7 +237,11 @@ async def test_a_message_flood_is_refused_then_closed(tmp_path: Path) -> None:
         kinds = [f["type"] for f in frames]
         assert kinds[:6] == ["pong"] * 5 + ["error"] and kinds.count("error") == 3, kinds
         assert kinds[-1] == "error" and len(frames) < 20
-        assert {f["code"] for f in frames if f["type"] == "error"} == {"rate_limited"}
+        errors = [f for f in frames if f["type"] == "error"]
+        assert {f["code"] for f in errors} == {"rate_limited"}
+        # Each refusal answers the ping it refuses: its id, as every answer does.
+        assert all(isinstance(f["id"], int) and f["retry_after"] > 0 for f in errors), errors
+        assert sorted(f["id"] for f in frames) == [f["id"] for f in frames], frames
         # The chat bucket is apart from the rest: pings spent do not stop chat.
         ws = await hello(room.host)
         await request(ws, {"type": "auth", "id": 1, "token": room.tokens["ann"]})
@@ -246,6 +250,24 @@ async def test_a_message_flood_is_refused_then_closed(tmp_path: Path) -> None:
             assert (await receive(ws))["type"] == "pong"
         chat = await request(ws, {"type": "chat", "id": 9, "table": 1, "text": "hi"})
         assert chat["code"] == "chat_not_allowed"  # refused by the table, not by the rate
+        await ws.close()
+
+
+async def test_a_request_refused_for_its_rate_is_answered_with_its_id(tmp_path: Path) -> None:
+    """A client that waits for the answer to its request gets it, refusal or not: a watch
+    over the bucket is refused ``rate_limited`` with the watch's id, and the same request
+    asked again after ``retry_after`` is answered."""
+    limits = {"ws_other_burst": 1, "ws_other_per_second": 2, "ws_rate_strikes": 5}
+    async with examples_server(tmp_path, **limits) as room:
+        ws = await hello(room.host)
+        await ws.send(json.dumps({"type": "ping", "id": "p-1"}))
+        assert (await receive(ws))["type"] == "pong"  # the bucket's one token
+        refused = await request(ws, {"type": "watch", "id": "w-1", "table": 1})
+        assert refused["type"] == "error" and refused["code"] == "rate_limited", refused
+        assert refused["id"] == "w-1" and refused["retry_after"] > 0
+        await asyncio.sleep(refused["retry_after"])
+        again = await request(ws, {"type": "unwatch", "id": "u-1", "table": 1})
+        assert again == {"v": 1, "type": "reply", "id": "u-1", "result": {"table": 1}}
         await ws.close()
 
 
