@@ -141,6 +141,9 @@ class Settings(BaseSettings):
     # a bounded share of its time, and never the tables' (a refusal is rate_limited).
     spectator_snapshots_per_second: float = Field(default=200, gt=0)
     spectator_snapshots_burst: int = Field(default=400, ge=1)
+    # The largest HTTP request body taken, in bytes (server/body_limit.py): every route takes
+    # a small JSON object; a larger body is refused 413 body_too_large as it is read.
+    http_body_max_bytes: int = Field(default=16 * 1024, ge=1024)
     # HTTP requests (websocket handshakes among them) read in one turn of the event loop;
     # more wait for the next turns, so that a storm of new sockets cannot hold up the
     # frames of players already seated.
