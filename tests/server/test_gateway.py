@@ -25,7 +25,7 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus
 from server.app import create_app
 from server.db import migrate
 from server.db.session import make_engine
-from server.gateway import Gateway, TurnBudget
+from server.gateway import Gateway, RateLimited, TurnBudget
 from server.passwords import HASHING_NICENESS, HashingBusy, Passwords
 from server.settings import Settings
 
@@ -62,36 +62,88 @@ def assert_limited(response: httpx.Response) -> int:
 # ---------------------------------------------------------------------- HTTP
 
 
-async def test_logins_are_limited_per_address(tmp_path: Path) -> None:
-    async with http_app(tmp_path, login_per_address_per_minute=5, login_free_failures=100) as c:
-        assert (await register(c, "ann")).status_code == 201
-        codes = [
-            (await c.post("/auth/login", json=login_body("ann", "wrong pass"))).status_code
-            for _ in range(5)
-        ]
-        assert codes == [401] * 5
-        # The sixth, right or wrong, waits: the address spent its logins.
-        assert_limited(await c.post("/auth/login", json=login_body("ann", "wrong pass")))
-        assert_limited(await c.post("/auth/login", json=login_body("ann")))
+def with_clock(client: httpx.AsyncClient) -> list[float]:
+    """The app's gateway on a clock the test moves (``now[0]``, seconds)."""
+    now = [0.0]
+    app = client.app  # type: ignore[attr-defined]
+    app.state.gateway = Gateway(app.state.settings, clock=lambda: now[0])
+    return now
 
 
-async def test_logins_are_limited_per_account_whatever_the_case(tmp_path: Path) -> None:
-    async with http_app(tmp_path, login_per_account_per_minute=3) as c:
+async def test_a_brute_force_on_one_account_holds_up_no_other_account(tmp_path: Path) -> None:
+    """One address guesses at ann's password, fifty tries all at once: four are judged (the
+    three free failures and the one that makes ann wait), the rest refused unjudged. Bob, at
+    the same address (one NAT), logs in at once; ann, once her wait is over, logs in with
+    her right password."""
+    async with http_app(tmp_path, login_failures_per_address_per_minute=20) as c:
+        for name in ("ann", "bob"):
+            assert (await register(c, name)).status_code == 201
+        now = with_clock(c)
+        wrong = login_body("ann", "a wrong guess")
+        answers = await asyncio.gather(*(c.post("/auth/login", json=wrong) for _ in range(50)))
+        statuses = [a.status_code for a in answers]
+        assert statuses.count(401) == 4 and statuses.count(429) == 46, statuses
+        assert all(assert_limited(a) == 1 for a in answers if a.status_code == 429)
+        bob = await c.post("/auth/login", json=login_body("bob"))
+        assert bob.status_code == 200, bob.text
+        # Ann waits, under any spelling of her name, even with the right password...
+        assert_limited(await c.post("/auth/login", json=login_body("ANN")))
+        # ...and her wait over, the right password passes.
+        now[0] = 1.0
+        ann = await c.post("/auth/login", json=login_body("ann"))
+        assert ann.status_code == 200, ann.text
+
+
+async def test_guessing_across_accounts_spends_the_address_budget_not_its_players_logins(
+    tmp_path: Path,
+) -> None:
+    """Five failures a minute from one address: the sixth guess, at any account, waits. Bob,
+    who logged in from that address before, still logs in; cat, who never did, waits with
+    the guesser until the budget refills. Right passwords spend none of the budget."""
+    async with http_app(tmp_path, login_failures_per_address_per_minute=5) as c:
+        for name in ("bob", "cat"):
+            assert (await register(c, name)).status_code == 201
+        now = with_clock(c)
+        for _ in range(10):
+            assert (await c.post("/auth/login", json=login_body("bob"))).status_code == 200
+        for n in range(5):
+            guess = await c.post("/auth/login", json=login_body(f"user{n}", "a guess"))
+            assert guess.status_code == 401, guess.text
+        assert assert_limited(await c.post("/auth/login", json=login_body("user9", "x"))) == 12
+        assert assert_limited(await c.post("/auth/login", json=login_body("cat"))) == 12
+        assert (await c.post("/auth/login", json=login_body("bob"))).status_code == 200
+        # Bob's own guesses still make bob wait, as anyone's do.
+        for _ in range(4):
+            wrong = await c.post("/auth/login", json=login_body("bob", "not it"))
+            assert wrong.status_code == 401
+        assert_limited(await c.post("/auth/login", json=login_body("bob")))
+        now[0] = 12.0  # one failure refilled
+        assert (await c.post("/auth/login", json=login_body("cat"))).status_code == 200
+
+
+async def test_a_login_never_judged_counts_for_nothing(tmp_path: Path) -> None:
+    """A try answered ``server_busy`` (the hashing pool full) is no failure: neither the
+    account nor the address is the worse for it."""
+    async with http_app(
+        tmp_path, login_free_failures=0, login_failures_per_address_per_minute=1
+    ) as c:
         assert (await register(c, "ann")).status_code == 201
-        for name in ("ann", "ANN", "Ann"):
-            assert (await c.post("/auth/login", json=login_body(name))).status_code == 200
-        assert_limited(await c.post("/auth/login", json=login_body("aNn")))
-        # Another account from the same address is not held up.
-        assert (await register(c, "bob")).status_code == 201
-        await login(c, "bob")
+        app = c.app  # type: ignore[attr-defined]
+        gateway: Gateway = app.state.gateway
+        attempt = gateway.begin_login("10.0.0.1", "ann")
+        gateway.login_void(attempt)
+        again = gateway.begin_login("10.0.0.1", "Ann")  # no wait for ann, budget intact
+        gateway.login_succeeded(again)
+        # A try under way counts as a failure already: a second one at once waits.
+        gateway.begin_login("10.0.0.2", "ann")
+        with pytest.raises(RateLimited):
+            gateway.begin_login("10.0.0.3", "ann")
 
 
 async def test_failed_logins_make_the_account_wait_longer_each_time(tmp_path: Path) -> None:
     async with http_app(tmp_path, login_free_failures=2, login_failure_delay_seconds=10) as c:
         assert (await register(c, "ann")).status_code == 201
-        now = [0.0]
-        app = c.app  # type: ignore[attr-defined]
-        app.state.gateway = Gateway(app.state.settings, clock=lambda: now[0])
+        now = with_clock(c)
         wrong = login_body("ann", "wrong pass")
         for _ in range(3):  # two free failures, then the third sets a delay of 10 s
             assert (await c.post("/auth/login", json=wrong)).status_code == 401
@@ -153,8 +205,9 @@ async def test_a_login_burst_over_the_hashing_pool_gets_503_server_busy(tmp_path
     slow = {"password_time_cost": 2, "password_memory_kib": 32 * 1024}
     async with http_app(tmp_path, password_hash_threads=1, password_hash_queue=2, **slow) as c:
         assert (await register(c, "ann")).status_code == 201
+        # Twelve accounts at once (one account's failures would make it wait first).
         answers = await asyncio.gather(
-            *(c.post("/auth/login", json=login_body("ann", f"wrong {n}")) for n in range(12))
+            *(c.post("/auth/login", json=login_body(f"ann{n}", "wrong")) for n in range(12))
         )
         statuses = sorted(a.status_code for a in answers)
         assert statuses.count(401) >= 3 and statuses.count(503) >= 1, statuses
