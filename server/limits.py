@@ -160,13 +160,16 @@ class FailureDelay:
         self._failures.pop(key, None)
 
     def forgive(self, key: str) -> None:
-        """Take back one failure counted ahead for a try that was never judged (the wait
-        it set is kept while other failures are left)."""
+        """Take back one failure counted ahead for a try that was never judged: with the
+        failures left all free, no wait is left either."""
         failures = self._failures.get(key)
-        if failures is not None:
-            failures.count -= 1
-            if failures.count <= 0:
-                del self._failures[key]
+        if failures is None:
+            return
+        failures.count -= 1
+        if failures.count <= 0:
+            del self._failures[key]
+        elif failures.count <= self.free:
+            failures.until = 0.0
 
 
 class WindowCounter:

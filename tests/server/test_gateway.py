@@ -25,7 +25,7 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus
 from server.app import create_app
 from server.db import migrate
 from server.db.session import make_engine
-from server.gateway import Gateway, RateLimited, TurnBudget
+from server.gateway import Gateway, TurnBudget
 from server.passwords import HASHING_NICENESS, HashingBusy, Passwords
 from server.settings import Settings
 
@@ -122,22 +122,21 @@ async def test_guessing_across_accounts_spends_the_address_budget_not_its_player
 
 
 async def test_a_login_never_judged_counts_for_nothing(tmp_path: Path) -> None:
-    """A try answered ``server_busy`` (the hashing pool full) is no failure: neither the
-    account nor the address is the worse for it."""
-    async with http_app(
-        tmp_path, login_free_failures=0, login_failures_per_address_per_minute=1
-    ) as c:
+    """Four tries at once where the hashing pool takes one: the one judged is a failure; the
+    three answered ``server_busy`` are none, for the account (three free failures) and for
+    the address (a budget of four) alike."""
+    slow = {"password_time_cost": 2, "password_memory_kib": 32 * 1024}
+    limits = {"login_free_failures": 3, "login_failures_per_address_per_minute": 4}
+    async with http_app(tmp_path, password_hash_threads=1, password_hash_queue=0, **slow) as c:
         assert (await register(c, "ann")).status_code == 201
         app = c.app  # type: ignore[attr-defined]
-        gateway: Gateway = app.state.gateway
-        attempt = gateway.begin_login("10.0.0.1", "ann")
-        gateway.login_void(attempt)
-        again = gateway.begin_login("10.0.0.1", "Ann")  # no wait for ann, budget intact
-        gateway.login_succeeded(again)
-        # A try under way counts as a failure already: a second one at once waits.
-        gateway.begin_login("10.0.0.2", "ann")
-        with pytest.raises(RateLimited):
-            gateway.begin_login("10.0.0.3", "ann")
+        app.state.gateway = Gateway(app.state.settings.model_copy(update=limits))
+        wrong = login_body("ann", "a wrong guess")
+        answers = await asyncio.gather(*(c.post("/auth/login", json=wrong) for _ in range(4)))
+        assert sorted(a.status_code for a in answers) == [401, 503, 503, 503], answers
+        for _ in range(2):  # the second and third failures: still free
+            assert (await c.post("/auth/login", json=wrong)).status_code == 401
+        assert (await c.post("/auth/login", json=login_body("ann"))).status_code == 200
 
 
 async def test_failed_logins_make_the_account_wait_longer_each_time(tmp_path: Path) -> None:
