@@ -34,6 +34,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 import secrets
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
@@ -338,7 +339,12 @@ class Connection:
         }
         retry_after = getattr(refusal, "retry_after", None)
         if isinstance(retry_after, int | float):  # when trying again may succeed
-            frame["retry_after"] = round(retry_after, 3)
+            # Up to the millisecond: a wait under half of one is not said as none.
+            frame["retry_after"] = (
+                retry_after
+                if isinstance(retry_after, int)
+                else math.ceil(retry_after * 1000) / 1000
+            )
         if refusal.code in _AT_ONCE:
             self.subscription.put_now(frame)  # follows no event; may precede a close
         else:

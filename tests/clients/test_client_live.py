@@ -337,7 +337,7 @@ async def test_a_request_refused_for_its_rate_is_raised_at_once(make_player: Mak
         *(ann.watch(900_000 + n) for n in range(24)), return_exceptions=True
     )
     took = asyncio.get_running_loop().time() - started
-    assert all(isinstance(a, ServerError) for a in answers), answers
+    assert all(isinstance(a, ServerError) for a in answers), [repr(a) for a in answers]
     codes = [a.code for a in answers if isinstance(a, ServerError)]
     assert codes.count("rate_limited") >= 1 and set(codes) == {"unknown_table", "rate_limited"}
     limited = [a for a in answers if isinstance(a, ServerError) and a.code == "rate_limited"]
