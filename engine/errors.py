@@ -56,6 +56,7 @@ class ErrorCode(StrEnum):
     NOT_READY = "not_ready"
     RATE_LIMITED = "rate_limited"
     SERVER_BUSY = "server_busy"
+    BODY_TOO_LARGE = "body_too_large"
 
     # the websocket's frames
     BAD_JSON = "bad_json"
@@ -148,6 +149,7 @@ _HTTP_STATUS: dict[ErrorCode, int] = {
     ErrorCode.UNKNOWN_PLAYER: 404,
     ErrorCode.UNKNOWN_TABLE: 404,
     ErrorCode.METHOD_NOT_ALLOWED: 405,
+    ErrorCode.BODY_TOO_LARGE: 413,
     ErrorCode.UNKNOWN_PARAMETER: 422,
     ErrorCode.USERNAME_TAKEN: 409,
     ErrorCode.TABLE_NAME_TAKEN: 409,

@@ -10,6 +10,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from server import demo, ws
+from server.body_limit import BodyLimit
 from server.bus import bus_from_url
 from server.cluster import leases_for
 from server.db.migrate import head_revision
@@ -130,6 +131,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.overload = LagMonitor(settings.overload_lag_seconds, app_metrics)
     app.state.head_revision = head_revision()
     install_error_handlers(app)
+    # Inside the headers: a body refused 413 carries them too.
+    app.add_middleware(BodyLimit, max_bytes=settings.http_body_max_bytes)
     app.add_middleware(SecurityHeaders, policies={web.REDOC_PATH: REDOC_POLICY})
     # admin_hands before admin: its fixed paths (/admin/tables/live) come first.
     routers = (

@@ -46,6 +46,7 @@ _STATUS_CODES = {
     404: ErrorCode.NOT_FOUND,
     405: ErrorCode.METHOD_NOT_ALLOWED,
     409: ErrorCode.CONFLICT,
+    413: ErrorCode.BODY_TOO_LARGE,
     422: ErrorCode.BAD_REQUEST,
     500: ErrorCode.INTERNAL_ERROR,
     503: ErrorCode.NOT_READY,

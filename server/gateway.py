@@ -1,11 +1,15 @@
 """The gateway's limits: what one address, one account or one websocket may ask of a node.
 
-Logins are limited per address and per account, registrations per address (token buckets,
-:mod:`server.limits`); an account that keeps failing to log in waits longer after each
-failure; the starting bankroll goes to a few new accounts per address a day. A websocket's
-messages draw on three buckets of its own (actions, chat, the rest); a connection refused
-too often for its rate is closed. Open websockets are counted per address and per account,
-and a browser may open one only from an allowed origin.
+Logins are limited so that an attacker cannot turn the limit against anyone else (behind
+one NAT, a campus or a mobile carrier, many players share one address): an account that
+keeps failing to log in waits longer after each failure, and only that account waits; an
+address has a budget of failed logins a minute, which slows guessing across many accounts,
+and once it is spent the address may still log in to the accounts that logged in from it
+before (:meth:`Gateway.begin_login`). Registrations are limited per address (token buckets,
+:mod:`server.limits`); the starting bankroll goes to a few new accounts per address a day.
+A websocket's messages draw on three buckets of its own (actions, chat, the rest); a
+connection refused too often for its rate is closed. Open websockets are counted per
+address and per account, and a browser may open one only from an allowed origin.
 Everything is kept in this node's memory, so every limit holds per node; every number is a
 setting (:class:`server.settings.Settings`, documented in docs/operators.md).
 
@@ -22,7 +26,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from engine.errors import ErrorCode, Refusal
-from server.limits import Clock, FailureDelay, KeyedBuckets, TokenBucket, WindowCounter
+from server.limits import (
+    Clock,
+    FailureDelay,
+    KeyedBuckets,
+    RecentKeys,
+    TokenBucket,
+    WindowCounter,
+)
 from server.settings import Settings
 
 # Close code of a websocket refused for its rate too often, or over a socket cap.
@@ -50,8 +61,8 @@ class Gateway:
     def __init__(self, settings: Settings, *, clock: Clock = time.monotonic) -> None:
         self.settings = settings
         self.clock = clock
-        self._login_address = _per_minute(settings.login_per_address_per_minute, clock)
-        self._login_account = _per_minute(settings.login_per_account_per_minute, clock)
+        self._address_failures = _per_minute(settings.login_failures_per_address_per_minute, clock)
+        self._known_logins = RecentKeys()  # "address account" pairs that logged in
         self._register_address = _per_minute(settings.register_per_address_per_minute, clock)
         self._failures = FailureDelay(
             free=settings.login_free_failures,
@@ -75,26 +86,44 @@ class Gateway:
 
     # ------------------------------------------------------------------ HTTP
 
-    def check_login(self, address: str, username: str) -> None:
-        """Raise :class:`RateLimited` unless this login may be tried now."""
+    def begin_login(self, address: str, username: str) -> LoginAttempt:
+        """Let a login be tried now, or raise :class:`RateLimited` (nothing counted then).
+
+        An account waits after its failures (``login_free_failures`` free, then a wait that
+        doubles), whatever the address: the only account a brute force slows is the one it
+        guesses at. An address draws on its budget of failures a minute for each try, unless
+        the account logged in from it before: a budget spent by guesses across many accounts
+        keeps its players logging in to their own. The attempt is counted as a failure
+        from the start, so tries sent all at once meet the limits as tries one after another
+        do; :meth:`login_succeeded` and :meth:`login_void` take it back."""
         account = username.lower()
         wait = self._failures.wait(account)
         if wait:
             raise RateLimited(
                 "too many failed logins for this account: try again later", retry_after=wait
             )
-        wait = self._login_address.take(address)
-        if wait:
-            raise RateLimited("too many logins from this address", retry_after=wait)
-        wait = self._login_account.take(account)
-        if wait:
-            raise RateLimited("too many logins for this account", retry_after=wait)
+        pair = f"{address} {account}"
+        drew = pair not in self._known_logins
+        if drew and (wait := self._address_failures.take(address)):
+            raise RateLimited("too many failed logins from this address", retry_after=wait)
+        self._failures.failed(account)
+        return LoginAttempt(address, account, drew_on_address=drew)
 
-    def login_failed(self, username: str) -> None:
-        self._failures.failed(username.lower())
+    def login_succeeded(self, attempt: LoginAttempt) -> None:
+        """The password was right: the account's failures are forgotten, the address's
+        budget is given back, and this address may log in to this account from now on even
+        with its budget spent."""
+        self._failures.succeeded(attempt.account)
+        if attempt.drew_on_address:
+            self._address_failures.give_back(attempt.address)
+        self._known_logins.add(f"{attempt.address} {attempt.account}")
 
-    def login_succeeded(self, username: str) -> None:
-        self._failures.succeeded(username.lower())
+    def login_void(self, attempt: LoginAttempt) -> None:
+        """The password was never checked (the hashing pool was full, the database did not
+        answer): the attempt counts for nothing."""
+        self._failures.forgive(attempt.account)
+        if attempt.drew_on_address:
+            self._address_failures.give_back(attempt.address)
 
     def check_register(self, address: str) -> None:
         wait = self._register_address.take(address)
@@ -144,6 +173,16 @@ class Gateway:
             strikes_left=s.ws_rate_strikes,
             clock=self.clock,
         )
+
+
+@dataclass(frozen=True, slots=True)
+class LoginAttempt:
+    """A login let through by :meth:`Gateway.begin_login`, counted as a failure until it is
+    known to be right."""
+
+    address: str
+    account: str  # the name in lower case
+    drew_on_address: bool  # it took from the address's budget of failures
 
 
 def origin_allowed(origin: str | None, host: str | None, settings: Settings) -> bool:

@@ -1,4 +1,5 @@
-"""Token buckets, one per key, and a growing delay after failures: the gateway's arithmetic.
+"""Token buckets, one per key, a growing delay after failures, keys seen lately: the gateway's
+arithmetic.
 
 Every limit of :mod:`server.gateway` is one of these, kept in this node's memory (limits
 hold per node). A bucket holds up to ``burst`` tokens and gains ``rate`` a second; a
@@ -80,8 +81,34 @@ class KeyedBuckets:
             self._buckets.move_to_end(key)
         return bucket.take(now, count)
 
+    def give_back(self, key: str, count: float = 1.0) -> None:
+        """Return ``count`` tokens taken from ``key``'s bucket (never over its burst)."""
+        bucket = self._buckets.get(key)
+        if bucket is not None:
+            bucket.tokens = min(bucket.burst, bucket.tokens + count)
+
     def __len__(self) -> int:
         return len(self._buckets)
+
+
+class RecentKeys:
+    """The ``max_keys`` keys seen last (an address and an account that logged in from it)."""
+
+    def __init__(self, *, max_keys: int = MAX_KEYS) -> None:
+        self.max_keys = max_keys
+        self._keys: OrderedDict[str, None] = OrderedDict()
+
+    def add(self, key: str) -> None:
+        self._keys[key] = None
+        self._keys.move_to_end(key)
+        if len(self._keys) > self.max_keys:
+            self._keys.popitem(last=False)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._keys
+
+    def __len__(self) -> int:
+        return len(self._keys)
 
 
 @dataclass(slots=True)
@@ -131,6 +158,18 @@ class FailureDelay:
 
     def succeeded(self, key: str) -> None:
         self._failures.pop(key, None)
+
+    def forgive(self, key: str) -> None:
+        """Take back one failure counted ahead for a try that was never judged: with the
+        failures left all free, no wait is left either."""
+        failures = self._failures.get(key)
+        if failures is None:
+            return
+        failures.count -= 1
+        if failures.count <= 0:
+            del self._failures[key]
+        elif failures.count <= self.free:
+            failures.until = 0.0
 
 
 class WindowCounter:

@@ -118,11 +118,13 @@ class Settings(BaseSettings):
 
     # The gateway's limits (server/gateway.py), each kept per node. "per minute" limits are
     # token buckets: that many at once, refilled at that many a minute.
-    login_per_address_per_minute: int = Field(default=20, ge=1)
-    login_per_account_per_minute: int = Field(default=10, ge=1)
+    # Failed logins from one address (across all accounts); once spent, the address may
+    # still log in to the accounts that logged in from it before.
+    login_failures_per_address_per_minute: int = Field(default=20, ge=1)
     register_per_address_per_minute: int = Field(default=5, ge=1)
     # After this many failed logins in a row, an account waits before its next try: the
-    # base delay, doubled with every further failure up to the cap (a success forgets).
+    # base delay, doubled with every further failure up to the cap (a success forgets);
+    # only that account waits, from every address.
     login_free_failures: int = Field(default=3, ge=0)
     login_failure_delay_seconds: float = Field(default=1.0, gt=0)
     login_failure_delay_max_seconds: float = Field(default=300.0, gt=0)
@@ -149,6 +151,9 @@ class Settings(BaseSettings):
     # a bounded share of its time, and never the tables' (a refusal is rate_limited).
     spectator_snapshots_per_second: float = Field(default=200, gt=0)
     spectator_snapshots_burst: int = Field(default=400, ge=1)
+    # The largest HTTP request body taken, in bytes (server/body_limit.py): every route takes
+    # a small JSON object; a larger body is refused 413 body_too_large as it is read.
+    http_body_max_bytes: int = Field(default=16 * 1024, ge=1024)
     # HTTP requests (websocket handshakes among them) read in one turn of the event loop;
     # more wait for the next turns, so that a storm of new sockets cannot hold up the
     # frames of players already seated.

@@ -34,6 +34,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 import secrets
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
@@ -246,33 +247,36 @@ class Connection:
 
     async def _receive(self, text: str) -> None:
         """Check the frame at the edge, then handle it: a message for a table in that
-        table's lane (``TableLanes``), any other one here, before the next is read."""
+        table's lane (``TableLanes``), any other one here, before the next is read.
+
+        The frame is read first (the transport bounds it: ``ws_transport.MAX_READ_BYTES``), so that
+        every refusal, ``rate_limited`` and ``frame_too_large`` included, carries the id it
+        had; a frame that is no JSON object, or whose id is no string, number or null,
+        has none to carry."""
         message_id: Any = None
         try:
+            message = _json_object(text)
+            given = message.get("type") if message is not None else None
+            bad_id = False
+            if message is not None:
+                message_id = message.get("id")
+                if not isinstance(message_id, str | int | float | None):
+                    # Echoed in the answer: a nested value could be any depth (and too deep
+                    # to write back), so an id is a string, a number or null.
+                    message_id, bad_id = None, True
+            # A type that is no string (a list, an object) is no type, as is any type of a
+            # frame refused before its type is looked at.
+            readable = message is not None and len(text) <= MAX_FRAME_BYTES
+            kind = given if readable and isinstance(given, str) else None
+            if paced := self.limits.take(kind):
+                await asyncio.sleep(paced)  # an action over its rate: this connection waits
             if len(text) > MAX_FRAME_BYTES:
-                self.limits.take(None)
                 raise ProtocolError(
                     f"at most {MAX_FRAME_BYTES} bytes a frame", code=ErrorCode.FRAME_TOO_LARGE
                 )
-            try:
-                message = orjson.loads(text)
-            except orjson.JSONDecodeError:
-                self.limits.take(None)
-                raise ProtocolError(
-                    "a frame must be a JSON object", code=ErrorCode.BAD_JSON
-                ) from None
-            if not isinstance(message, dict):
-                self.limits.take(None)
+            if message is None:
                 raise ProtocolError("a frame must be a JSON object", code=ErrorCode.BAD_JSON)
-            given = message.get("type")
-            kind = given if isinstance(given, str) else None  # a list or an object: unknown
-            if paced := self.limits.take(kind):
-                await asyncio.sleep(paced)  # an action over its rate: this connection waits
-            message_id = message.get("id")
-            if not isinstance(message_id, str | int | float | None):
-                # Echoed in the answer: a nested value could be any depth (and too deep to
-                # write back), so an id is a string, a number or null.
-                message_id = None
+            if bad_id:
                 raise ProtocolError(
                     "id must be a string, a number or null", code=ErrorCode.BAD_JSON
                 )
@@ -335,7 +339,12 @@ class Connection:
         }
         retry_after = getattr(refusal, "retry_after", None)
         if isinstance(retry_after, int | float):  # when trying again may succeed
-            frame["retry_after"] = round(retry_after, 3)
+            # Up to the millisecond: a wait under half of one is not said as none.
+            frame["retry_after"] = (
+                retry_after
+                if isinstance(retry_after, int)
+                else math.ceil(retry_after * 1000) / 1000
+            )
         if refusal.code in _AT_ONCE:
             self.subscription.put_now(frame)  # follows no event; may precede a close
         else:
@@ -447,6 +456,15 @@ class Connection:
         command = cmd.parse(str(message["type"]), player, message)
         await self._watch(table_id)
         return await actor.submit(command)
+
+
+def _json_object(text: str) -> dict[str, Any] | None:
+    """The frame as a JSON object, or None when it is none."""
+    try:
+        message = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return None
+    return message if isinstance(message, dict) else None
 
 
 # Refusals of the gateway's limits: queued at once (a close may follow them).

@@ -33,6 +33,10 @@ from websockets.protocol import State
 from server.settings import Settings
 
 FRAMES_EXTENSION = "stud.frames"
+# The largest message a client may send at all: a larger one closes the socket (1009) as it
+# is read, before it is held whole. The protocol refuses any over 16 KiB (``frame_too_large``,
+# server/ws.py) but reads it first, for the id its refusal carries.
+MAX_READ_BYTES = 64 * 1024
 FrameWriter = Callable[[bytes], Awaitable[None]]
 
 
@@ -74,6 +78,7 @@ def websocket_options(settings: Settings) -> dict[str, Any]:
     return {
         "ws": FrameWritingProtocol,
         "ws_per_message_deflate": settings.ws_compression,
+        "ws_max_size": MAX_READ_BYTES,  # uvicorn's default reads up to 16 MiB a message
         # No keepalive pings: the idle timeout finds a silent peer (see the module's docs).
         "ws_ping_interval": None,
         "ws_ping_timeout": None,

@@ -64,16 +64,19 @@ async def login(
     address: ClientAddress,
 ) -> TokenPublic:
     """A bearer token for ``Authorization: Bearer <token>``, valid ``token_ttl_seconds``.
-    Limited per address and per account; failures in a row make the account wait."""
-    gateway.check_login(address, body.username)
+    Failures in a row make the account wait; an address has a budget of failures
+    (:meth:`server.gateway.Gateway.begin_login`)."""
+    attempt = gateway.begin_login(address, body.username)
     try:
         account = await accounts.authenticate(
             session, passwords=passwords, username=body.username, password=body.password
         )
     except BadCredentials:
-        gateway.login_failed(body.username)
+        raise  # counted as a failure from the start
+    except BaseException:
+        gateway.login_void(attempt)  # not judged: busy, the database, a cancel
         raise
-    gateway.login_succeeded(body.username)
+    gateway.login_succeeded(attempt)
     secret, row = await tokens.issue(
         session, account_id=account.id, ttl_seconds=settings.token_ttl_seconds
     )

@@ -34,8 +34,7 @@ from server.settings import Settings  # noqa: E402
 ABUSERS = Path(__file__).resolve().parent / "abusers.py"
 # The gateway's limits as they ship (live_server.py opens them for the client tests).
 LIMITS = (
-    "login_per_address_per_minute",
-    "login_per_account_per_minute",
+    "login_failures_per_address_per_minute",
     "register_per_address_per_minute",
     "starting_grants_per_address",
     "ws_sockets_per_address",

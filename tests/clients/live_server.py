@@ -55,8 +55,7 @@ class LiveServer:
             "STUD_PASSWORD_MEMORY_KIB": "8",
             "STUD_PASSWORD_PARALLELISM": "1",
             # Out of reach: these tests register and log in many accounts from one address.
-            "STUD_LOGIN_PER_ADDRESS_PER_MINUTE": "100000",
-            "STUD_LOGIN_PER_ACCOUNT_PER_MINUTE": "100000",
+            "STUD_LOGIN_FAILURES_PER_ADDRESS_PER_MINUTE": "100000",
             "STUD_REGISTER_PER_ADDRESS_PER_MINUTE": "100000",
             "STUD_STARTING_GRANTS_PER_ADDRESS": "100000",
             "STUD_WS_SOCKETS_PER_ADDRESS": "100000",

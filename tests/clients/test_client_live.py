@@ -327,6 +327,24 @@ async def test_refusals_are_server_errors_with_codes(
     assert ann.stats.errors == {code: 1, "unknown_table": 1}
 
 
+async def test_a_request_refused_for_its_rate_is_raised_at_once(make_player: MakePlayer) -> None:
+    """Watches over the connection's bucket (20 at once) are refused ``rate_limited`` with
+    their ids: each waiting call raises a ServerError with a retry hint at once, none waits
+    out its timeout (refused with a null id, they used to)."""
+    ann = await make_player(request_timeout=5.0, heartbeat=None)
+    started = asyncio.get_running_loop().time()
+    answers = await asyncio.gather(
+        *(ann.watch(900_000 + n) for n in range(24)), return_exceptions=True
+    )
+    took = asyncio.get_running_loop().time() - started
+    assert all(isinstance(a, ServerError) for a in answers), [repr(a) for a in answers]
+    codes = [a.code for a in answers if isinstance(a, ServerError)]
+    assert codes.count("rate_limited") >= 1 and set(codes) == {"unknown_table", "rate_limited"}
+    limited = [a for a in answers if isinstance(a, ServerError) and a.code == "rate_limited"]
+    assert all(a.retry_after is not None and a.retry_after > 0 for a in limited)
+    assert took < 5.0, took
+
+
 async def test_a_signed_out_client_says_why_and_does_not_reconnect(
     make_player: MakePlayer, open_table: OpenTable, live: LiveServer
 ) -> None:

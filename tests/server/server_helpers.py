@@ -15,8 +15,7 @@ from server.settings import Settings
 # The gateway's limits set out of reach, for tests that are not about them (tests/abuse and
 # test_gateway are): a test registers and logs in many accounts from one address.
 OPEN_LIMITS: dict[str, Any] = {
-    "login_per_address_per_minute": 100_000,
-    "login_per_account_per_minute": 100_000,
+    "login_failures_per_address_per_minute": 100_000,
     "register_per_address_per_minute": 100_000,
     "starting_grants_per_address": 100_000,
     "ws_sockets_per_address": 100_000,

@@ -62,36 +62,87 @@ def assert_limited(response: httpx.Response) -> int:
 # ---------------------------------------------------------------------- HTTP
 
 
-async def test_logins_are_limited_per_address(tmp_path: Path) -> None:
-    async with http_app(tmp_path, login_per_address_per_minute=5, login_free_failures=100) as c:
-        assert (await register(c, "ann")).status_code == 201
-        codes = [
-            (await c.post("/auth/login", json=login_body("ann", "wrong pass"))).status_code
-            for _ in range(5)
-        ]
-        assert codes == [401] * 5
-        # The sixth, right or wrong, waits: the address spent its logins.
-        assert_limited(await c.post("/auth/login", json=login_body("ann", "wrong pass")))
-        assert_limited(await c.post("/auth/login", json=login_body("ann")))
+def with_clock(client: httpx.AsyncClient) -> list[float]:
+    """The app's gateway on a clock the test moves (``now[0]``, seconds)."""
+    now = [0.0]
+    app = client.app  # type: ignore[attr-defined]
+    app.state.gateway = Gateway(app.state.settings, clock=lambda: now[0])
+    return now
 
 
-async def test_logins_are_limited_per_account_whatever_the_case(tmp_path: Path) -> None:
-    async with http_app(tmp_path, login_per_account_per_minute=3) as c:
+async def test_a_brute_force_on_one_account_holds_up_no_other_account(tmp_path: Path) -> None:
+    """One address guesses at ann's password, fifty tries all at once: four are judged (the
+    three free failures and the one that makes ann wait), the rest refused unjudged. Bob, at
+    the same address (one NAT), logs in at once; ann, once her wait is over, logs in with
+    her right password."""
+    async with http_app(tmp_path, login_failures_per_address_per_minute=20) as c:
+        for name in ("ann", "bob"):
+            assert (await register(c, name)).status_code == 201
+        now = with_clock(c)
+        wrong = login_body("ann", "a wrong guess")
+        answers = await asyncio.gather(*(c.post("/auth/login", json=wrong) for _ in range(50)))
+        statuses = [a.status_code for a in answers]
+        assert statuses.count(401) == 4 and statuses.count(429) == 46, statuses
+        assert all(assert_limited(a) == 1 for a in answers if a.status_code == 429)
+        bob = await c.post("/auth/login", json=login_body("bob"))
+        assert bob.status_code == 200, bob.text
+        # Ann waits, under any spelling of her name, even with the right password...
+        assert_limited(await c.post("/auth/login", json=login_body("ANN")))
+        # ...and her wait over, the right password passes.
+        now[0] = 1.0
+        ann = await c.post("/auth/login", json=login_body("ann"))
+        assert ann.status_code == 200, ann.text
+
+
+async def test_guessing_across_accounts_spends_the_address_budget_not_its_players_logins(
+    tmp_path: Path,
+) -> None:
+    """Five failures a minute from one address: the sixth guess, at any account, waits. Bob,
+    who logged in from that address before, still logs in; cat, who never did, waits with
+    the guesser until the budget refills. Right passwords spend none of the budget."""
+    async with http_app(tmp_path, login_failures_per_address_per_minute=5) as c:
+        for name in ("bob", "cat"):
+            assert (await register(c, name)).status_code == 201
+        now = with_clock(c)
+        for _ in range(10):
+            assert (await c.post("/auth/login", json=login_body("bob"))).status_code == 200
+        for n in range(5):
+            guess = await c.post("/auth/login", json=login_body(f"user{n}", "a guess"))
+            assert guess.status_code == 401, guess.text
+        assert assert_limited(await c.post("/auth/login", json=login_body("user9", "x"))) == 12
+        assert assert_limited(await c.post("/auth/login", json=login_body("cat"))) == 12
+        assert (await c.post("/auth/login", json=login_body("bob"))).status_code == 200
+        # Bob's own guesses still make bob wait, as anyone's do.
+        for _ in range(4):
+            wrong = await c.post("/auth/login", json=login_body("bob", "not it"))
+            assert wrong.status_code == 401
+        assert_limited(await c.post("/auth/login", json=login_body("bob")))
+        now[0] = 12.0  # one failure refilled
+        assert (await c.post("/auth/login", json=login_body("cat"))).status_code == 200
+
+
+async def test_a_login_never_judged_counts_for_nothing(tmp_path: Path) -> None:
+    """Four tries at once where the hashing pool takes one: the one judged is a failure; the
+    three answered ``server_busy`` are none, for the account (three free failures) and for
+    the address (a budget of four) alike."""
+    slow = {"password_time_cost": 2, "password_memory_kib": 32 * 1024}
+    limits = {"login_free_failures": 3, "login_failures_per_address_per_minute": 4}
+    async with http_app(tmp_path, password_hash_threads=1, password_hash_queue=0, **slow) as c:
         assert (await register(c, "ann")).status_code == 201
-        for name in ("ann", "ANN", "Ann"):
-            assert (await c.post("/auth/login", json=login_body(name))).status_code == 200
-        assert_limited(await c.post("/auth/login", json=login_body("aNn")))
-        # Another account from the same address is not held up.
-        assert (await register(c, "bob")).status_code == 201
-        await login(c, "bob")
+        app = c.app  # type: ignore[attr-defined]
+        app.state.gateway = Gateway(app.state.settings.model_copy(update=limits))
+        wrong = login_body("ann", "a wrong guess")
+        answers = await asyncio.gather(*(c.post("/auth/login", json=wrong) for _ in range(4)))
+        assert sorted(a.status_code for a in answers) == [401, 503, 503, 503], answers
+        for _ in range(2):  # the second and third failures: still free
+            assert (await c.post("/auth/login", json=wrong)).status_code == 401
+        assert (await c.post("/auth/login", json=login_body("ann"))).status_code == 200
 
 
 async def test_failed_logins_make_the_account_wait_longer_each_time(tmp_path: Path) -> None:
     async with http_app(tmp_path, login_free_failures=2, login_failure_delay_seconds=10) as c:
         assert (await register(c, "ann")).status_code == 201
-        now = [0.0]
-        app = c.app  # type: ignore[attr-defined]
-        app.state.gateway = Gateway(app.state.settings, clock=lambda: now[0])
+        now = with_clock(c)
         wrong = login_body("ann", "wrong pass")
         for _ in range(3):  # two free failures, then the third sets a delay of 10 s
             assert (await c.post("/auth/login", json=wrong)).status_code == 401
@@ -153,8 +204,9 @@ async def test_a_login_burst_over_the_hashing_pool_gets_503_server_busy(tmp_path
     slow = {"password_time_cost": 2, "password_memory_kib": 32 * 1024}
     async with http_app(tmp_path, password_hash_threads=1, password_hash_queue=2, **slow) as c:
         assert (await register(c, "ann")).status_code == 201
+        # Twelve accounts at once (one account's failures would make it wait first).
         answers = await asyncio.gather(
-            *(c.post("/auth/login", json=login_body("ann", f"wrong {n}")) for n in range(12))
+            *(c.post("/auth/login", json=login_body(f"ann{n}", "wrong")) for n in range(12))
         )
         statuses = sorted(a.status_code for a in answers)
         assert statuses.count(401) >= 3 and statuses.count(503) >= 1, statuses
@@ -239,7 +291,11 @@ async def test_a_message_flood_is_refused_then_closed(tmp_path: Path) -> None:
         kinds = [f["type"] for f in frames]
         assert kinds[:6] == ["pong"] * 5 + ["error"] and kinds.count("error") == 3, kinds
         assert kinds[-1] == "error" and len(frames) < 20
-        assert {f["code"] for f in frames if f["type"] == "error"} == {"rate_limited"}
+        errors = [f for f in frames if f["type"] == "error"]
+        assert {f["code"] for f in errors} == {"rate_limited"}
+        # Each refusal answers the ping it refuses: its id, as every answer does.
+        assert all(isinstance(f["id"], int) and f["retry_after"] > 0 for f in errors), errors
+        assert sorted(f["id"] for f in frames) == [f["id"] for f in frames], frames
         # The chat bucket is apart from the rest: pings spent do not stop chat.
         ws = await hello(room.host)
         await request(ws, {"type": "auth", "id": 1, "token": room.tokens["ann"]})
@@ -248,6 +304,24 @@ async def test_a_message_flood_is_refused_then_closed(tmp_path: Path) -> None:
             assert (await receive(ws))["type"] == "pong"
         chat = await request(ws, {"type": "chat", "id": 9, "table": 1, "text": "hi"})
         assert chat["code"] == "chat_not_allowed"  # refused by the table, not by the rate
+        await ws.close()
+
+
+async def test_a_request_refused_for_its_rate_is_answered_with_its_id(tmp_path: Path) -> None:
+    """A client that waits for the answer to its request gets it, refusal or not: a watch
+    over the bucket is refused ``rate_limited`` with the watch's id, and the same request
+    asked again after ``retry_after`` is answered."""
+    limits = {"ws_other_burst": 1, "ws_other_per_second": 2, "ws_rate_strikes": 5}
+    async with examples_server(tmp_path, **limits) as room:
+        ws = await hello(room.host)
+        await ws.send(json.dumps({"type": "ping", "id": "p-1"}))
+        assert (await receive(ws))["type"] == "pong"  # the bucket's one token
+        refused = await request(ws, {"type": "watch", "id": "w-1", "table": 1})
+        assert refused["type"] == "error" and refused["code"] == "rate_limited", refused
+        assert refused["id"] == "w-1" and refused["retry_after"] > 0
+        await asyncio.sleep(refused["retry_after"])
+        again = await request(ws, {"type": "unwatch", "id": "u-1", "table": 1})
+        assert again == {"v": 1, "type": "reply", "id": "u-1", "result": {"table": 1}}
         await ws.close()
 
 

@@ -133,17 +133,25 @@ async def seated(room: Room, player: str, seat: int) -> ClientConnection:
 
 
 async def test_a_frame_too_large_and_binary_frames_are_refused(tmp_path: Path) -> None:
+    """A frame over 16 KiB is refused with the id it carried (a client waiting for that
+    answer gets it); one over 64 KiB is not read at all: the socket is closed (1009)."""
     async with examples_server(tmp_path) as room:
         ws = await hello(room.host)
-        big = json.dumps({"type": "chat", "id": 1, "text": "x" * 20_000})
+        big = json.dumps({"type": "chat", "id": "big-1", "text": "x" * 20_000})
         await ws.send(big)
         error = await receive(ws)
-        assert error["code"] == "frame_too_large" and error["id"] is None
+        assert (error["code"], error["id"]) == ("frame_too_large", "big-1")
+        await ws.send('{"type": "chat", "id": 7, "text": "' + "x" * 20_000)  # no JSON
+        error = await receive(ws)
+        assert (error["code"], error["id"]) == ("frame_too_large", None)
         await ws.send(b"\xff\xfe")
         assert (await receive(ws))["code"] == "bad_json"
         await ws.send(json.dumps({"type": "ping", "id": 2}).encode())
         assert await receive(ws) == {"v": 1, "type": "pong", "id": 2}
-        await ws.close()
+        await ws.send(json.dumps({"type": "chat", "id": 3, "text": "x" * 70_000}))
+        with pytest.raises(ConnectionClosed) as closed:
+            await receive(ws)
+        assert closed.value.rcvd is not None and closed.value.rcvd.code == 1009
 
 
 async def test_an_id_nested_deep_is_refused_and_the_connection_stays(

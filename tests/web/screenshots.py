@@ -42,7 +42,7 @@ OPEN = {"min_buy_in": 20, "max_buy_in": 1000}
 HI_LO_HANDS = ["Ah Ad Kc | Qs | Jd | 9s | 8c", "4h 6d 2c | 7s | Ac | Kd | 3h"]
 LIMITS = {
     "register_per_address_per_minute": 1000,
-    "login_per_address_per_minute": 1000,
+    "login_failures_per_address_per_minute": 1000,
     "starting_grants_per_address": 1000,
     "ws_sockets_per_address": 1000,
 }
