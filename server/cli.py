@@ -28,7 +28,7 @@ import logging
 import socket
 import sys
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
@@ -49,12 +49,13 @@ log = logging.getLogger("stud_server")
 _TITLES = {Role.OPERATOR: "an operator", Role.SUPPORT: "a support account"}
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="stud-server",
-        description="Multiplayer stud poker server. Without a command: apply database "
-        "migrations, then serve HTTP.",
-    )
+def _global_options(*, after_command: bool) -> argparse.ArgumentParser:
+    """The options every command takes, before or after its name (``stud-server audit
+    --database-url ...`` as ``stud-server --database-url ... audit``). A command's copy
+    has no defaults of its own (``argparse.SUPPRESS``): it sets only what is given after
+    the command's name, over what was given before it."""
+    unset = argparse.SUPPRESS if after_command else None
+    parser = argparse.ArgumentParser(add_help=False, argument_default=unset)
     parser.add_argument("--host", help="address to listen on (default 127.0.0.1)")
     parser.add_argument("--port", type=int, help="port to listen on (default 8000)")
     parser.add_argument(
@@ -93,12 +94,14 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--demo",
         action="store_true",
-        default=None,
+        default=unset,
         help="also open a demo table of each main variant (seven-card stud, stud hi-lo, "
         "razz) where house bots play through the websocket protocol",
     )
     parser.add_argument(
-        "--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"]
+        "--log-level",
+        default=argparse.SUPPRESS if after_command else "info",
+        choices=["critical", "error", "warning", "info", "debug"],
     )
     parser.add_argument(
         "--log-format",
@@ -106,11 +109,25 @@ def build_parser() -> argparse.ArgumentParser:
         help="log lines as text (the default) or as JSON objects, one a line, with the table "
         "id and hand number in every line a table writes (STUD_LOG_FORMAT)",
     )
+    return parser
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="stud-server",
+        parents=[_global_options(after_command=False)],
+        description="Multiplayer stud poker server. Without a command: apply database "
+        "migrations, then serve HTTP.",
+    )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    commands.add_parser("serve", help="migrate, then serve (the default)")
-    commands.add_parser("migrate", help="upgrade the database to the latest revision and exit")
+    after = [_global_options(after_command=True)]
+    commands.add_parser("serve", parents=after, help="migrate, then serve (the default)")
+    commands.add_parser(
+        "migrate", parents=after, help="upgrade the database to the latest revision and exit"
+    )
     operator = commands.add_parser(
         "create-operator",
+        parents=after,
         help="create an operator (or --role support) account, or give an existing account "
         "that role",
     )
@@ -129,6 +146,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     commands.add_parser(
         "audit",
+        parents=after,
         help="check the books end to end (every wallet against its ledger movements, the chips "
         "held against the chips issued, every table's pool against its seats, every recorded "
         "hand netting to zero): exit 0 when they balance, 1 printing each difference",
@@ -224,7 +242,11 @@ async def create_operator(
 
 async def audit(settings: Settings) -> tuple[int, list[str]]:
     """The books checked on one snapshot of the database (the tables may play on): the exit
-    status (0 balanced, 1 a difference, 2 no audit) and the lines to print."""
+    status (0 balanced, 1 a difference, 2 no audit) and the lines to print. A database
+    that is not there is not made: an audit writes nothing."""
+    path = data_dir.sqlite_file(settings.database_url)
+    if path is not None and not path.is_file():
+        return 2, [f"cannot audit: there is no database at {path} (--database-url, --data-dir)"]
     engine = make_engine(settings.database_url)
     try:
         revision, head = await migrate.current_revision(engine), migrate.head_revision()
@@ -322,8 +344,6 @@ def node_config(app: FastAPI, settings: Settings, log_level: str) -> uvicorn.Con
     from server.gateway import paced_http_protocol
     from server.ws_transport import websocket_options
 
-    # JSON lines: uvicorn's own lines go through the root logger's handler too.
-    extra: dict[str, Any] = {"log_config": None} if settings.log_format == "json" else {}
     config = uvicorn.Config(
         app,
         host=settings.host,
@@ -333,7 +353,9 @@ def node_config(app: FastAPI, settings: Settings, log_level: str) -> uvicorn.Con
         # No "server: uvicorn" header: an answer does not say what runs it.
         server_header=False,
         **websocket_options(settings),
-        **extra,
+        # uvicorn's own lines go through the root logger's handler: the same format (with
+        # its time, as text or JSON) as every other line.
+        log_config=None,
     )
     # After uvicorn's logging is configured (by the Config): its lines keep no query string.
     logs.hide_query_strings()
@@ -347,6 +369,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     left_behind = data_dir.older_database_left_behind(settings.database_url, settings.data_dir)
     if left_behind is not None:
         log.warning(left_behind)
+    if args.command in ("create-operator", "audit") and args.log_level != "debug":
+        # One line out: the migrations these apply first are no news to their users.
+        logging.getLogger("alembic").setLevel(logging.WARNING)
     if args.command == "migrate":
         asyncio.run(apply_migrations(settings))
         print(f"database at {migrate.head_revision()}")

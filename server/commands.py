@@ -261,6 +261,19 @@ def _fields_of(cls: type[TableCommand]) -> tuple[_Field, ...]:
 _FIELDS = {cls: _fields_of(cls) for cls in COMMANDS.values()}
 
 
+_WORDS = {int: "an integer", str: "a string", bool: "true or false", float: "a number"}
+LARGEST_INTEGER = 2**63 - 1  # what a chip count or a hand number may be (64 bits, signed)
+
+
+def _wrong_type(spec: _Field, value: Any) -> str:
+    """What the field must be, in words: ``amount must be an integer``. An integer past 64
+    bits reaches here as a float (the frame's JSON reader makes it one): its range is said."""
+    wanted = " or ".join(_WORDS.get(t, f"a {t.__name__}") for t in spec.types)
+    if int in spec.types and isinstance(value, float) and value.is_integer():
+        return f"{spec.name} must be {wanted} of at most {LARGEST_INTEGER:,} (64 bits)"
+    return f"{spec.name} must be {wanted}"
+
+
 def _fits(value: Any, types: tuple[type, ...]) -> bool:
     if not types:  # Any
         return True
@@ -286,8 +299,7 @@ def parse(name: str, player: str, message: Mapping[str, Any]) -> TableCommand:
         if value is None:
             raise CommandRefused(f"{spec.name} is required", code=spec.missing)
         if not _fits(value, spec.types):
-            kinds = " or ".join(t.__name__ for t in spec.types)
-            raise CommandRefused(f"{spec.name} must be a {kinds}", code=ErrorCode.BAD_FIELD)
+            raise CommandRefused(_wrong_type(spec, value), code=ErrorCode.BAD_FIELD)
         values[spec.name] = value
     command = cls(player=player, **values)
     check = getattr(command, "check", None)

@@ -12,6 +12,7 @@ first), whichever module writes it. A JSON line is one object: ``time`` (UTC, IS
 from __future__ import annotations
 
 import logging
+import re
 from contextvars import ContextVar
 from datetime import UTC, datetime
 from typing import Any, Literal, Protocol
@@ -19,7 +20,28 @@ from typing import Any, Literal, Protocol
 import orjson
 
 LogFormat = Literal["text", "json"]
-TEXT_FORMAT = "%(levelname)s %(name)s: %(message)s"
+TEXT_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+#: A text line: its time (UTC, ISO 8601), level and logger, then the message.
+TEXT_LINE = re.compile(r"(?P<time>\S+Z) (?P<level>[A-Z]+) (?P<logger>\S+): (?P<message>.*)")
+
+
+def utc_time(created: float) -> str:
+    """A record's time as the lines write it: UTC, ISO 8601, to the millisecond.
+
+    >>> utc_time(0.5)
+    '1970-01-01T00:00:00.500Z'
+    """
+    return datetime.fromtimestamp(created, UTC).isoformat(timespec="milliseconds")[:-6] + "Z"
+
+
+def level_of(line: str) -> str | None:
+    """The level of a text log line (None: not the first line of a record).
+
+    >>> level_of("2026-01-02T03:04:05.678Z ERROR server.lobby: a table failed")
+    'ERROR'
+    """
+    found = TEXT_LINE.match(line)
+    return found["level"] if found else None
 
 
 def named(error: BaseException) -> str:
@@ -62,6 +84,14 @@ class TableFilter(logging.Filter):
             record.table = table.table_id
             record.hand = table.hand_number
         return True
+
+
+class TextFormatter(logging.Formatter):
+    """A line a record, after its time in UTC (a log read beside another machine's, or
+    after a change of time zone, lines up)."""
+
+    def formatTime(self, record: logging.LogRecord, datefmt: str | None = None) -> str:  # noqa: N802 - the logging API's name
+        return utc_time(record.created)
 
 
 class JsonFormatter(logging.Formatter):
@@ -127,7 +157,7 @@ def hide_query_strings() -> None:
 def handler(log_format: LogFormat) -> logging.Handler:
     """A handler to standard error in that format, with the table's context."""
     out = logging.StreamHandler()
-    out.setFormatter(JsonFormatter() if log_format == "json" else logging.Formatter(TEXT_FORMAT))
+    out.setFormatter(JsonFormatter() if log_format == "json" else TextFormatter(TEXT_FORMAT))
     out.addFilter(TableFilter())
     return out
 

@@ -10,17 +10,20 @@ speaks only the REST back office (``/admin``, docs/operators.md) with a staff ac
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import fastapi_offline
 from fastapi import APIRouter, HTTPException
-from fastapi.responses import FileResponse
+from fastapi.responses import FileResponse, Response
 
 WEB = Path(__file__).resolve().parent.parent / "web"
 # Swagger UI's and ReDoc's files, as installed with the fastapi-offline package.
 DOCS_FILES = Path(fastapi_offline.__file__).resolve().parent / "static"
 DOCS_FILE_NAMES = frozenset(("swagger-ui-bundle.js", "swagger-ui.css", "redoc.standalone.js"))
 REDOC_PATH = "/redoc"
+REDOC_FILE = "redoc.standalone.js"
+REDOCLY_LOGO_URL = b"https://cdn.redoc.ly/redoc/logo-mini.svg"
 MEDIA_TYPES = {
     ".html": "text/html; charset=utf-8",
     ".css": "text/css; charset=utf-8",
@@ -59,12 +62,24 @@ async def favicon() -> FileResponse:
 
 
 @router.get("/docs-files/{name}")
-async def docs_file(name: str) -> FileResponse:
-    """One of the documentation viewers' installed files, by its exact name."""
+async def docs_file(name: str) -> Response:
+    """One of the documentation viewers' installed files, by its exact name (ReDoc's with
+    its one outside address made this server's)."""
     if name not in DOCS_FILE_NAMES:
         raise HTTPException(status_code=404, detail=f"no file {name!r}")
     path = DOCS_FILES / name
+    if name == REDOC_FILE:
+        return Response(_redoc_bundle(), media_type=MEDIA_TYPES[path.suffix])
     return FileResponse(path, media_type=MEDIA_TYPES[path.suffix])
+
+
+@functools.cache
+def _redoc_bundle() -> bytes:
+    """ReDoc's bundle, whose menu ends with Redocly's logo fetched from their site on every
+    load (refused by the page's policy, an error in the console each time): the logo is
+    this server's icon instead, so the page asks nothing of another host."""
+    bundle = (DOCS_FILES / REDOC_FILE).read_bytes()
+    return bundle.replace(REDOCLY_LOGO_URL, b"/web/favicon.svg")
 
 
 @router.get("/web/{name}")

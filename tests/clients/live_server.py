@@ -16,6 +16,7 @@ from typing import IO, Any
 
 import httpx
 
+from server.logs import level_of
 from stud_client import StudClient
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -130,5 +131,5 @@ class LiveServer:
         return [
             line
             for line in self.log().splitlines()
-            if "Traceback" in line or line.startswith("ERROR")
+            if "Traceback" in line or level_of(line) in ("ERROR", "CRITICAL")
         ]

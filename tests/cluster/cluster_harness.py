@@ -47,6 +47,7 @@ import asyncpg
 import httpx
 from sqlalchemy.engine import URL, make_url
 
+from server.logs import level_of
 from stud_bots import passive
 from stud_bots.strategies import wager
 from stud_client import (
@@ -492,7 +493,7 @@ class Node(_Process):
         return [
             line
             for line in self.log().splitlines()
-            if "Traceback" in line or line.startswith(("ERROR", "CRITICAL"))
+            if "Traceback" in line or level_of(line) in ("ERROR", "CRITICAL")
         ]
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
 import pytest
 
 from engine.errors import ErrorCode
@@ -48,6 +49,28 @@ def test_each_refusal_has_its_code(name: str, fields: dict[str, Any], code: Erro
     with pytest.raises(CommandRefused) as refused:
         commands.parse(name, "ann", fields)
     assert refused.value.code == code
+
+
+@pytest.mark.parametrize(
+    ("name", "fields", "message"),
+    [
+        ("sit", {"buy_in": "100"}, "buy_in must be an integer"),
+        ("act", {"action_id": "a", "kind": 3}, "kind must be a string"),
+        ("sit_out", {"next_hand": 1}, "next_hand must be true or false"),
+        # 10**30 read from a frame (orjson makes an integer past 64 bits a float).
+        (
+            "act",
+            {"action_id": "a", "kind": "bet", "amount": orjson.loads(str(10**30))},
+            "amount must be an integer of at most 9,223,372,036,854,775,807 (64 bits)",
+        ),
+    ],
+)
+def test_a_field_of_the_wrong_type_is_named_in_words(
+    name: str, fields: dict[str, Any], message: str
+) -> None:
+    with pytest.raises(CommandRefused) as refused:
+        commands.parse(name, "ann", fields)
+    assert refused.value.message == message and refused.value.code == ErrorCode.BAD_FIELD
 
 
 @pytest.mark.parametrize(

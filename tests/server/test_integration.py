@@ -27,6 +27,7 @@ from server_helpers import end_process
 from websockets.asyncio.client import ClientConnection, connect
 
 from engine import phh, phh_replay, phh_rules
+from server.logs import level_of
 from server.table_config import config_to_json
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -95,7 +96,7 @@ def server(tmp_path: Path) -> Iterator[str]:
         errors = [
             line
             for line in (tmp_path / "server.log").read_text().splitlines()
-            if "Traceback" in line or line.startswith("ERROR")
+            if "Traceback" in line or level_of(line) in ("ERROR", "CRITICAL")
         ]
         assert not errors, (tmp_path / "server.log").read_text()[-5000:]
 
