@@ -327,6 +327,19 @@ async def test_refusals_are_server_errors_with_codes(
     assert ann.stats.errors == {code: 1, "unknown_table": 1}
 
 
+async def test_watches_of_one_unknown_table_at_once_are_each_refused(
+    make_player: MakePlayer,
+) -> None:
+    """Three watches of a table that is not there, sent together: each raises the server's
+    refusal (the table, never seen, is forgotten once, not once a refusal)."""
+    ann = await make_player()
+    answers = await asyncio.gather(*(ann.watch(999_998) for _ in range(3)), return_exceptions=True)
+    assert [a.code if isinstance(a, ServerError) else repr(a) for a in answers] == [
+        "unknown_table"
+    ] * 3
+    assert 999_998 not in ann._tables
+
+
 async def test_a_request_refused_for_its_rate_is_raised_at_once(make_player: MakePlayer) -> None:
     """Watches over the connection's bucket (20 at once) are refused ``rate_limited`` with
     their ids: each waiting call raises a ServerError with a retry hint at once, none waits

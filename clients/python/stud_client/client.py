@@ -268,7 +268,8 @@ class StudClient:
         try:
             await self._request("watch", table=table_id)
         except ServerError:
-            if table.seq is None:
+            # Never seen: forgotten (once, though several watches of it were refused).
+            if table.seq is None and self._tables.get(table_id) is table:
                 del self._tables[table_id]
             raise
         return table
