@@ -52,10 +52,12 @@ CONFIG = {"variant": "seven_card_stud", "ante": 1, "bring_in": 2, "small_bet": 5
 HANDS_BEFORE = 2  # finished before the break
 HANDS_AFTER = 2  # finished after the held hand
 TAKEOVER_SECONDS = 4 * LEASE_SECONDS + 4  # "within the lease time", with room for a busy CI
-# After a node's kill -9, the next action reaches every player within the lease and two
-# seconds; after every node is killed and restarted, within ten seconds.
-RESUME_AFTER_KILL_SECONDS = LEASE_SECONDS + 2
-RESUME_AFTER_RESTART_SECONDS = 10.0
+# After a node's kill -9, the next action reaches every player within two leases and four
+# seconds of a loaded machine: sooner than a command router's timeout (10 s), which a client
+# left waiting on the dead node would take. After every node is killed and restarted (two
+# processes started afresh on that machine), within twenty seconds.
+RESUME_AFTER_KILL_SECONDS = 2 * LEASE_SECONDS + 4
+RESUME_AFTER_RESTART_SECONDS = 20.0
 # A break: it gets the cluster, the table, the id of the node that runs it and the gate's
 # release, which it calls when the bots may act again. It returns the moment (monotonic) from
 # which the players' wait for the next action is timed, or None.
@@ -145,7 +147,7 @@ async def test_redis_restarted_mid_hand(cluster: Cluster) -> None:
         owner = owners.pop()
         return owner if not owners and owner in cluster.nodes else None
 
-    await eventually(agreed_owner, 2 * LEASE_SECONDS, "every node names the same owner")
+    await eventually(agreed_owner, TAKEOVER_SECONDS, "every node names the same owner")
 
 
 async def test_postgresql_paused_mid_hand(cluster: Cluster) -> None:

@@ -356,6 +356,24 @@ async def _drop_bot(client: StudClient) -> None:
         await asyncio.sleep(0.05)
 
 
+async def _events_settled(
+    frames: list[Recorded], quiet: float = 1.0, timeout: float = 15.0
+) -> None:
+    """Until no table event has reached any connection for ``quiet`` seconds: play has
+    stopped, and the last frames of the last hands are in. (Only the scan's thoroughness
+    depends on it: past ``timeout`` the scan reads what came.)"""
+    read, last = 0, time.monotonic()
+    deadline = last + timeout
+    while time.monotonic() < deadline:
+        came = any('"type":"event"' in r.text.replace(" ", "") for r in frames[read:])
+        read = len(frames)
+        if came:
+            last = time.monotonic()
+        elif time.monotonic() - last >= quiet:
+            return
+        await asyncio.sleep(0.1)
+
+
 async def _ask_snapshots(watcher: Watcher, stop: asyncio.Event) -> None:
     """A logged-out socket asking for snapshots of each table in turn (``resync``, and now
     and then ``watch`` again), within its message rate."""
@@ -490,7 +508,7 @@ async def test_no_down_card_reaches_anyone_but_its_owner(cluster: Cluster) -> No
             await asyncio.gather(*plays)
             dropped = await asyncio.gather(*drops)
             await asyncio.gather(*tasks)
-        await asyncio.sleep(0.5)  # the last frames of the last hands
+        await _events_settled(frames)  # the last frames of the last hands
     finally:
         stop.set()
         for task in [*tasks, *plays, *drops]:

@@ -34,6 +34,7 @@ from typing import Any, TypeVar
 import asyncpg
 import pytest
 import redis
+import redis.asyncio
 from sqlalchemy import pool
 from sqlalchemy.engine import make_url
 
@@ -248,6 +249,29 @@ def redis_url(base: str = REDIS_URL, prefix: str | None = None) -> str:
     """``base`` with a channel prefix (a new one by default): tests sharing one Redis never
     hear each other."""
     return f"{base}{'&' if '?' in base else '?'}channel_prefix={prefix or redis_prefix()}"
+
+
+async def redis_subscribers(prefix: str, *channels: str, url: str = REDIS_URL) -> list[int]:
+    """How many Redis connections listen to each of these channels of a bus on ``prefix``
+    (PUBSUB NUMSUB)."""
+    client = redis.asyncio.Redis.from_url(url)
+    try:
+        counts = await client.pubsub_numsub(*(prefix + channel for channel in channels))
+        return [int(count) for _, count in counts]
+    finally:
+        await client.aclose()
+
+
+async def until_subscribers(
+    prefix: str, channel: str, count: int, *, url: str = REDIS_URL, timeout: float = 10.0
+) -> None:
+    """Until Redis counts ``count`` connections listening to ``channel`` (a SUBSCRIBE or an
+    UNSUBSCRIBE, or a connection's end, has reached it), polling PUBSUB NUMSUB."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while (found := (await redis_subscribers(prefix, channel, url=url))[0]) != count:
+        assert loop.time() < deadline, f"Redis counts {found} listening to {channel}, not {count}"
+        await asyncio.sleep(0.01)
 
 
 def free_port() -> int:

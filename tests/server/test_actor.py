@@ -90,7 +90,7 @@ async def test_down_cards_reach_only_their_owner() -> None:
         await submit(actor, "sit", "ann", buy_in=100, seat=0)
         await submit(actor, "sit", "bob", buy_in=100, seat=1)
         await wait_for(lambda: actor.table.hand is not None)
-        await asyncio.sleep(0.01)
+        await wait_for(lambda: not ann.queue.empty())  # the deal's events are out
         hand = actor.table.hand
         assert hand is not None
         bob_down = {c for c in view_down(hand, 1)}

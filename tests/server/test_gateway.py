@@ -17,12 +17,14 @@ from typing import Any
 import httpx
 import pytest
 from live import receive
+from play import wait_for
 from server_helpers import FAST_HASHING, PASSWORD, bearer, error_code, login, register
 from test_protocol import examples_server, hello, request
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from server.app import create_app
+from server.bus import table_channel
 from server.db import migrate
 from server.db.session import make_engine
 from server.gateway import Gateway, TurnBudget
@@ -245,7 +247,8 @@ async def test_sockets_per_address_are_capped(tmp_path: Path) -> None:
         assert refused.value.response.status_code == 403
         assert refusals(room, "too_many_connections") == 1.0
         await open_[0].close()
-        await asyncio.sleep(0.1)
+        gateway = room.app.state.gateway
+        await wait_for(lambda: sum(gateway._sockets_by_address.values()) == 2)  # the server saw
         again = await hello(room.host)  # a socket closed frees its place
         await again.send(json.dumps({"type": "ping", "id": 1}))
         assert await receive(again) == {"v": 1, "type": "pong", "id": 1}
@@ -492,8 +495,18 @@ async def act_once(actor: Any, players: dict[str, Any]) -> None:
     kind = next(k for k in ("bring_in", "check", "call") if k in legal.kinds)
     name = actor.table.seats[legal.seat].player
     frame = {"type": "act", "id": 5, "table": 1, "action_id": f"a{actor.seq}", "kind": kind}
-    assert (await request(players[name], frame))["type"] == "reply"
-    await asyncio.sleep(0.05)  # the events reach the mirror's node (this one)
+    heard = actor.publisher.bus.subscribe(table_channel(1))
+    try:
+        assert (await request(players[name], frame))["type"] == "reply"
+        # The events reach the mirror's node (this one): the last of them, heard here, is in
+        # the mirror's queue too (a node's bus hands each message to all its subscriptions).
+        while True:
+            message = await asyncio.wait_for(heard.get(), 5)
+            assert message is not None
+            if message.get("type") == "event" and message["seq"] >= actor.seq:
+                break
+    finally:
+        heard.close()
 
 
 async def test_spectators_snapshots_never_reach_the_table(tmp_path: Path) -> None:

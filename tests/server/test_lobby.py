@@ -282,13 +282,25 @@ async def test_a_node_alone_gossips_to_nobody(
     table_id = await seed(sessionmaker, ["ann", "bob", "cat"])
     room = cardroom_on(sessionmaker, settings.model_copy(update={"lease_seconds": 0.6}))
     heard = room.bus.subscribe("cardroom:lobby", size=100)
+    rounds = 0
+    renew_all = room._renew_all
+
+    async def counted() -> None:  # a round: its renewal, then what it tells (synchronously)
+        nonlocal rounds
+        try:
+            await renew_all()
+        finally:
+            rounds += 1
+
+    room._renew_all = counted  # type: ignore[method-assign]
     await room.start()
     try:
         actor = room.actor(table_id)
         assert actor is not None
         for player in ("ann", "bob", "cat"):
             await submit(actor, "sit", player, buy_in=100)
-        await asyncio.sleep(3 * 0.6)  # several rounds
+        seated = rounds
+        await wait_for(lambda: rounds >= seated + 3, timeout=3 * 0.6 + 5)  # several rounds
         told = []
         while not heard.queue.empty():
             message = heard.queue.get_nowait()

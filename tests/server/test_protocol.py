@@ -178,13 +178,15 @@ async def test_an_id_nested_deep_is_refused_and_the_connection_stays(
 
 
 async def test_a_silent_connection_is_closed(tmp_path: Path) -> None:
-    async with examples_server(tmp_path, ws_idle_seconds=0.3) as room:
+    idle = 1.5
+    async with examples_server(tmp_path, ws_idle_seconds=idle) as room:
         ws = await hello(room.host)
-        await asyncio.sleep(0.2)
-        await ws.send(json.dumps({"type": "ping", "id": 1}))  # a heartbeat keeps it open
-        assert (await receive(ws))["type"] == "pong"
+        for n in range(3):  # heartbeats keep it open longer than it may stay silent
+            await asyncio.sleep(idle / 2.5)
+            await ws.send(json.dumps({"type": "ping", "id": n}))
+            assert (await receive(ws))["type"] == "pong"
         with pytest.raises(ConnectionClosed) as closed:
-            await receive(ws, timeout=2.0)
+            await receive(ws, timeout=idle + 3)
         assert closed.value.rcvd is not None and closed.value.rcvd.code == 1001
 
 

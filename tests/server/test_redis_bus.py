@@ -13,9 +13,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import redis.asyncio as redis
-from backends import REDIS_URL, RedisServer, needs_redis, redis_prefix, redis_url
+from backends import (
+    RedisServer,
+    needs_redis,
+    redis_prefix,
+    redis_subscribers,
+    redis_url,
+    until_subscribers,
+)
 from live import Conversation, run_conversation
+from play import wait_for
 from test_protocol import EXAMPLES, examples_server
 
 from server.bus import MemoryBus, Subscription, bus_from_url, player_channel, table_channel
@@ -180,7 +187,7 @@ async def test_unsubscribing_stops_the_messages_and_the_redis_subscription(
     assert await subscribers(bus, table_channel(1), table_channel(2)) == [1, 1]
     goes.remove(table_channel(2))
     goes.close()
-    await asyncio.sleep(0.1)
+    await until_subscribers(bus._prefix.decode(), table_channel(2), 0)  # the UNSUBSCRIBE
     bus.publish_now(table_channel(1), {"seq": 1})
     bus.publish_now(table_channel(2), {"seq": 1})
     assert await receive(stays) == {"seq": 1}
@@ -191,13 +198,7 @@ async def test_unsubscribing_stops_the_messages_and_the_redis_subscription(
 
 async def subscribers(bus: RedisBus, *channels: str) -> list[int]:
     """How many Redis connections listen to each channel (PUBSUB NUMSUB)."""
-    client = redis.Redis.from_url(REDIS_URL)
-    try:
-        prefix = bus._prefix.decode()
-        counts = await client.pubsub_numsub(*(prefix + channel for channel in channels))
-        return [int(count) for _, count in counts]
-    finally:
-        await client.aclose()
+    return await redis_subscribers(bus._prefix.decode(), *channels)
 
 
 async def test_close_sends_what_is_pending() -> None:
@@ -255,7 +256,8 @@ async def test_killed_connections_reconnect_and_resubscribe(own_redis: RedisServ
         for kind in ("pubsub", "normal"):
             (victim,) = client_ids(own_redis, kind)
             own_redis.command("CLIENT", "KILL", "ID", victim)
-            await asyncio.sleep(0.05)
+            if kind == "pubsub":  # the bus has seen it go, and is back before the publish
+                await wait_for(lambda: bus.reconnects == 1, timeout=READY)
             await bus.wait_ready(READY)
             bus.publish_now(player_channel(1, "ann"), {"after": kind})
             assert await receive(subscription, 5) == {"after": kind}
@@ -273,8 +275,7 @@ async def test_a_redis_restart_loses_nothing_published_meanwhile(
     bus, subscription = await restart_bus(own_redis.url)
     try:
         own_redis.stop()
-        await asyncio.sleep(0.2)
-        assert not bus.connected
+        await wait_for(lambda: not bus.connected, timeout=READY)
         for seq in range(2, 12):
             bus.publish_now(table_channel(1), {"seq": seq})
         subscription.offer({"reply": "after seq 11"})
@@ -297,7 +298,7 @@ async def test_while_redis_is_away_the_pending_messages_are_bounded(
         subscription = bus.subscribe(table_channel(1))
         await bus.wait_ready(READY)
         own_redis.stop()
-        await asyncio.sleep(0.2)
+        await wait_for(lambda: not bus.connected, timeout=READY)
         for seq in range(8):
             bus.publish_now(table_channel(1), {"seq": seq})
         assert bus.lost == 3
@@ -331,7 +332,7 @@ async def test_a_publish_says_how_many_nodes_heard_it(bus: RedisBus) -> None:
         assert await bus.publish_heard("heard", {"n": 2}) == 1
         assert await asyncio.wait_for(listening.get(), 5) == {"n": 2}
         listening.close()
-        await asyncio.sleep(0.2)  # the UNSUBSCRIBE reached Redis
+        await until_subscribers(bus._prefix.decode(), "heard", 0)  # the UNSUBSCRIBE
         assert await bus.publish_heard("heard", {"n": 3}) == 0
     finally:
         await other.close()

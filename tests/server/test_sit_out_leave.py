@@ -32,6 +32,9 @@ SLOW = TableSettings(
     time_bank=30.0,
     pause_between_hands=0.0,
 )
+# "At once, not by the clock": a fold the clock made would wait the whole of it (the
+# outcomes, no timeout flag and no clock for the seat, tell the rest).
+AT_ONCE = SLOW.action_clock / 10
 # Three seats: As Ks / 7h, Qd Qc / 2c, Jd Jc / 9s; then 4th street 9h 3c 8d...
 TOP3 = parse_cards("AsQdJdKsQcJc7h2c9s9h3c8d")
 # Two seats, as docs/protocol.md's examples: As Ks / 7h and Qd Qc / 2c; then (after a burn
@@ -110,7 +113,7 @@ async def test_sitting_out_on_one_s_turn_folds_at_once() -> None:
         folds = [data for kind, data in events if kind == "action"]
         assert folds == [{"seat": 2, "action": "fold", "to": 0, "stack": 99}]  # no "timeout"
         assert clocks(events) == [0], "the clock goes on to ann, never to cat again"
-        assert took < 1.0, f"the fold waited {took:.2f}s"
+        assert took < AT_ONCE, f"the fold waited {took:.2f}s"
         assert hand.seat_to_act() == 0 and not hand.is_over()
     finally:
         await actor.stop()
@@ -150,7 +153,7 @@ async def test_sitting_out_before_one_s_turn_folds_when_it_comes() -> None:
         drain(public)
         started = time.monotonic()
         await submit(actor, "act", "cat", action_id="c1", kind="call")
-        assert time.monotonic() - started < 1.0
+        assert time.monotonic() - started < AT_ONCE
         events = drain(public)
         assert actions(events) == [(2, "call"), (0, "fold")]
         assert 0 not in clocks(events)
@@ -221,7 +224,7 @@ async def test_leaving_during_a_hand_folds_and_frees_the_seat_after_it() -> None
         assert await submit(actor, "leave", "cat") == {"seat": 2, "after_hand": True}
         started = time.monotonic()
         await submit(actor, "act", "bob", action_id="b1", kind="bring_in")
-        assert time.monotonic() - started < 1.0
+        assert time.monotonic() - started < AT_ONCE
         events = drain(public)
         assert ("leaving", {"seat": 2}) in events
         assert actions(events) == [(1, "bring_in"), (2, "fold")]
@@ -250,7 +253,7 @@ async def test_leaving_on_one_s_turn_folds_at_once() -> None:
         drain(public)
         started = time.monotonic()
         await submit(actor, "leave", "cat")
-        assert time.monotonic() - started < 1.0
+        assert time.monotonic() - started < AT_ONCE
         events = drain(public)
         assert actions(events) == [(2, "fold")] and clocks(events) == [0]
     finally:

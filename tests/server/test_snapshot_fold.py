@@ -5,7 +5,6 @@ list and its offers, and hands played to their end."""
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import random
 from typing import Any
@@ -79,7 +78,12 @@ async def test_the_folded_events_are_the_snapshot() -> None:
         bus=MemoryBus(),
         store=MemoryTableStore(),
         settings=dataclasses.replace(
-            FAST, seat_count=3, action_clock=30.0, time_bank=0.0, sit_out_limit=60.0
+            FAST,
+            seat_count=3,
+            action_clock=30.0,
+            time_bank=0.0,
+            sit_out_limit=60.0,
+            waiting_offer=1.0,  # seen while it stands, however loaded the machine
         ),
         rng_factory=lambda: random.Random(rng.random()),
     )
@@ -103,9 +107,9 @@ async def test_the_folded_events_are_the_snapshot() -> None:
         await agree(actor, watchers)
         hands = actor.hand_number
         await play(actor, lambda: actor.hand_number > hands or actor.table.hand is None)
-        await asyncio.sleep(0.05)
+        await wait_for(lambda: actor.offer is not None and actor.offer[0] == "dan")
         await agree(actor, watchers)  # bob left: his seat offered to dan
-        await asyncio.sleep(0.3)  # dan lets the offer expire
+        await wait_for(lambda: actor.offer is None)  # dan lets the offer expire
         await agree(actor, watchers)
         await submit(actor, "sit_in", "ann")
         await submit(actor, "join_waiting_list", "bob")

@@ -9,7 +9,7 @@ import threading
 from collections.abc import AsyncIterator
 
 import pytest
-from play import seed
+from play import seed, wait_for
 from sqlalchemy import delete, select, text
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession, async_sessionmaker
 
@@ -174,7 +174,7 @@ async def test_a_database_held_by_another_writer_is_waited_for_off_the_loop(
     ((table_id, store),) = await open_tables(sessionmaker, write_ahead, 1)
     for n in range(3):
         await store.record_action(table_id, 1, n, {"n": n})
-    await asyncio.sleep(0.2)
+    await wait_for(lambda: len(checkpoints) >= 1)  # in the writer thread, beside the loop
     assert len(checkpoints) == 1 and checkpoints[0].startswith("write-ahead")
     database = engine.url.database
     assert database is not None
@@ -182,8 +182,9 @@ async def test_a_database_held_by_another_writer_is_waited_for_off_the_loop(
     holder.execute("BEGIN IMMEDIATE")  # a writer outside the node's gate
     writing = asyncio.create_task(store.record_action(table_id, 1, 3, {"n": 3}))
     started = asyncio.get_running_loop().time()
-    await asyncio.sleep(0.3)  # the loop is not held: this sleep ends on time
-    assert asyncio.get_running_loop().time() - started < 1.0
+    await asyncio.sleep(0.3)  # the loop is not held: this sleep ends long before...
+    # ...SQLite's busy timeout (5 s), which a loop waiting on the lock would wait through.
+    assert asyncio.get_running_loop().time() - started < 5.0 / 2
     assert not writing.done()
     holder.execute("COMMIT")
     holder.close()

@@ -11,6 +11,7 @@ from typing import Any
 
 import orjson
 import pytest
+from play import wait_for
 
 from server import commands as cmd
 from server.bus import MemoryBus
@@ -127,8 +128,8 @@ async def test_a_table_that_does_not_answer_holds_only_its_own_messages(
     socket.put({"type": "chat", "id": "stalled", "table": 1, "text": "hello?"})
     socket.put({"type": "chat", "id": "quick", "table": 2, "text": "hi"})
     socket.put({"type": "ping", "id": "ping"})
-    assert (await socket.answer("quick", timeout=0.5))["result"] == {"said": "hi"}
-    assert (await socket.answer("ping", timeout=0.5))["type"] == "pong"
+    assert (await socket.answer("quick", timeout=5))["result"] == {"said": "hi"}
+    assert (await socket.answer("ping", timeout=5))["type"] == "pong"
     assert not any(frame.get("id") == "stalled" for frame in socket.sent)
     cardroom.tables[1].open.set()
     assert (await socket.answer("stalled"))["result"] == {"said": "hello?"}
@@ -140,6 +141,7 @@ async def test_messages_for_one_table_keep_their_order(
     socket, cardroom = served
     for n in range(5):
         socket.put({"type": "chat", "id": n, "table": 1, "text": f"line {n}"})
+    await wait_for(lambda: socket.incoming.empty() and cardroom.tables[1].seen != [])  # all read
     await asyncio.sleep(0.05)
     assert cardroom.tables[1].seen == ["Chat"]  # the next wait for the first to be answered
     cardroom.tables[1].open.set()
@@ -157,7 +159,8 @@ async def test_a_connection_has_a_bounded_number_of_messages_in_hand(
         socket.put({"type": "chat", "id": n, "table": 1, "text": "?"})
     # Read only once one of those is answered, though its table answers at once.
     socket.put({"type": "chat", "id": "after", "table": 2, "text": "!"})
-    await asyncio.sleep(0.1)
+    await wait_for(socket.incoming.empty)  # all of them read (the last waits for a place)
+    await asyncio.sleep(0.05)
     assert not any(frame.get("id") == "after" for frame in socket.sent)
     cardroom.tables[1].open.set()
     assert (await socket.answer("after"))["result"] == {"said": "!"}

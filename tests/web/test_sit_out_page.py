@@ -110,8 +110,8 @@ def test_sit_out_and_leave_on_one_s_turn_fold_at_once(
         expect(third.locator("button.sit").first).to_be_visible()
         # Shown with -s: from the click to the fold on another player's page.
         print(f"leave folded in {took_leave:.2f}s, sit out folded in {took_sit_out:.2f}s")
-        assert took_leave < 5.0 and took_sit_out < 5.0, (took_leave, took_sit_out)
-        assert max(took_leave, took_sit_out) < CLOCK_AND_BANK / 10
+        # Not by the clock (a minute): a tenth of it leaves a loaded machine its time.
+        assert max(took_leave, took_sit_out) < CLOCK_AND_BANK / 10, (took_leave, took_sit_out)
         # The server agrees: the hand's record shows the two folds, none by the clock.
         listed = scripted.admin("GET", f"/admin/hands?table={table_id}")
         record = scripted.admin("GET", f"/admin/hands/{listed['hands'][0]['id']}")
