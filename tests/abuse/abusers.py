@@ -23,6 +23,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 Seen = Counter[str]
+FIRST_ANSWER_SECONDS = 60.0
 
 
 async def login_burst(url: str, args: dict[str, Any]) -> Seen:
@@ -110,8 +111,15 @@ async def snapshot_loop(url: str, args: dict[str, Any]) -> Seen:
         try:
             await ws.send(json.dumps({"type": "watch", "id": 0, "table": args["table"]}))
             n = 0
-            while time.monotonic() < until:
-                text = await asyncio.wait_for(ws.recv(), until - time.monotonic())
+            first = True
+            while first or time.monotonic() < until:
+                # The first answer is waited for however long a busy machine takes (a
+                # minute at most); the loop's later ones until the time is up.
+                wait = max(0.0, until - time.monotonic()) + (FIRST_ANSWER_SECONDS if first else 0)
+                text = await asyncio.wait_for(ws.recv(), wait)
+                if first:
+                    seen["answered"] += 1
+                    first = False
                 frame = json.loads(text)
                 if frame["type"] == "error":
                     seen[f"error {frame['code']}"] += 1
