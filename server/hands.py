@@ -16,7 +16,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from engine import fair, phh, phh_export
+from engine import fair, fair2, phh, phh_export
 from engine.events import Event, HandEnded, HandStarted, decode_all
 from engine.table_events import HandCancelled
 from engine.views import visible_events
@@ -155,14 +155,26 @@ def fairness_of(
     events: list[Event], *, table_id: int, number: int, config: dict[str, Any] | None
 ) -> dict[str, Any] | None:
     """What a player checks the deal with (docs/fairness.md): the commitment and client seeds
-    of ``hand_started``, the server seed ``hand_ended`` (or a void's ``hand_cancelled``)
-    revealed, the hand's identity and its rules. None for a hand not dealt from a provably
-    fair deck."""
+    of ``hand_started``, the hand's identity and its rules; for ``stud-deck/1``, the server
+    seed ``hand_ended`` (or a void's ``hand_cancelled``) revealed (``stud-deck/2`` reveals
+    none: the openings of the cards the player saw are in the events). None for a hand not
+    dealt from a provably fair deck."""
     started = next((e for e in events if isinstance(e, HandStarted)), None)
+    if started is None or started.commitment is None or config is None:
+        return None
+    if started.method == fair2.METHOD:  # no seed is revealed: the openings are in the events
+        return {
+            "method": fair2.METHOD,
+            "table_id": table_id,
+            "hand": number,
+            "commitment": started.commitment,
+            "client_seeds": [{"seat": seat, "seed": seed} for seat, seed in started.client_seeds],
+            "config": config,
+        }
     revealed = next(
         (e.server_seed for e in events if isinstance(e, HandEnded | HandCancelled)), None
     )
-    if started is None or started.commitment is None or revealed is None or config is None:
+    if revealed is None:
         return None
     return {
         "method": fair.METHOD,

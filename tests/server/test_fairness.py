@@ -17,6 +17,7 @@ from sqlalchemy import select
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
+from engine import fair, fair2
 from engine.cards import format_card
 from engine.events import HandStarted
 from server import accounts, commands, dealing, tables
@@ -46,7 +47,10 @@ def sessionmaker(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:
 
 
 def make_actor(
-    table_id: int, sessionmaker: async_sessionmaker[AsyncSession], pause: float = 0.0
+    table_id: int,
+    sessionmaker: async_sessionmaker[AsyncSession],
+    pause: float = 0.0,
+    method: str = fair2.METHOD,
 ) -> TableActor:
     return TableActor(
         table_id,
@@ -56,6 +60,7 @@ def make_actor(
         settings=TableSettings(
             min_buy_in=20, max_buy_in=500, action_clock=30.0, pause_between_hands=pause
         ),
+        deck_method=method,
     )
 
 
@@ -214,12 +219,13 @@ async def _download(session: AsyncSession, hand_id: int, player: str) -> dict[st
         return None
 
 
-async def test_played_hands_verify_and_a_tampered_card_or_seed_does_not(
+async def test_played_stud_deck_1_hands_verify_and_a_tampered_card_or_seed_does_not(
     sessionmaker: async_sessionmaker[AsyncSession],
 ) -> None:
+    """Hands of the method before stud-deck/2 (histories kept from then) still verify."""
     players = ["ann", "bob", "cat"]
     table_id = await seed(sessionmaker, players, config={"variant": "razz"})
-    actor = make_actor(table_id, sessionmaker)
+    actor = make_actor(table_id, sessionmaker, method=fair.METHOD)
     actor.start()
     try:
         for player in players:
@@ -283,7 +289,7 @@ async def test_played_hands_verify_and_a_tampered_card_or_seed_does_not(
     assert "differs from the derived deck" in tampered(other_client_seed_everywhere)[0]
 
 
-async def test_a_voided_hand_reveals_its_seed_and_verifies(
+async def test_a_voided_stud_deck_1_hand_reveals_its_seed_and_verifies(
     sessionmaker: async_sessionmaker[AsyncSession],
 ) -> None:
     players = ["ann", "bob"]
@@ -298,7 +304,7 @@ async def test_a_voided_hand_reveals_its_seed_and_verifies(
             bankroll=0,
         )
         await session.commit()
-    actor = make_actor(table_id, sessionmaker)
+    actor = make_actor(table_id, sessionmaker, method=fair.METHOD)
     actor.start()
     try:
         for player in players:
@@ -309,7 +315,7 @@ async def test_a_voided_hand_reveals_its_seed_and_verifies(
             choose=calling,
         )
         hand = actor.table.hand
-        assert hand is not None and hand.deck.fair is not None
+        assert hand is not None and isinstance(hand.deck.fair, fair.FairDeal)
         seed_hex = hand.deck.fair.server_seed.hex()
         number = actor.hand_number
         await actor.submit(commands.VoidHand(player="boss", operator_id=boss.id, reason="misdeal"))
