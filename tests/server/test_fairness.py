@@ -333,3 +333,50 @@ async def test_a_voided_stud_deck_1_hand_reveals_its_seed_and_verifies(
     assert history["fairness"]["server_seed"] == seed_hex
     verdict = verify(history)
     assert verdict.fair, verdict.lines
+
+
+@pytest.mark.parametrize("variant", ["seven_card_stud_hi_lo", "razz"])
+async def test_stud_deck_2_hands_verify_from_each_players_history_and_voids_reveal_nothing(
+    sessionmaker: async_sessionmaker[AsyncSession], variant: str
+) -> None:
+    players = ["ann", "bob", "cat", "dan", "eve"]
+    table_id = await seed(sessionmaker, players, config={"variant": variant})
+    async with sessionmaker() as session:
+        boss = await accounts.register(
+            session,
+            passwords=PASSWORDS,
+            username="boss",
+            password="x" * 8,
+            role=Role.OPERATOR,
+            bankroll=0,
+        )
+        await session.commit()
+    actor = make_actor(table_id, sessionmaker)
+    actor.start()
+    try:
+        for player in players:
+            await submit(actor, "sit", player, buy_in=200)
+        await play(actor, lambda: actor.hand_number > 8, rng=random.Random(3))
+        await play(
+            actor,
+            lambda: actor.table.hand is not None and len(actor.table.hand.actions) >= 3,
+            choose=calling,
+        )
+        voided = actor.hand_number
+        await actor.submit(commands.VoidHand(player="boss", operator_id=boss.id, reason="misdeal"))
+    finally:
+        await actor.stop()
+    async with sessionmaker() as session:
+        ids = (await session.scalars(select(HandRecord.id).order_by(HandRecord.id))).all()
+        downloads = [await _download(session, i, p) for i in ids for p in players]
+    histories = [h for h in downloads if h is not None]
+    assert len(histories) >= 8 * 2
+    for history in histories:
+        assert history["fairness"]["method"] == "stud-deck/2"
+        assert history["fairness"]["server_seed"] is None
+        assert "server_seed" not in json.dumps(history["events"])
+        verdict = verify(history)
+        assert verdict.fair, (verdict.lines, history["number"], history["seat"])
+    void = [h for h in histories if h["number"] == voided]
+    assert void and all(h["cancelled"] for h in void)
+    assert [e["kind"] for e in void[0]["events"]][-1] == "hand_cancelled"
