@@ -355,7 +355,8 @@ async function verifyHand(h) {
     const { fair, checks } = await checkHand(hand, h.given);
     const lines = [`Hand #${hand.number}: ${fair ? "fair" : "NOT FAIR"}`,
       ...checks.map(([what, ok]) => `${ok ? "✓" : "✗"} ${what}`)];
-    if (hand.fairness) lines.push(`commitment ${hand.fairness.commitment}`, `server seed ${hand.fairness.server_seed}`);
+    if (hand.fairness) lines.push(`${hand.fairness.method}, commitment ${hand.fairness.commitment}`);
+    if (hand.fairness?.server_seed) lines.push(`server seed ${hand.fairness.server_seed}`);
     const blob = new Blob([JSON.stringify(hand, null, 1)], { type: "application/json" });
     const link = el("a", { href: URL.createObjectURL(blob), download: `hand-${hand.id}.json`, class: "download" },
       "Download this hand for stud-verify");
