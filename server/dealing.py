@@ -158,7 +158,15 @@ def finished_record(
         phh=phh,
         config=config_to_json(hand.config),
         rake=result.rake,
+        deck=sealed_deck(hand),
     )
+
+
+def sealed_deck(hand: Hand) -> dict[str, Any] | None:
+    """What the store keeps, sealed, of a stud-deck/2 hand's deal once it is over: its seeds,
+    from which the whole deck opens for an operator's audit (docs/fairness.md)."""
+    deal = hand.deck.fair
+    return deal.record() if isinstance(deal, fair2.Deal2) else None
 
 
 def revealed_seed(hand: Hand) -> str | None:
@@ -192,6 +200,7 @@ def cancelled_record(
         stacks=dict(starting),
         cancelled=True,
         config=config_to_json(hand.config),
+        deck=sealed_deck(hand),
     )
 
 

@@ -10,7 +10,7 @@ out only when the player saw every one of those cards, decided from the same eve
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import select
@@ -21,6 +21,7 @@ from engine.events import Event, HandEnded, HandStarted, decode_all
 from engine.table_events import HandCancelled
 from engine.views import visible_events
 from server.db.models import Account, HandPlayer, HandRecord, TableRecord
+from server.deck_seal import DeckSeal
 from server.errors import ErrorCode, Refusal
 
 
@@ -197,3 +198,33 @@ def _phh_for(text: str, seat: int, seen: list[Event]) -> tuple[str | None, str |
         return None, "no_phh"
     tabled = [seats.index(e.data["seat"] + 1) for e in seen if e.kind == "showdown"]
     return phh.dumps(phh_export.as_seen_by(history, seats.index(seat + 1), tabled)), None
+
+
+class DeckNotPublished(Refusal):
+    code = ErrorCode.DECK_NOT_PUBLISHED
+
+
+async def published_deck(
+    session: AsyncSession,
+    *,
+    hand_id: int,
+    account_id: int,
+    seal: DeckSeal,
+    after_seconds: float | None,
+    now: datetime,
+) -> dict[str, Any]:
+    """The whole deck of one of the player's stud-deck/2 hands, once the cardroom publishes
+    it (``publish_deck_after_seconds`` after the hand ended; never by default):
+    :class:`DeckNotPublished` before, :class:`UnknownHand` for a hand not theirs."""
+    from server.hand_records import full_opening
+
+    line = await _own_line(session, hand_id=hand_id, account_id=account_id)
+    if after_seconds is None:
+        raise DeckNotPublished("this cardroom does not publish whole decks (docs/fairness.md)")
+    ended = line.created_at if line.created_at.tzinfo else line.created_at.replace(tzinfo=UTC)
+    due = ended + timedelta(seconds=after_seconds)
+    if now < due:
+        raise DeckNotPublished(f"the deck of hand {hand_id} is published at {due.isoformat()}")
+    hand = await session.get(HandRecord, hand_id)
+    assert hand is not None
+    return full_opening(hand, seal)

@@ -60,14 +60,16 @@ def _cards(value: Any) -> set[str]:
 
 
 @asynccontextmanager
-async def cardroom(tmp_path: Path) -> AsyncIterator[tuple[str, Cardroom, str]]:
-    settings = Settings(
-        database_url=f"sqlite+aiosqlite:///{tmp_path / 'openings.db'}",
-        pause_between_hands_seconds=0.05,
-        action_clock_seconds=10,
-        starting_bankroll=10_000,
+async def cardroom(tmp_path: Path, **overrides: Any) -> AsyncIterator[tuple[str, Cardroom, str]]:
+    values: dict[str, Any] = {
+        "database_url": f"sqlite+aiosqlite:///{tmp_path / 'openings.db'}",
+        "pause_between_hands_seconds": 0.05,
+        "action_clock_seconds": 10,
+        "starting_bankroll": 10_000,
         **FAST_HASHING,
-    )
+        **overrides,
+    }
+    settings = Settings(**values)
     engine = make_engine(settings.database_url)
     await migrate.upgrade(engine)
     await engine.dispose()
@@ -175,14 +177,38 @@ async def test_what_an_opponent_and_a_watcher_receive_shows_no_unshown_card_or_s
         listed = (
             await admin.get("/admin/hands", headers=bearer(boss), params={"table": table_id})
         ).json()["hands"]
+        opened: dict[int, dict[str, Any]] = {}
         for line in listed:
             events = await admin.get(f"/admin/hands/{line['id']}/events", headers=bearer(boss))
             records[line["number"]] = events.json()["events"]
+            deck = await admin.post(f"/admin/hands/{line['id']}/open-deck", headers=bearer(boss))
+            assert deck.status_code == 200, deck.text
+            opened[line["number"]] = deck.json()
+        # The whole deck is the operator's: a player of the hand is refused it (not published).
+        refused = await admin.get(
+            f"/hands/{histories[0]['id']}/deck", headers=bearer(str(bob.token))
+        )
+        assert refused.status_code == 403
+        assert refused.json()["error"]["code"] == "deck_not_published"
+        audit = await admin.get(
+            "/admin/audit", headers=bearer(boss), params={"action": "hand.open_deck"}
+        )
+        assert audit.status_code == 200, audit.text
+        assert len(audit.json()["entries"]) == len(listed)
         for client in (*players.values(), watcher):
             await client.close()
         await admin.aclose()
 
     assert len(records) >= HANDS and all(n in decks for n in records)
+    for number, deck in opened.items():  # the operator's opening is the real deck
+        committed = decks[number]
+        assert deck["commitment"] == committed.commitment
+        assert deck["server_seed"] == committed.server_seed.hex()
+        assert [o.encode() for o in committed.openings()] == deck["positions"]
+        assert all(
+            fair2.verify_opening(fair2.Opening.decode(o), committed.commitment)
+            for o in deck["positions"]
+        )
     folded_or_mucked_hidden = 0
     for number, events in records.items():
         committed = decks[number]
@@ -255,3 +281,61 @@ def _received(frames: list[dict[str, Any]], number: int) -> list[Any]:
         if current == number:
             out.append(frame.get("data"))
     return out
+
+
+async def test_a_cardroom_may_publish_whole_decks_to_a_hands_players_after_a_delay(
+    tmp_path: Path,
+) -> None:
+    for delay, published in ((0, True), (3600, False)):
+        (tmp_path / str(delay)).mkdir()
+        async with cardroom(tmp_path / str(delay), publish_deck_after_seconds=delay) as (
+            url,
+            room,
+            boss,
+        ):
+            admin = httpx.AsyncClient(base_url=url)
+            created = await admin.post(
+                "/admin/tables",
+                headers=bearer(boss),
+                json={"name": "Open", "seats": 2, "min_buy_in": 100, "max_buy_in": 500},
+            )
+            table_id = created.json()["id"]
+            players = []
+            for name in ("ann", "bob", "cat"):
+                client = StudClient(url)
+                await client.register(name, PASSWORD)
+                await client.login(name, PASSWORD)
+                await client.connect()
+                players.append(client)
+            tables = [await players[n].watch(table_id) for n in (0, 1)]
+            for table in tables:
+                await table.sit(300)
+            await _play(tables, 2)
+            ann, _, cat = players
+            page = await ann._rest("GET", "/hands?limit=5")
+            hand = await ann._rest("GET", f"/hands/{page['hands'][0]['id']}")
+            answer = await admin.get(f"/hands/{hand['id']}/deck", headers=bearer(str(ann.token)))
+            stranger = await admin.get(f"/hands/{hand['id']}/deck", headers=bearer(str(cat.token)))
+            for client in players:
+                await client.close()
+            await admin.aclose()
+        assert stranger.status_code == 404  # not a hand of cat's
+        assert stranger.json()["error"]["code"] == "unknown_hand"
+        if not published:
+            assert answer.status_code == 403
+            assert answer.json()["error"]["code"] == "deck_not_published"
+            continue
+        assert answer.status_code == 200, answer.text
+        deck = answer.json()
+        root = hand["fairness"]["commitment"]
+        assert deck["commitment"] == root
+        openings = [fair2.Opening.decode(o) for o in deck["positions"]]
+        assert sorted(o.card for o in openings) == list(range(52))
+        assert all(fair2.verify_opening(o, root) for o in openings)
+        seen = {
+            (o["card"], o["position"])
+            for e in hand["events"]
+            if e["kind"] == "cards_opened"
+            for o in e["data"]["cards"]
+        }
+        assert seen <= {(format_card(o.card), o.position) for o in openings}
