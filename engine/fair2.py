@@ -41,7 +41,7 @@ from typing import Any, NamedTuple, Protocol
 
 from engine.cards import CARD_COUNT, Card, Deck, format_card, parse_card
 from engine.errors import ErrorCode, InvalidAction
-from engine.fair import SEED_BYTES, DeckStream, check_client_seed, parse_server_seed
+from engine.fair import SEED_BYTES, DeckStream, check_client_seed, client_seeds, parse_server_seed
 
 METHOD = "stud-deck/2"
 _HEX32 = re.compile(r"[0-9a-f]{64}")
@@ -281,8 +281,6 @@ class Deal2:
 
     @classmethod
     def from_record(cls, record: Mapping[str, Any], *, table_id: int, number: int) -> Deal2:
-        from engine.fair import client_seeds
-
         committed = CommittedDeck(
             parse_server_seed(record.get("server_seed")), table_id=table_id, number=number
         )

@@ -1,13 +1,18 @@
-"""``stud-verify HAND``: check that a hand you played was dealt from the deck its seeds make.
+"""``stud-verify HAND``: check that a hand you played was dealt from the deck it committed to.
 
 HAND is the hand history as you download it (``GET /hands/{id}``, JSON); ``--commitment`` and
 ``--seed`` add what your client saw live: the commitment announced before the deal and the
 seed it sent, which the record must then hold. The check, step by step (docs/fairness.md):
-the revealed server seed hashes to the commitment published before the deal; the deck is
-derived again from it, the client seeds and the hand's identity (:mod:`engine.fair`, the very
-code the server deals with); the hand is played again on that deck with the actions of the
-history, under the rules it was dealt by; and every event your seat saw, each card in it, must
-be what the history says.
+
+* ``stud-deck/2`` (:mod:`engine.fair2`): every card opening your seat was sent leads to the
+  commitment; the deal order follows from the commitment and the published client seeds; the
+  hand is played again, under the rules it was dealt by, on a deck whose opened positions hold
+  their cards (the others, cards you never saw); and every event your seat saw, each card and
+  each opening's position in it, must be what the history says (at a showdown where a hand
+  was mucked, the shown hands only: the award rests on hidden cards).
+* ``stud-deck/1`` (:mod:`engine.fair`, older hands): the revealed server seed hashes to the
+  commitment; the deck is derived again from it, the client seeds and the hand's identity; the
+  hand is played again on that deck; and every event your seat saw must be the history's.
 
 Exit status: 0 and a short report when everything matches; 1 and the first mismatch when
 something does not; 2 when the file cannot be read as a hand history.
