@@ -6,8 +6,11 @@ from __future__ import annotations
 import hashlib
 import hmac
 import math
+import re
 from collections import Counter
 from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -322,3 +325,28 @@ def test_a_stud_deck_2_hand_opens_each_card_once_to_whoever_sees_it() -> None:
     assert private == downs
     dealt = [c for cards in hand.cards for c in cards] + list(hand.common)
     assert {o.card for e in opened for o in e.cards} == set(dealt)
+
+
+def test_the_checkers_docs_fairness_md_prints_agree_with_the_engine() -> None:
+    """The Python of docs/fairness.md, run as written: stud-deck/2's opening check and deal
+    order, stud-deck/1's deck."""
+    text = (Path(__file__).resolve().parents[2] / "docs" / "fairness.md").read_text()
+    deck2, deck1 = (_run(block) for block in re.findall(r"```python\n(.*?)```", text, re.S)[:2])
+    committed = CommittedDeck(hashlib.sha256(b"docs").digest(), table_id=3, number=5)
+    seeds = [(0, "a"), (4, "zz")]
+    assert (
+        deck2["deal_order"](committed.commitment, 3, 5, seeds)
+        == deal_order(committed.commitment, 3, 5, seeds)[0]
+    )
+    for o in committed.openings():
+        assert deck2["opens"](o.card, o.position, o.salt, list(o.proof), committed.commitment)
+        other = (o.position + 1) % 52
+        assert not deck2["opens"](o.card, other, o.salt, list(o.proof), committed.commitment)
+    deal = FairDeal(bytes(32), 1, 1, ((0, "abc"),))
+    assert deck1["deck"](bytes(32), 1, 1, [(0, "abc")]) == [format_card(c) for c in deal.order()]
+
+
+def _run(source: str) -> dict[str, Any]:
+    names: dict[str, Any] = {}
+    exec(source, names)  # noqa: S102 - the documentation's own example
+    return names
