@@ -209,3 +209,35 @@ async def test_a_reconnect_right_after_a_commitment_gives_its_seed_to_the_next_h
     assert {"seat": history["seat"], "seed": seed} in history["fairness"]["client_seeds"]
     assert history["fairness"]["commitment"] == committed["commitment"]
     assert verify.verify(history, commitment=commitment, seed=seed).fair
+
+
+async def test_a_player_who_sits_down_after_a_commitment_seeds_that_hand(
+    make_player: MakePlayer, open_table: OpenTable
+) -> None:
+    """A watcher sits down while a hand is played, the next one's commitment already out: the
+    client gives that very hand its seed on sitting down, and the hand lists it."""
+    table_id = await open_table(variant="seven_card_stud", seats=3)
+    players = [await make_player() for _ in range(3)]
+    tables = [await player.watch(table_id) for player in players]
+    for table in tables[:2]:
+        await table.sit(200)
+    late = tables[2]
+    view = await late.wait_for(
+        lambda v: v.hand_number is not None and not v.hand_over and v.street == "third", TIMEOUT
+    )
+    committed = late.committed
+    assert committed is not None and committed[0] == (view.hand_number or 0) + 1
+    playing = asyncio.create_task(_play(tables[:2], 1))
+    try:
+        await late.sit(200)
+        await late.wait_for(lambda v: committed[0] in late.seeds, TIMEOUT)
+    finally:
+        await playing
+    commitment, seed = late.seeds[committed[0]]
+    assert commitment == committed[1]
+    await _play(tables, 1)
+    page = await players[2]._rest("GET", "/hands?limit=5")
+    line = next(h for h in page["hands"] if h["number"] == committed[0])
+    history = await players[2]._rest("GET", f"/hands/{line['id']}")
+    assert {"seat": history["seat"], "seed": seed} in history["fairness"]["client_seeds"]
+    assert verify.verify(history, commitment=commitment, seed=seed).fair

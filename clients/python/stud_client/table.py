@@ -143,6 +143,12 @@ class Table:
             self._view = self._build()
         return self._view
 
+    @property
+    def committed(self) -> tuple[int, str] | None:
+        """The next hand's commitment, published and not yet dealt: (hand, commitment), as
+        ``deck_committed`` or a snapshot told it (docs/fairness.md); None: none is out."""
+        return self._picture.committed
+
     def events(self) -> EventStream:
         """Every event from this call on, in order (a ``snapshot`` one after each resync);
         ``aclose`` it when done. A consumer thousands of events behind loses the oldest."""
