@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 from engine.errors import ErrorCode, InvalidAction
 
 if TYPE_CHECKING:
-    from engine.fair import FairDeal
+    from engine.fair2 import DealProof
 
 RANKS = "23456789TJQKA"
 SUITS = "cdhs"
@@ -147,7 +147,7 @@ class Deck:
         if order is None and rng is not None and not isinstance(rng, random.Random):
             raise TypeError("a deck shuffled as it is dealt needs a random.Random")
         self.rng: random.Random | Scrambler = rng if rng is not None else secrets.SystemRandom()
-        self.fair: FairDeal | None = None
+        self.fair: DealProof | None = None
         # Random's unbiased integer draw (what its own shuffle uses) draws from getrandbits:
         # when the source draws that way, _settle writes the same draw out (a call less per
         # card); None: the source's own draw.

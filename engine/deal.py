@@ -13,7 +13,17 @@ from itertools import compress
 from typing import TYPE_CHECKING
 
 from engine.cards import UNKNOWN, Card, format_card
-from engine.events import CommonCard, Deal, DeckProcedure, DownCards, StreetDealt, new_event
+from engine.events import (
+    CardsOpened,
+    CommonCard,
+    Deal,
+    DeckProcedure,
+    DownCards,
+    StreetDealt,
+    new_event,
+)
+from engine.fair import METHOD as STUD_DECK_1
+from engine.fair2 import Opening
 from engine.plan import BOARD_STEP
 
 if TYPE_CHECKING:
@@ -39,9 +49,13 @@ def deal_street(hand: Hand) -> Card | None:
     name = plan.names[street]
     if procedure is not None:
         hand.events.append(new_event(DeckProcedure, (name, procedure)))
+    fair = hand.deck.fair  # a stud-deck/2 deal opens each card to whoever sees it
+    opening = fair.opening if fair is not None and fair.method != STUD_DECK_1 else None
     if common is not None:
         hand.common.append(common)
         hand.events.append(new_event(CommonCard, (name, format_card(common))))
+        if opening is not None:
+            hand.events.append(CardsOpened(name, (_opened(opening(common)),)))
         return common
     text = _CARD_TEXT
     step = BOARD_STEP
@@ -64,6 +78,8 @@ def deal_street(hand: Hand) -> Card | None:
             cards[i].append(card)
             public.append(_new_tuple(Deal, (seat, (), 1, folded[i])))
             events.append(new_event(DownCards, (seat, name, (text[card],))))
+            if opening is not None:
+                events.append(CardsOpened(name, (_opened(opening(card)),), seat))
     else:
         count = len(takers)
         known = True
@@ -87,10 +103,30 @@ def deal_street(hand: Hand) -> Card | None:
             public.append(_new_tuple(Deal, (seat, tuple(shown), len(down), folded[i])))
             if down:
                 events.append(new_event(DownCards, (seat, name, tuple(down))))
+                if opening is not None:
+                    hidden = [c for c, face_up in zip(mine, faces, strict=True) if not face_up]
+                    events.append(
+                        CardsOpened(name, tuple(_opened(opening(c)) for c in hidden), seat)
+                    )
         if not known:
             hand._known_boards = False
     events.append(new_event(StreetDealt, (name, tuple(public))))
+    if opening is not None:
+        up_cards = [c for n in range(len(takers)) for c in _ups(dealt, n, len(takers), faces)]
+        if up_cards:
+            events.append(CardsOpened(name, tuple(_opened(opening(c)) for c in up_cards)))
     return None
+
+
+def _ups(dealt: list[Card], n: int, count: int, faces: tuple[bool, ...]) -> list[Card]:
+    """The upcards the ``n``-th of ``count`` takers was dealt on this street."""
+    return [c for c, face_up in zip(dealt[n::count], faces, strict=True) if face_up]
+
+
+def _opened(opening: Opening | None) -> Opening:
+    if opening is None:
+        raise ValueError("a stud-deck/2 deal opens every card it deals")
+    return opening
 
 
 __all__ = ["deal_street"]

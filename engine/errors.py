@@ -44,6 +44,8 @@ class ErrorCode(StrEnum):
     NOT_FOUND = "not_found"
     UNKNOWN_HAND = "unknown_hand"
     NO_PHH = "no_phh"
+    NO_DECK = "no_deck"
+    DECK_NOT_PUBLISHED = "deck_not_published"
     UNKNOWN_WALLET = "unknown_wallet"
     METHOD_NOT_ALLOWED = "method_not_allowed"
     USERNAME_TAKEN = "username_taken"
@@ -145,6 +147,8 @@ _HTTP_STATUS: dict[ErrorCode, int] = {
     ErrorCode.NOT_FOUND: 404,
     ErrorCode.UNKNOWN_HAND: 404,
     ErrorCode.NO_PHH: 404,
+    ErrorCode.NO_DECK: 404,
+    ErrorCode.DECK_NOT_PUBLISHED: 403,
     ErrorCode.UNKNOWN_WALLET: 404,
     ErrorCode.UNKNOWN_PLAYER: 404,
     ErrorCode.UNKNOWN_TABLE: 404,

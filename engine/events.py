@@ -29,6 +29,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, NamedTuple, Protocol, TypeVar, cast
 
 from engine.actions import LegalActions, legal_data
+from engine.fair2 import Opening
 
 _E = TypeVar("_E", bound="Event")
 
@@ -195,6 +196,7 @@ class _HandStarted(NamedTuple):
     seats: tuple[SeatStack, ...]
     commitment: str | None = None  # SHA-256 of the server seed (engine.fair), hex
     client_seeds: tuple[tuple[int, str], ...] = ()  # (seat, seed) that went into the deck
+    method: str | None = None  # how the deck was made; None: stud-deck/1 (or no commitment)
 
 
 @event_type
@@ -206,7 +208,9 @@ class HandStarted(Event, _HandStarted):
     kind = "hand_started"
 
     def encode(self) -> dict[str, Any]:
-        variant, structure, ante, bring_in, small_bet, big_bet, seats, committed, seeds = self
+        variant, structure, ante, bring_in, small_bet, big_bet, seats, committed, seeds, method = (
+            self
+        )
         data: dict[str, Any] = {
             "variant": variant,
             "structure": structure,
@@ -219,6 +223,8 @@ class HandStarted(Event, _HandStarted):
         if committed is not None:
             data["commitment"] = committed
             data["client_seeds"] = [{"seat": seat, "seed": seed} for seat, seed in seeds]
+            if method is not None:
+                data["method"] = method
         return data
 
     @classmethod
@@ -233,6 +239,7 @@ class HandStarted(Event, _HandStarted):
             _stacks(data["seats"]),
             data.get("commitment"),
             tuple((e["seat"], e["seed"]) for e in data.get("client_seeds", ())),
+            data.get("method"),
         )
 
 
@@ -264,6 +271,38 @@ class DownCards(Event, _DownCards):
     @property
     def to(self) -> int | None:
         return self.seat
+
+
+class _CardsOpened(NamedTuple):
+    street: str
+    cards: tuple[Opening, ...]
+    seat: int | None = None  # whose own down cards these are; None: cards everyone saw
+
+
+@event_type
+class CardsOpened(Event, _CardsOpened):
+    """Cards of a ``stud-deck/2`` deal (engine.fair2) opened against the commitment, sent with
+    the cards to whoever saw them: a seat its own down cards, everyone the upcards and the
+    cards shown at showdown. A card never shown is never opened."""
+
+    __slots__ = ()
+    kind = "cards_opened"
+
+    @property
+    def to(self) -> int | None:
+        return self.seat
+
+    def encode(self) -> dict[str, Any]:
+        street, cards, seat = self
+        data: dict[str, Any] = {"street": street, "cards": [c.encode() for c in cards]}
+        if seat is not None:
+            data["seat"] = seat
+        return data
+
+    @classmethod
+    def from_data(cls, data: Mapping[str, Any]) -> CardsOpened:
+        cards = tuple(Opening.decode(c) for c in data["cards"])
+        return cls(data["street"], cards, data.get("seat"))
 
 
 class Deal(NamedTuple):
@@ -566,6 +605,7 @@ __all__ = [
     "ActionTaken",
     "Announcement",
     "Ante",
+    "CardsOpened",
     "CommonCard",
     "Deal",
     "DeckProcedure",

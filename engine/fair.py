@@ -143,6 +143,8 @@ class FairDeal:
     number: int
     client_seeds: tuple[tuple[int, str], ...] = ()
 
+    method = METHOD
+
     def __post_init__(self) -> None:
         if len(self.server_seed) != SEED_BYTES:
             raise InvalidAction(f"a server seed is {SEED_BYTES} bytes", code=ErrorCode.BAD_DECK)
@@ -155,6 +157,14 @@ class FairDeal:
     @property
     def commitment(self) -> str:
         return commitment(self.server_seed)
+
+    def revealed(self) -> str | None:
+        """The server seed, revealed when the hand is over (hex)."""
+        return self.server_seed.hex()
+
+    def opening(self, card: Card) -> None:
+        """No card is opened one by one: the revealed seed opens them all."""
+        return None
 
     def context(self) -> bytes:
         lines = [METHOD, f"table={self.table_id}", f"hand={self.number}"]

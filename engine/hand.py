@@ -46,6 +46,7 @@ from engine.events import (
     UncalledReturned,
     new_event,
 )
+from engine.fair import METHOD
 from engine.order import announce, bring_in_seat, first_to_act, pair_showing
 from engine.plan import plan_of
 from engine.pots import Pot, Share
@@ -217,8 +218,12 @@ class Hand:
                 for seat, stack in zip(self.seats, self.stacks, strict=True)
             ]
         )
-        fair = self.deck.fair  # a provably fair deck's commitment and client seeds
-        proof = (fair.commitment, fair.client_seeds) if fair is not None else (None, ())
+        fair = self.deck.fair  # a provably fair deck's commitment, client seeds and method
+        proof = (
+            (fair.commitment, fair.client_seeds, None if fair.method == METHOD else fair.method)
+            if fair is not None
+            else (None, (), None)
+        )
         self._emit(new_event(HandStarted, (*self._plan.started, entries, *proof)))
         by_position = config.ante_by_position
         if by_position is not None and len(by_position) != self.n:

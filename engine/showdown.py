@@ -19,7 +19,17 @@ from engine.describe import (
     describe_low8,
     describe_razz,
 )
-from engine.events import HandEnded, Muck, PotAwarded, RakeTaken, SeatStack, Showdown, new_event
+from engine.events import (
+    CardsOpened,
+    HandEnded,
+    Muck,
+    PotAwarded,
+    RakeTaken,
+    SeatStack,
+    Showdown,
+    new_event,
+)
+from engine.fair import METHOD as STUD_DECK_1
 from engine.pots import Pot, Share, award, build_pots, rake
 
 if TYPE_CHECKING:
@@ -120,6 +130,7 @@ def showdown(hand: Hand, live: list[int]) -> None:
                             else describe_low8(lv)
                         )
             hand.events.append(Showdown(hand.seats[j], held, said_high, said_low, judged))
+            _open_shown(hand, j)
         else:
             hand.events.append(Muck(hand.seats[j]))
     winners_high = [v if j in shown else None for j, v in enumerate(high)]
@@ -205,6 +216,21 @@ def finish(hand: Hand, live: list[int]) -> None:
     _pay(hand, pots, [share], raked, showdown=False)
 
 
+def _open_shown(hand: Hand, j: int) -> None:
+    """A stud-deck/2 deal opens a shown hand's down cards to everyone (its upcards were
+    opened as they fell)."""
+    fair = hand.deck.fair
+    if fair is None or fair.method == STUD_DECK_1:
+        return
+    up = set(hand.up[j])
+    opened = []
+    for card in hand.cards[j]:
+        if card not in up and (opening := fair.opening(card)) is not None:
+            opened.append(opening)
+    if opened:
+        hand.events.append(CardsOpened("showdown", tuple(opened)))
+
+
 def _pay(
     hand: Hand, pots: list[Pot], shares: list[Share], raked: list[int], showdown: bool
 ) -> None:
@@ -225,8 +251,8 @@ def _pay(
     hand.over = True
     hand.to_act = -1
     hand._legal = None
-    fair = hand.deck.fair  # a provably fair deck's server seed is revealed now (engine.fair)
-    revealed = fair.server_seed.hex() if fair is not None else None
+    fair = hand.deck.fair  # a stud-deck/1 deck's server seed is revealed now (engine.fair)
+    revealed = fair.revealed() if fair is not None else None
     events.append(new_event(HandEnded, (tuple(ended), revealed)))
 
 

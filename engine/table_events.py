@@ -234,7 +234,7 @@ class HandNumber(Event, _HandNumber):
 
 class _DeckCommitted(NamedTuple):
     hand: int
-    commitment: str  # SHA-256 of the hand's server seed, hex (engine.fair)
+    commitment: str  # the root of the committed deck (engine.fair2); stud-deck/1: SHA-256 of S
 
 
 @event_type

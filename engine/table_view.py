@@ -44,6 +44,7 @@ from engine.events import (
 from engine.table_events import (
     ChipsAdded,
     Clock,
+    DeckCommitted,
     HandCancelled,
     HandNumber,
     Leaving,
@@ -122,6 +123,7 @@ class TablePicture:
         "operator_pause",
         "closed",
         "rules",
+        "committed",
     )
 
     def __init__(self, seat_count: int, me: str | None = None) -> None:
@@ -139,6 +141,10 @@ class TablePicture:
         self.closed: str | None = None  # an operator closed the table, for this reason
         # The game, stakes and buy-in range as a snapshot shows them (None: not told)
         self.rules: dict[str, Any] | None = None
+        # The next hand's commitment, published and not yet dealt: (hand, commitment). A
+        # seated client gives that hand a seed (docs/fairness.md), even one that sat down or
+        # came back after the commitment was published.
+        self.committed: tuple[int, str] | None = None
 
     # ------------------------------------------------------------------ ways in
 
@@ -166,6 +172,9 @@ class TablePicture:
         picture.dealt = hand.get("viewer") if hand is not None else None
         picture.waiting = list(snapshot.get("waiting", ()))
         picture.operator_pause = snapshot.get("operator_pause")
+        committed = snapshot.get("deck_committed")
+        if committed is not None:
+            picture.committed = (committed["hand"], committed["commitment"])
         if "variant" in snapshot:
             picture.rules = {
                 "variant": snapshot["variant"],
@@ -263,6 +272,10 @@ class TablePicture:
         elif isinstance(event, HandNumber):
             self.hand_number = event.hand
             self.hand, self.dealt = [], None
+            if self.committed is not None and self.committed[0] <= event.hand:
+                self.committed = None  # dealt: the seeds for it are in
+        elif isinstance(event, DeckCommitted):
+            self.committed = (event.hand, event.commitment)
         elif isinstance(event, Clock):
             self.clock = event
             seats[event.seat].time_bank = event.time_bank

@@ -28,6 +28,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from engine import fair2
 from engine.actions import Action
 from engine.cards import Deck
 from engine.errors import ErrorCode
@@ -93,6 +94,7 @@ class TableActor(TableLoop):
         wall_clock: Callable[[], float] = time.time,
         rng_factory: Callable[[], random.Random] | None = None,
         deck_factory: Callable[[], Deck] | None = None,
+        deck_method: str = fair2.METHOD,
         run: int = 1,
         metrics: Metrics | None = None,
         lease: LeaseProof | None = None,
@@ -107,6 +109,9 @@ class TableActor(TableLoop):
         self.rng_factory = rng_factory  # seeds server seeds (tests); None: ``secrets``
         self.deck_factory = deck_factory  # tests stack the deck; None: a provably fair deal
         self.next_deal: dealing.NextDeal | None = None  # committed to, not dealt yet
+        # How decks are committed to and proven: stud-deck/2 (engine.fair2); a table made with
+        # stud-deck/1 deals as hands were dealt before it (tests of those hands' histories).
+        self.deck_method = deck_method
         self.publisher = Publisher(bus, table_id, run=run, lease=lease)
         self.clocks = TableClocks(settings, clock)
         self.journal = Journal(
@@ -319,6 +324,11 @@ class TableActor(TableLoop):
             buy_in=(self.settings.min_buy_in, self.settings.max_buy_in),
             clock_remaining=self.clocks.remaining(),
             operator_pause=self.ops.paused,
+            committed=(
+                (self.next_deal.number, self.next_deal.commitment)
+                if self.next_deal is not None
+                else None
+            ),
         )
 
     # ------------------------------------------------------------------ commands
@@ -497,7 +507,9 @@ class TableActor(TableLoop):
             self.next_deal is not None and self.next_deal.number == number
         ):
             return
-        self.next_deal = dealing.NextDeal(number, dealing.server_seed(self.rng_factory))
+        self.next_deal = dealing.NextDeal(
+            number, dealing.server_seed(self.rng_factory), self.table_id, self.deck_method
+        )
         self.publisher.publish(DeckCommitted(hand=number, commitment=self.next_deal.commitment))
 
     async def _start_hand(self) -> None:
@@ -515,7 +527,7 @@ class TableActor(TableLoop):
         number = self.hand_number + 1
         self._commit_next_hand()  # dealt without the pause between hands: no seed came
         committed, self.next_deal = self.next_deal, None
-        deal = committed.deal(self.table_id, players) if committed is not None else None
+        deal = committed.deal(players) if committed is not None else None
         deck, deck_record = dealing.new_deck(self.deck_factory, deal)
         config = self.ops.config_json(self.table.config)
         paid_until = time_collection.paid_until(self, fees)

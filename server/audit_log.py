@@ -28,6 +28,7 @@ class AuditAction(enum.StrEnum):
     TABLE_RESUME = "table.resume"
     TABLE_CLOSE = "table.close"
     HAND_VOID = "hand.void"
+    HAND_OPEN_DECK = "hand.open_deck"
     PLAYER_CREDIT = "player.credit"
     PLAYER_DEBIT = "player.debit"
     PLAYER_SUSPEND = "player.suspend"

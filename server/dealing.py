@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine import fair
+from engine import fair, fair2
 from engine.actions import Action
 from engine.cards import Deck
 from engine.errors import PhhError
@@ -21,24 +21,44 @@ from engine.variants import TableConfig
 from server.table_config import config_to_json
 from server.table_types import FinishedHand, LiveHandState
 
+FairDeal = fair.FairDeal | fair2.Deal2
+"""A provably fair deal as the server deals it: ``stud-deck/2``, or ``stud-deck/1`` (the
+method of older hands, still dealt when a table is made with it: tests of old histories)."""
+
 
 @dataclass(slots=True)
 class NextDeal:
     """The server seed of the table's next hand, committed to before it is dealt, and the
-    client seeds its players sent since (player -> seed; the last one of each counts)."""
+    client seeds its players sent since (player -> seed; the last one of each counts).
+    ``stud-deck/2`` commits to the whole deck, card by card, as soon as it is made."""
 
     number: int
     server_seed: bytes
+    table_id: int
+    method: str = fair2.METHOD
     seeds: dict[str, str] = field(default_factory=dict)
+    committed: fair2.CommittedDeck | None = None
+
+    def __post_init__(self) -> None:
+        if self.method == fair2.METHOD:
+            self.committed = fair2.CommittedDeck(
+                self.server_seed, table_id=self.table_id, number=self.number
+            )
+        elif self.method != fair.METHOD:
+            raise ValueError(f"no deck method {self.method!r}")
 
     @property
     def commitment(self) -> str:
+        if self.committed is not None:
+            return self.committed.commitment
         return fair.commitment(self.server_seed)
 
-    def deal(self, table_id: int, players: Sequence[tuple[int, str, int]]) -> fair.FairDeal:
+    def deal(self, players: Sequence[tuple[int, str, int]]) -> FairDeal:
         """The hand's seeds as dealt: the client seeds of the players dealt in, by seat."""
-        seeds = sorted((seat, self.seeds[p]) for seat, p, _ in players if p in self.seeds)
-        return fair.FairDeal(self.server_seed, table_id, self.number, tuple(seeds))
+        seeds = tuple(sorted((seat, self.seeds[p]) for seat, p, _ in players if p in self.seeds))
+        if self.committed is not None:
+            return self.committed.deal(seeds)
+        return fair.FairDeal(self.server_seed, self.table_id, self.number, seeds)
 
 
 def server_seed(rng_factory: Callable[[], random.Random] | None = None) -> bytes:
@@ -50,7 +70,7 @@ def server_seed(rng_factory: Callable[[], random.Random] | None = None) -> bytes
 
 
 def new_deck(
-    deck_factory: Callable[[], Deck] | None, deal: fair.FairDeal | None
+    deck_factory: Callable[[], Deck] | None, deal: FairDeal | None
 ) -> tuple[Deck, dict[str, Any]]:
     """A deck and what it takes to deal it again (sealed at rest by the store): the seeds
     of a provably fair ``deal``, or the whole order of the stacked deck ``deck_factory``
@@ -82,6 +102,8 @@ def replay(config: TableConfig, seats: Sequence[Seat | None], live: LiveHandStat
 def deck_of(live: LiveHandState) -> Deck:
     """The stored hand's deck: derived again from its seeds, or its stacked order."""
     record = live.deck
+    if record.get("method") == fair2.METHOD:
+        return fair2.Deal2.from_record(record, table_id=live.table_id, number=live.number).deck()
     if "server_seed" in record:
         return fair.FairDeal.from_record(record, table_id=live.table_id, number=live.number).deck()
     order, seed = record.get("order"), record.get("seed")
@@ -107,9 +129,11 @@ def finished_record(
     fields: dict[str, Any] = {"table": str(table_id), "players": [players[s] for s in hand.seats]}
     deal = hand.deck.fair
     if deal is not None:
-        fields["_deck_method"] = fair.METHOD
+        fields["_deck_method"] = deal.method
         fields["_deck_commitment"] = deal.commitment
-        fields["_server_seed"] = deal.server_seed.hex()
+        revealed = deal.revealed()  # stud-deck/1 only: stud-deck/2 reveals no seed
+        if revealed is not None:
+            fields["_server_seed"] = revealed
         fields["_client_seeds"] = [f"{seat}:{seed}" for seat, seed in deal.client_seeds]
         fields["_table_id"] = table_id
         fields["_hand_number"] = number
@@ -134,13 +158,22 @@ def finished_record(
         phh=phh,
         config=config_to_json(hand.config),
         rake=result.rake,
+        deck=sealed_deck(hand),
     )
 
 
-def revealed_seed(hand: Hand) -> str | None:
-    """The server seed a voided hand reveals (docs/fairness.md), as ``hand_ended`` would."""
+def sealed_deck(hand: Hand) -> dict[str, Any] | None:
+    """What the store keeps, sealed, of a stud-deck/2 hand's deal once it is over: its seeds,
+    from which the whole deck opens for an operator's audit (docs/fairness.md)."""
     deal = hand.deck.fair
-    return deal.server_seed.hex() if deal is not None else None
+    return deal.record() if isinstance(deal, fair2.Deal2) else None
+
+
+def revealed_seed(hand: Hand) -> str | None:
+    """The server seed a voided hand reveals (docs/fairness.md), as ``hand_ended`` would: a
+    ``stud-deck/1`` hand's; a ``stud-deck/2`` hand reveals none."""
+    deal = hand.deck.fair
+    return deal.revealed() if deal is not None else None
 
 
 def cancelled_record(
@@ -167,6 +200,7 @@ def cancelled_record(
         stacks=dict(starting),
         cancelled=True,
         config=config_to_json(hand.config),
+        deck=sealed_deck(hand),
     )
 
 

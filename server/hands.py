@@ -10,17 +10,18 @@ out only when the player saw every one of those cards, decided from the same eve
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from engine import fair, phh, phh_export
+from engine import fair, fair2, phh, phh_export
 from engine.events import Event, HandEnded, HandStarted, decode_all
 from engine.table_events import HandCancelled
 from engine.views import visible_events
 from server.db.models import Account, HandPlayer, HandRecord, TableRecord
+from server.deck_seal import DeckSeal
 from server.errors import ErrorCode, Refusal
 
 
@@ -155,14 +156,26 @@ def fairness_of(
     events: list[Event], *, table_id: int, number: int, config: dict[str, Any] | None
 ) -> dict[str, Any] | None:
     """What a player checks the deal with (docs/fairness.md): the commitment and client seeds
-    of ``hand_started``, the server seed ``hand_ended`` (or a void's ``hand_cancelled``)
-    revealed, the hand's identity and its rules. None for a hand not dealt from a provably
-    fair deck."""
+    of ``hand_started``, the hand's identity and its rules; for ``stud-deck/1``, the server
+    seed ``hand_ended`` (or a void's ``hand_cancelled``) revealed (``stud-deck/2`` reveals
+    none: the openings of the cards the player saw are in the events). None for a hand not
+    dealt from a provably fair deck."""
     started = next((e for e in events if isinstance(e, HandStarted)), None)
+    if started is None or started.commitment is None or config is None:
+        return None
+    if started.method == fair2.METHOD:  # no seed is revealed: the openings are in the events
+        return {
+            "method": fair2.METHOD,
+            "table_id": table_id,
+            "hand": number,
+            "commitment": started.commitment,
+            "client_seeds": [{"seat": seat, "seed": seed} for seat, seed in started.client_seeds],
+            "config": config,
+        }
     revealed = next(
         (e.server_seed for e in events if isinstance(e, HandEnded | HandCancelled)), None
     )
-    if started is None or started.commitment is None or revealed is None or config is None:
+    if revealed is None:
         return None
     return {
         "method": fair.METHOD,
@@ -185,3 +198,33 @@ def _phh_for(text: str, seat: int, seen: list[Event]) -> tuple[str | None, str |
         return None, "no_phh"
     tabled = [seats.index(e.data["seat"] + 1) for e in seen if e.kind == "showdown"]
     return phh.dumps(phh_export.as_seen_by(history, seats.index(seat + 1), tabled)), None
+
+
+class DeckNotPublished(Refusal):
+    code = ErrorCode.DECK_NOT_PUBLISHED
+
+
+async def published_deck(
+    session: AsyncSession,
+    *,
+    hand_id: int,
+    account_id: int,
+    seal: DeckSeal,
+    after_seconds: float | None,
+    now: datetime,
+) -> dict[str, Any]:
+    """The whole deck of one of the player's stud-deck/2 hands, once the cardroom publishes
+    it (``publish_deck_after_seconds`` after the hand ended; never by default):
+    :class:`DeckNotPublished` before, :class:`UnknownHand` for a hand not theirs."""
+    from server.hand_records import full_opening
+
+    line = await _own_line(session, hand_id=hand_id, account_id=account_id)
+    if after_seconds is None:
+        raise DeckNotPublished("this cardroom does not publish whole decks (docs/fairness.md)")
+    ended = line.created_at if line.created_at.tzinfo else line.created_at.replace(tzinfo=UTC)
+    due = ended + timedelta(seconds=after_seconds)
+    if now < due:
+        raise DeckNotPublished(f"the deck of hand {hand_id} is published at {due.isoformat()}")
+    hand = await session.get(HandRecord, hand_id)
+    assert hand is not None
+    return full_opening(hand, seal)

@@ -268,13 +268,21 @@ class ClientSeedPublic(BaseModel):
 
 
 class FairnessPublic(BaseModel):
-    """A provably fair deal, revealed: docs/fairness.md says how the deck follows from it."""
+    """A provably fair deal: docs/fairness.md says how the deal follows from it."""
 
-    method: str = Field(description="the derivation, stud-deck/1")
+    method: str = Field(description="the method: stud-deck/2 (stud-deck/1 for older hands)")
     table_id: int
     hand: int = Field(description="the hand's number at its table")
-    commitment: str = Field(description="SHA-256 of the server seed, published before the deal")
-    server_seed: str = Field(description="32 bytes in hex, revealed when the hand ended")
+    commitment: str = Field(
+        description="published before the deal: stud-deck/2, the Merkle root of the committed "
+        "deck; stud-deck/1, SHA-256 of the server seed"
+    )
+    server_seed: str | None = Field(
+        default=None,
+        description="stud-deck/1 only: 32 bytes in hex, revealed when the hand ended "
+        "(stud-deck/2 reveals no seed: the cards you saw were opened to you one by one, "
+        "in the cards_opened events)",
+    )
     client_seeds: list[ClientSeedPublic] = Field(description="by seat, as they went in")
     config: dict[str, Any] = Field(description="the rules the hand was dealt under")
 

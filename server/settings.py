@@ -178,6 +178,10 @@ class Settings(BaseSettings):
     # directory; PostgreSQL refuses to start. Old keys (a JSON list) are only read, for a
     # rotation (docs/operators.md).
     deck_key: SecretStr | None = None
+    # A stud-deck/2 hand's whole deck (every position, card and salt) published to the hand's
+    # players that many seconds after it ended (GET /hands/{id}/deck); None: never (the
+    # default: only an operator opens it, GET /admin/hands/{id}/deck; docs/fairness.md).
+    publish_deck_after_seconds: float | None = Field(default=None, ge=0)
     deck_key_file: str | None = None
     deck_old_keys: list[SecretStr] = Field(default_factory=list)
 

@@ -1,7 +1,8 @@
 """A table's snapshot: the table as one player (or a spectator) may see it, with the
 ``seq`` of the last event it includes. Its table part is the engine's picture
 (``engine.table_view.TablePicture``), the same fold a client makes of the events; the
-server adds what only it knows: the number, the stakes and buy-in, the clock."""
+server adds what only it knows: the number, the stakes and buy-in, the clock, the next
+hand's commitment (docs/fairness.md)."""
 
 from __future__ import annotations
 
@@ -28,7 +29,11 @@ def snapshot_of(
     buy_in: tuple[int, int],
     clock_remaining: float | None,
     operator_pause: str | None = None,
+    committed: tuple[int, str] | None = None,
 ) -> dict[str, Any]:
+    """``committed``: the next hand's published commitment, not yet dealt (hand, commitment),
+    so that a player who sits down or comes back now gives that very hand a seed."""
+
     def presence(name: str) -> tuple[bool, float]:
         state = players.get(name)
         return bool(state and state.connections), round(state.time_bank, 1) if state else 0.0
@@ -61,4 +66,12 @@ def snapshot_of(
         "clock": clock,
         "waiting": picture["waiting"],
         "operator_pause": operator_pause,
+        "deck_committed": deck_committed(committed),
     }
+
+
+def deck_committed(committed: tuple[int, str] | None) -> dict[str, Any] | None:
+    """A snapshot's pending commitment, as ``deck_committed`` announced it (None: none)."""
+    if committed is None:
+        return None
+    return {"hand": committed[0], "commitment": committed[1]}

@@ -28,6 +28,7 @@ from engine.table_view import TablePicture
 from server import commands as cmd
 from server.bus import Bus, Subscription, table_channel
 from server.cluster import TableHandle
+from server.snapshot import deck_committed
 
 MIRROR_QUEUE_SIZE = 4096  # events waiting to be folded; more and the mirror is based again
 REBASE_TRIES = 3
@@ -138,6 +139,7 @@ class TableMirror:
                     "hand": hand,
                     "waiting": part["waiting"],
                     "operator_pause": self.picture.operator_pause,
+                    "deck_committed": deck_committed(self.picture.committed),
                 },
             )
         snapshot = dict(self._cached[1])

@@ -274,6 +274,11 @@ class DatabaseTableStore:
                 result={"cancelled": False, **hand.result},
                 config=hand.config,
                 rake=hand.rake,
+                deck=(
+                    self.seal.seal(hand.deck, table_id=hand.table_id, number=hand.number)
+                    if hand.deck is not None
+                    else None
+                ),
             )
             if hand.rake:
                 await ledger.collect(

@@ -64,6 +64,7 @@ class FinishedHand:
     phh: str = ""  # engine.phh_export.export of the hand; "" where PHH cannot express its rules
     config: dict[str, Any] | None = None  # the rules it was dealt under (table config JSON)
     rake: int = 0  # chips raked from its pots for the house: the stacks end that many short
+    deck: dict[str, Any] | None = None  # its fair deal's seeds (server.dealing): sealed at rest
 
 
 @dataclass(frozen=True, slots=True)

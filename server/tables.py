@@ -138,9 +138,11 @@ async def record_hand(
     result: dict[str, Any],
     config: dict[str, Any] | None = None,
     rake: int = 0,
+    deck: dict[str, Any] | None = None,
 ) -> int:
     """Keep a finished hand; (table, number) is unique, so a retried save cannot double it.
-    ``config``: the rules it was dealt under (what a player's verifier replays it by).
+    ``config``: the rules it was dealt under (what a player's verifier replays it by);
+    ``deck``: the seeds of its deal, sealed (server.deck_seal), for the operator's audit.
     Returns the hand's id. (One statement built once: every table writes one a hand.)"""
     values = {
         "table_id": table_id,
@@ -150,6 +152,7 @@ async def record_hand(
         "result": result,
         "config": config,
         "rake": rake,
+        "deck": deck,
     }
     return int((await session.execute(_INSERT_HAND, values)).scalar_one())
 

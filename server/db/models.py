@@ -244,6 +244,9 @@ class HandRecord(Base):
     result: Mapped[dict[str, Any]] = mapped_column(Json)
     # The rules it was dealt under (server.table_config JSON): what a verifier replays it by.
     config: Mapped[dict[str, Any] | None] = mapped_column(Json, default=None)
+    # The seeds it was dealt from, sealed with the deck key (server/deck_seal.py): the whole
+    # deck of a stud-deck/2 hand opened for an operator's audit (docs/fairness.md); None: none.
+    deck: Mapped[dict[str, Any] | None] = mapped_column(Json, default=None)
     # Chips raked from the hand into the house's revenue: its players' chips net to minus it.
     rake: Mapped[int] = mapped_column(BigInteger, default=0, server_default=text("0"))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)

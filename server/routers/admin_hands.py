@@ -13,10 +13,11 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Path, Query
 from fastapi.responses import PlainTextResponse
 
-from server import hand_records
+from server import audit_log, hand_records
 from server.accounts import USERNAME_PATTERN
 from server.deps import (
     CardroomDep,
+    OperatorUser,
     SessionDep,
     SettingsDep,
     StaffUser,
@@ -123,6 +124,31 @@ async def hand_events(hand_id: HandId, _staff: StaffUser, session: SessionDep) -
     return HandEventsPublic.model_validate(
         {"id": hand.id, "table_id": hand.table_id, "number": hand.number, "events": events}
     )
+
+
+@router.post(
+    "/hands/{hand_id}/open-deck",
+    responses={404: {"description": "error code unknown_hand, or no_deck (none kept)"}},
+)
+async def hand_deck(
+    hand_id: HandId, operator: OperatorUser, session: SessionDep, cardroom: CardroomDep
+) -> dict[str, Any]:
+    """The whole deck of a stud-deck/2 hand opened, for an audit or a player's dispute (every
+    position's card, salt and path to the commitment, the server seed, the deal order): an
+    operator's act, not a read (support may not), written to the audit log
+    (``hand.open_deck``)."""
+    hand = await hand_records.hand(session, hand_id=hand_id)
+    opened = hand_records.full_opening(hand, cardroom.seal)
+    await audit_log.record(
+        session,
+        actor=operator,
+        action=audit_log.AuditAction.HAND_OPEN_DECK,
+        target_kind="hand",
+        target_id=hand_id,
+        after={"table_id": hand.table_id, "number": hand.number},
+    )
+    await session.commit()
+    return opened
 
 
 @router.get("/tables/live")

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from datetime import UTC, datetime
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Path, Query
 from fastapi.responses import PlainTextResponse
 
 from server import hands
-from server.deps import CurrentUser, SessionDep
+from server.deps import CardroomDep, CurrentUser, SessionDep, SettingsDep
 from server.overload import SHED_RESPONSE, shed_when_busy
 from server.schemas import HandLinePublic, HandPagePublic, HandPublic
 
@@ -72,4 +73,32 @@ async def get_hand_phh(
     text, filename = await hands.player_phh(session, hand_id=hand_id, account_id=user.id)
     return PlainTextResponse(
         text, headers={"Content-Disposition": f'attachment; filename="{filename}"'}
+    )
+
+
+@router.get(
+    "/hands/{hand_id}/deck",
+    responses={
+        403: {"description": "error code deck_not_published (not yet, or never here)"},
+        404: {"description": "error code unknown_hand (not one of yours) or no_deck"},
+    },
+)
+async def get_hand_deck(
+    hand_id: HandId,
+    user: CurrentUser,
+    session: SessionDep,
+    settings: SettingsDep,
+    cardroom: CardroomDep,
+) -> dict[str, Any]:
+    """One of your stud-deck/2 hands' whole deck opened (every position's card, salt and path,
+    the server seed, the deal order), where the cardroom publishes decks: the setting
+    ``publish_deck_after_seconds`` after the hand ended (off by default: 403
+    ``deck_not_published``; docs/fairness.md)."""
+    return await hands.published_deck(
+        session,
+        hand_id=hand_id,
+        account_id=user.id,
+        seal=cardroom.seal,
+        after_seconds=settings.publish_deck_after_seconds,
+        now=datetime.now(UTC),
     )

@@ -27,6 +27,7 @@ const session = {
   log: [], chat: [], history: [],
   current: null,   // the record of the hand being played, for the history
   seeds: new Map(), // "table/hand" -> { commitment, seed }: what this page gave each hand
+  seeding: new Set(), // "table/hand": the hands this page sent a seed for (one each)
   actedOn: null,   // the turn we already answered
 };
 
@@ -187,9 +188,10 @@ function onTableEvent(kind, data, t, isPrivate) {
     case "snapshot":
       $("table-game").textContent = gameAndStakes(t.variant, t.stakes);
       if (session.current && (session.current.number !== t.handNumber || !t.hand)) session.current = null;
+      seedCommitted(t);  // a commitment published before this snapshot (a reconnect)
       break;
     case "deck_committed":
-      if (t.you !== null && t.you !== undefined) giveSeed(t.id, data.hand, data.commitment);
+      seedCommitted(t);
       break;
     case "hand_started":
       session.current = { table: t.id, tableName: session.tableName, number: t.handNumber, seat: t.you,
@@ -247,7 +249,10 @@ function onTableEvent(kind, data, t, isPrivate) {
     case "table_settings":
       $("table-game").textContent = gameAndStakes(t.variant, t.stakes);
       addLog(`New table settings: ${variantName(data.variant)} ${data.stakes.small_bet}/${data.stakes.big_bet}, ${data.seats} seats, buy-in ${data.buy_in.min}–${data.buy_in.max}`, "dealer"); break;
-    case "seat_taken": addLog(`${data.player} sits down with ${data.stack}`); break;
+    case "seat_taken":
+      addLog(`${data.player} sits down with ${data.stack}`);
+      seedCommitted(t);  // sat down after the next hand's commitment: that hand gets a seed
+      break;
     case "seat_left": addLog(`${data.player} leaves`); break;
     case "sat_out": addLog(`${nameAt(t, data.seat)} sits out${data.busted ? " (out of chips)" : ""}`); break;
     case "sat_in": addLog(`${nameAt(t, data.seat)} is back`); break;
@@ -264,6 +269,16 @@ function onTableEvent(kind, data, t, isPrivate) {
 
 // A fresh random seed for the committed next hand (docs/fairness.md); refused (too late, no
 // seat) or lost, the hand is dealt without it.
+// The committed next hand gets one seed from this page while it is seated.
+function seedCommitted(t) {
+  const committed = t.committed;
+  if (!committed || t.you === null || t.you === undefined) return;
+  const key = `${t.id}/${committed.hand}`;
+  if (session.seeding.has(key)) return;
+  session.seeding.add(key);
+  giveSeed(t.id, committed.hand, committed.commitment);
+}
+
 async function giveSeed(table, hand, commitment) {
   const seed = newClientSeed();
   try {
@@ -271,7 +286,10 @@ async function giveSeed(table, hand, commitment) {
     // Too late for that hand, it went to the next one, whose commitment is not this one.
     if (reply?.hand === hand) session.seeds.set(`${table}/${hand}`, { commitment, seed });
     while (session.seeds.size > 64) session.seeds.delete(session.seeds.keys().next().value);
-  } catch { /* the hand is dealt without this page's seed */ }
+  } catch {  // the hand is dealt without this page's seed (a snapshot after a drop tries again)
+    session.seeding.delete(`${table}/${hand}`);
+  }
+  while (session.seeding.size > 64) session.seeding.delete(session.seeding.keys().next().value);
 }
 
 function handNames(data) {
@@ -337,7 +355,8 @@ async function verifyHand(h) {
     const { fair, checks } = await checkHand(hand, h.given);
     const lines = [`Hand #${hand.number}: ${fair ? "fair" : "NOT FAIR"}`,
       ...checks.map(([what, ok]) => `${ok ? "✓" : "✗"} ${what}`)];
-    if (hand.fairness) lines.push(`commitment ${hand.fairness.commitment}`, `server seed ${hand.fairness.server_seed}`);
+    if (hand.fairness) lines.push(`${hand.fairness.method}, commitment ${hand.fairness.commitment}`);
+    if (hand.fairness?.server_seed) lines.push(`server seed ${hand.fairness.server_seed}`);
     const blob = new Blob([JSON.stringify(hand, null, 1)], { type: "application/json" });
     const link = el("a", { href: URL.createObjectURL(blob), download: `hand-${hand.id}.json`, class: "download" },
       "Download this hand for stud-verify");

@@ -156,6 +156,8 @@ export class Connection {
       seats: snap.seats.map((s) => ({ ...s })),
       hand: snap.hand ? normalHand(snap.hand, snap.seq) : null,
       clock: null, operatorPause: snap.operator_pause ?? null, closed: null,
+      // The next hand's commitment, published and not yet dealt: a seat gives it a seed.
+      committed: snap.deck_committed ?? null,
     };
     if (snap.clock) {
       const bank = table.seats[snap.clock.seat]?.time_bank ?? 0;
@@ -271,7 +273,11 @@ export function apply(t, kind, data, isPrivate) {
       break;
     case "waiting_list": t.waiting = data.waiting; break;
     case "seat_offer_expired": offList(t, data.player); break;
-    case "hand_number": t.handNumber = data.hand; t.hand = null; break;
+    case "hand_number":
+      t.handNumber = data.hand; t.hand = null;
+      if (t.committed && t.committed.hand <= data.hand) t.committed = null;
+      break;
+    case "deck_committed": t.committed = { hand: data.hand, commitment: data.commitment }; break;
     case "clock":
       t.clock = { seat: data.seat, end: Date.now() + (data.action_clock + data.time_bank) * 1000, bank: data.time_bank };
       if (seat(data.seat)) seat(data.seat).time_bank = data.time_bank;

@@ -1,21 +1,25 @@
-"""Provably fair decks (engine.fair): the method as docs/fairness.md writes it, and the
-uniformity of the decks it derives."""
+"""Provably fair decks (engine.fair, engine.fair2): the methods as docs/fairness.md writes them,
+and the uniformity of the decks stud-deck/1 derives."""
 
 from __future__ import annotations
 
 import hashlib
 import hmac
 import math
+import re
 from collections import Counter
 from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
 
 import pytest
 
 from engine.actions import Action
 from engine.cards import format_card, parse_card
 from engine.errors import InvalidAction
-from engine.events import DeckProcedure, HandEnded, HandStarted
+from engine.events import CardsOpened, DeckProcedure, DownCards, HandEnded, HandStarted
 from engine.fair import FairDeal, check_client_seed, commitment, parse_server_seed
+from engine.fair2 import CommittedDeck, deal_order, verify_opening
 from engine.hand import Hand
 from engine.variants import TableConfig, find_variant
 
@@ -198,3 +202,151 @@ def test_a_short_deck_scrambles_its_burns_from_the_stream_and_deals_the_same_aga
     assert started.commitment == deal.commitment and started.client_seeds == deal.client_seeds
     ended = hand.events[-1]
     assert isinstance(ended, HandEnded) and ended.server_seed == deal.server_seed.hex()
+
+
+# ---------------------------------------------------------------------- stud-deck/2
+
+
+def _doc_stream(key: bytes, context: bytes) -> Callable[[int], int]:
+    """``below(n)`` over ``HMAC-SHA256(key, context || counter)``, from the text alone."""
+
+    def blocks() -> Iterable[int]:
+        counter = 0
+        while True:
+            yield from hmac.new(key, context + counter.to_bytes(8, "big"), hashlib.sha256).digest()
+            counter += 1
+
+    source = iter(blocks())
+
+    def below(n: int) -> int:
+        while True:
+            byte = next(source)
+            if byte < 256 - 256 % n:
+                return byte % n
+
+    return below
+
+
+def _doc_shuffle(items: list[int], below: Callable[[int], int]) -> list[int]:
+    for i in range(len(items) - 1):
+        j = i + below(len(items) - i)
+        items[i], items[j] = items[j], items[i]
+    return items
+
+
+def _doc_root(server_seed: bytes, table_id: int, number: int) -> tuple[list[int], str]:
+    """The committed deck and its Merkle root as docs/fairness.md describes them."""
+    context = f"stud-deck/2 deck\ntable={table_id}\nhand={number}\n".encode()
+    deck = _doc_shuffle(list(range(52)), _doc_stream(server_seed, context))
+    salts = [
+        hmac.new(server_seed, b"stud-deck/2 salt\n" + bytes([j]), hashlib.sha256).digest()
+        for j in range(52)
+    ]
+    level = [hashlib.sha256(bytes([0, j, deck[j]]) + salts[j]).digest() for j in range(52)]
+    while len(level) > 1:
+        up = [
+            hashlib.sha256(b"\x01" + level[i] + level[i + 1]).digest()
+            for i in range(0, len(level) - 1, 2)
+        ]
+        level = up + ([level[-1]] if len(level) % 2 else [])
+    return deck, level[0].hex()
+
+
+@pytest.mark.parametrize(
+    ("table_id", "number", "seeds"), [(1, 1, []), (3, 1000, [(1, "x-Y_9"), (7, "z")])]
+)
+def test_stud_deck_2_is_the_method_the_documentation_describes(
+    table_id: int, number: int, seeds: list[tuple[int, str]]
+) -> None:
+    server_seed = hashlib.sha256(b"doc").digest()
+    deck, root = _doc_root(server_seed, table_id, number)
+    committed = CommittedDeck(server_seed, table_id=table_id, number=number)
+    assert committed.cards == deck and committed.commitment == root
+    context = f"stud-deck/2\ntable={table_id}\nhand={number}\n"
+    context += "".join(f"seat={seat} seed={seed}\n" for seat, seed in seeds)
+    order = _doc_shuffle(list(range(52)), _doc_stream(bytes.fromhex(root), context.encode()))
+    deal = committed.deal(tuple(seeds))
+    assert deal.order() == [deck[j] for j in order]
+    assert deal_order(root, table_id, number, seeds)[0] == order
+    for opening in committed.openings():
+        assert verify_opening(opening, root)
+        assert deal.opening(opening.card) == opening
+
+
+def test_a_changed_card_salt_position_or_path_does_not_open_and_seeds_move_every_draw() -> None:
+    committed = CommittedDeck(hashlib.sha256(b"tamper").digest(), table_id=2, number=5)
+    root = committed.commitment
+    opening = committed.opening_at(17)
+    flip = bytes([opening.salt[0] ^ 1]) + opening.salt[1:]
+    changed = [
+        opening._replace(card=(opening.card + 1) % 52),
+        opening._replace(salt=flip),
+        opening._replace(position=16),
+        opening._replace(proof=opening.proof[:-1]),
+        opening._replace(proof=(*opening.proof, opening.proof[0])),
+        opening._replace(proof=(flip, *opening.proof[1:])),
+    ]
+    assert verify_opening(opening, root)
+    assert not any(verify_opening(o, root) for o in changed)
+    assert not verify_opening(opening, CommittedDeck(bytes(32), table_id=2, number=5).commitment)
+    # A client seed changes the deal order, not the committed deck: nobody steers a card.
+    one, other = committed.deal(((0, "a"),)), committed.deal(((0, "b"),))
+    assert one.commitment == other.commitment and one.order() != other.order()
+    assert sorted(one.order()) == list(range(52))
+
+
+def test_a_stud_deck_2_hand_opens_each_card_once_to_whoever_sees_it() -> None:
+    """Eight players to the seventh street (the burns scrambled back in by the public stream):
+    each dealt card is opened, down cards to their seat only, no seed is revealed, and the
+    same seeds deal the same hand again."""
+    config = TableConfig(variant=find_variant("seven_card_stud"), ante=1, bring_in=2)
+    deal = CommittedDeck(hashlib.sha256(b"short2").digest(), table_id=1, number=3).deal(
+        ((0, "a"), (5, "b"))
+    )
+    hand = Hand(config, [(seat, 500) for seat in range(8)], deal.deck())
+    while not hand.is_over():
+        hand.apply(_passive(hand))
+    assert any(isinstance(event, DeckProcedure) for event in hand.events)
+    again = Hand(config, [(seat, 500) for seat in range(8)], deal.deck())
+    for action in hand.actions:
+        again.apply(action)
+    assert again.events == hand.events
+    started, ended = hand.events[0], hand.events[-1]
+    assert isinstance(started, HandStarted) and started.method == "stud-deck/2"
+    assert isinstance(ended, HandEnded) and ended.server_seed is None
+    opened = [e for e in hand.events if isinstance(e, CardsOpened)]
+    for event in opened:
+        for opening in event.cards:
+            assert verify_opening(opening, deal.commitment)
+    private = {(e.seat, o.card) for e in opened if e.seat is not None for o in e.cards}
+    downs = {
+        (e.seat, parse_card(c)) for e in hand.events if isinstance(e, DownCards) for c in e.cards
+    }
+    assert private == downs
+    dealt = [c for cards in hand.cards for c in cards] + list(hand.common)
+    assert {o.card for e in opened for o in e.cards} == set(dealt)
+
+
+def test_the_checkers_docs_fairness_md_prints_agree_with_the_engine() -> None:
+    """The Python of docs/fairness.md, run as written: stud-deck/2's opening check and deal
+    order, stud-deck/1's deck."""
+    text = (Path(__file__).resolve().parents[2] / "docs" / "fairness.md").read_text()
+    deck2, deck1 = (_run(block) for block in re.findall(r"```python\n(.*?)```", text, re.S)[:2])
+    committed = CommittedDeck(hashlib.sha256(b"docs").digest(), table_id=3, number=5)
+    seeds = [(0, "a"), (4, "zz")]
+    assert (
+        deck2["deal_order"](committed.commitment, 3, 5, seeds)
+        == deal_order(committed.commitment, 3, 5, seeds)[0]
+    )
+    for o in committed.openings():
+        assert deck2["opens"](o.card, o.position, o.salt, list(o.proof), committed.commitment)
+        other = (o.position + 1) % 52
+        assert not deck2["opens"](o.card, other, o.salt, list(o.proof), committed.commitment)
+    deal = FairDeal(bytes(32), 1, 1, ((0, "abc"),))
+    assert deck1["deck"](bytes(32), 1, 1, [(0, "abc")]) == [format_card(c) for c in deal.order()]
+
+
+def _run(source: str) -> dict[str, Any]:
+    names: dict[str, Any] = {}
+    exec(source, names)  # noqa: S102 - the documentation's own example
+    return names

@@ -17,6 +17,7 @@ from sqlalchemy import select
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
+from engine import fair, fair2
 from engine.cards import format_card
 from engine.events import HandStarted
 from server import accounts, commands, dealing, tables
@@ -46,7 +47,10 @@ def sessionmaker(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:
 
 
 def make_actor(
-    table_id: int, sessionmaker: async_sessionmaker[AsyncSession], pause: float = 0.0
+    table_id: int,
+    sessionmaker: async_sessionmaker[AsyncSession],
+    pause: float = 0.0,
+    method: str = fair2.METHOD,
 ) -> TableActor:
     return TableActor(
         table_id,
@@ -56,6 +60,7 @@ def make_actor(
         settings=TableSettings(
             min_buy_in=20, max_buy_in=500, action_clock=30.0, pause_between_hands=pause
         ),
+        deck_method=method,
     )
 
 
@@ -214,12 +219,13 @@ async def _download(session: AsyncSession, hand_id: int, player: str) -> dict[st
         return None
 
 
-async def test_played_hands_verify_and_a_tampered_card_or_seed_does_not(
+async def test_played_stud_deck_1_hands_verify_and_a_tampered_card_or_seed_does_not(
     sessionmaker: async_sessionmaker[AsyncSession],
 ) -> None:
+    """Hands of the method before stud-deck/2 (histories kept from then) still verify."""
     players = ["ann", "bob", "cat"]
     table_id = await seed(sessionmaker, players, config={"variant": "razz"})
-    actor = make_actor(table_id, sessionmaker)
+    actor = make_actor(table_id, sessionmaker, method=fair.METHOD)
     actor.start()
     try:
         for player in players:
@@ -283,7 +289,7 @@ async def test_played_hands_verify_and_a_tampered_card_or_seed_does_not(
     assert "differs from the derived deck" in tampered(other_client_seed_everywhere)[0]
 
 
-async def test_a_voided_hand_reveals_its_seed_and_verifies(
+async def test_a_voided_stud_deck_1_hand_reveals_its_seed_and_verifies(
     sessionmaker: async_sessionmaker[AsyncSession],
 ) -> None:
     players = ["ann", "bob"]
@@ -298,7 +304,7 @@ async def test_a_voided_hand_reveals_its_seed_and_verifies(
             bankroll=0,
         )
         await session.commit()
-    actor = make_actor(table_id, sessionmaker)
+    actor = make_actor(table_id, sessionmaker, method=fair.METHOD)
     actor.start()
     try:
         for player in players:
@@ -309,7 +315,7 @@ async def test_a_voided_hand_reveals_its_seed_and_verifies(
             choose=calling,
         )
         hand = actor.table.hand
-        assert hand is not None and hand.deck.fair is not None
+        assert hand is not None and isinstance(hand.deck.fair, fair.FairDeal)
         seed_hex = hand.deck.fair.server_seed.hex()
         number = actor.hand_number
         await actor.submit(commands.VoidHand(player="boss", operator_id=boss.id, reason="misdeal"))
@@ -327,3 +333,91 @@ async def test_a_voided_hand_reveals_its_seed_and_verifies(
     assert history["fairness"]["server_seed"] == seed_hex
     verdict = verify(history)
     assert verdict.fair, verdict.lines
+
+
+@pytest.mark.parametrize("variant", ["seven_card_stud_hi_lo", "razz"])
+async def test_stud_deck_2_hands_verify_from_each_players_history_and_voids_reveal_nothing(
+    sessionmaker: async_sessionmaker[AsyncSession], variant: str
+) -> None:
+    players = ["ann", "bob", "cat", "dan", "eve"]
+    table_id = await seed(sessionmaker, players, config={"variant": variant})
+    async with sessionmaker() as session:
+        boss = await accounts.register(
+            session,
+            passwords=PASSWORDS,
+            username="boss",
+            password="x" * 8,
+            role=Role.OPERATOR,
+            bankroll=0,
+        )
+        await session.commit()
+    actor = make_actor(table_id, sessionmaker)
+    actor.start()
+    try:
+        for player in players:
+            await submit(actor, "sit", player, buy_in=200)
+        await play(actor, lambda: actor.hand_number > 8, rng=random.Random(3))
+        await play(
+            actor,
+            lambda: actor.table.hand is not None and len(actor.table.hand.actions) >= 3,
+            choose=calling,
+        )
+        voided = actor.hand_number
+        await actor.submit(commands.VoidHand(player="boss", operator_id=boss.id, reason="misdeal"))
+    finally:
+        await actor.stop()
+    async with sessionmaker() as session:
+        ids = (await session.scalars(select(HandRecord.id).order_by(HandRecord.id))).all()
+        downloads = [await _download(session, i, p) for i in ids for p in players]
+    histories = [h for h in downloads if h is not None]
+    assert len(histories) >= 8 * 2
+    for history in histories:
+        assert history["fairness"]["method"] == "stud-deck/2"
+        assert history["fairness"]["server_seed"] is None
+        assert "server_seed" not in json.dumps(history["events"])
+        verdict = verify(history)
+        assert verdict.fair, (verdict.lines, history["number"], history["seat"])
+    void = [h for h in histories if h["number"] == voided]
+    assert void and all(h["cancelled"] for h in void)
+    assert [e["kind"] for e in void[0]["events"]][-1] == "hand_cancelled"
+
+
+def test_every_seat_of_random_stud_deck_2_hands_verifies_short_decks_and_mucks_included() -> None:
+    """Random hands of each variant at 2 to 8 seats, checked from every seat's view: every
+    one verifies, among them hands whose deck ran short (burns scrambled back in by the
+    public stream) and showdowns where a hand was mucked (its cards never opened)."""
+    from engine.actions import Action
+    from engine.hand import Hand
+    from engine.variants import TableConfig, find_variant
+    from engine.views import visible_events
+    from server.table_config import config_to_json
+
+    kinds: set[str] = set()
+    for n in range(45):
+        variant = ("seven_card_stud", "razz", "seven_card_stud_hi_lo")[n % 3]
+        seats = 2 + n % 7
+        config = TableConfig(variant=find_variant(variant), ante=1, bring_in=2)
+        seeds = ((0, "a"), (1, f"b{n}"))
+        committed = fair2.CommittedDeck(bytes([n]) * 32, table_id=7, number=n + 1)
+        hand = Hand(config, [(s, 400) for s in range(seats)], committed.deal(seeds).deck())
+        rng = random.Random(n)
+        while not hand.is_over():
+            legal = hand.legal_actions()
+            assert legal.seat is not None
+            kind = rng.choice([k for k in legal.kinds if k != "fold" or rng.random() < 0.2])
+            amount = legal.min_to if kind in ("complete", "bet", "raise") else None
+            hand.apply(Action(legal.seat, kind, amount))
+        kinds |= {e.kind for e in hand.events}
+        proof = {
+            "method": fair2.METHOD,
+            "table_id": 7,
+            "hand": n + 1,
+            "commitment": committed.commitment,
+            "client_seeds": [{"seat": s, "seed": v} for s, v in seeds],
+            "config": config_to_json(config),
+        }
+        for seat in hand.seats:
+            events = [e.record() for e in visible_events(hand.events, seat)]
+            verdict = verify({"seat": seat, "events": events, "fairness": proof})
+            assert verdict.fair, (n, seat, verdict.lines)
+    assert {"deck_procedure", "muck", "showdown"} <= kinds

@@ -228,6 +228,14 @@ CALLS = [
         200,
         lambda body: body["events"] == [] and body["number"] == 1,
     ),
+    Call(  # the stored hand kept no deck: a played one's opens (tests/server/test_deck_openings.py)
+        "POST",
+        "/admin/hands/{hand_id}/open-deck",
+        lambda hand_id: f"/admin/hands/{hand_id}/open-deck",
+        None,
+        404,
+        lambda body: body["error"]["code"] == "no_deck",
+    ),
     Call(
         "GET",
         "/admin/tables/live",

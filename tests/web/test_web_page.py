@@ -192,9 +192,10 @@ def test_a_person_plays_hands_to_showdown_against_house_bots(
         entries.first.locator("button.verify").click()
         detail = page.locator("#hand-detail")
         expect(detail).to_have_attribute("data-fair", "true")
-        expect(detail).to_contain_text("✓ the server seed hashes to the commitment")
+        expect(detail).to_contain_text("stud-deck/2")
+        expect(detail).to_contain_text("leads to the commitment")
         expect(detail).to_contain_text("✓ your client seed went into the deck")
-        expect(detail).to_contain_text("cards come off the derived deck street by street")
+        expect(detail).to_contain_text("cards sit in the deal order street by street")
         assert "✗" not in detail.inner_text()
         detail.screenshot(path=str(artifacts / "hand-verified-1280.png"))
         expect(detail.locator("a.download")).to_have_attribute("download", re.compile(r"\.json$"))
@@ -353,3 +354,76 @@ def test_the_page_splits_main_and_side_pots_as_the_engine_does(
             assert computed == pots, (seats, pots)
     finally:
         page.close()
+
+
+def test_the_page_seeds_the_hand_committed_while_it_was_away(
+    demo_server: LiveServer, browser: Browser
+) -> None:
+    """The line drops as the next hand's commitment is published: the page never sees
+    ``deck_committed``. Back, the snapshot carries the commitment and the page gives that very
+    hand its seed (docs/fairness.md), which the server takes for it."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    routes: list[WebSocketRoute] = []
+    armed: list[bool] = []
+    lost: list[int] = []
+    sent: list[tuple[int, dict[str, Any]]] = []  # (route, frame) the page sent
+    replies: list[tuple[int, dict[str, Any]]] = []
+
+    def relay(route: WebSocketRoute) -> None:
+        server = route.connect_to_server()
+        number = len(routes)
+        routes.append(route)
+
+        def up(message: str | bytes) -> None:
+            frame = json.loads(message)
+            sent.append((number, frame))
+            server.send(message)
+
+        def down(message: str | bytes) -> None:
+            frame = json.loads(message)
+            if armed and frame.get("type") == "event" and frame.get("kind") == "deck_committed":
+                armed.clear()
+                lost.append(frame["data"]["hand"])
+                route.close()
+                return
+            replies.append((number, frame))
+            route.send(message)
+
+        route.on_message(up)
+        server.on_message(down)
+
+    page.route_web_socket("**/ws", relay)
+    try:
+        sign_up(page, demo_server.url, new_name("dee"))
+        open_table(page, "Demo: razz")
+        page.locator("button.sit").first.click()
+        expect(page.locator(".seat.me")).to_have_count(1)
+        expect(page.locator(".seat.me .card")).not_to_have_count(0, timeout=20_000)
+        armed.append(True)
+        deadline = time.monotonic() + 60
+
+        def seeded() -> bool:
+            ids = {
+                f["id"]
+                for n, f in sent
+                if n >= 1 and f.get("type") == "client_seed" and lost and f["hand"] == lost[0]
+            }
+            return any(
+                n >= 1 and f.get("type") == "reply" and f.get("id") in ids for n, f in replies
+            )
+
+        while not seeded():
+            assert time.monotonic() < deadline, (lost, len(routes))
+            _act_once(page)
+            page.wait_for_timeout(80)
+        [reply] = [
+            f
+            for n, f in replies
+            if n >= 1
+            and f.get("type") == "reply"
+            and any(g.get("id") == f.get("id") and g.get("type") == "client_seed" for _, g in sent)
+        ][:1]
+        assert reply["result"] == {"hand": lost[0]}
+    finally:
+        context.close()

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from engine.events import ActionTaken, Turn, decode
 from engine.table_events import Clock as ClockEvent
-from engine.table_events import DeckCommitted, TableRestarted
+from engine.table_events import DeckCommitted, SeatTaken, TableRestarted
 from engine.table_view import TablePicture
 from stud_client.errors import ConnectionLost, ErrorCode, ServerError
 from stud_client.view import (
@@ -121,6 +121,7 @@ class Table:
         # hand -> (its commitment, the seed this client gave it): what a player checks the
         # hand's record against once it is over (docs/fairness.md). The last few hands.
         self.seeds: dict[int, tuple[str, str]] = {}
+        self._seeding: set[int] = set()  # hands a seed was sent for (or is on its way)
         # Asked to leave: no more seeds (the table may free the seat before one would come).
         self._leaving = False
 
@@ -141,6 +142,12 @@ class Table:
         if self._view is None:
             self._view = self._build()
         return self._view
+
+    @property
+    def committed(self) -> tuple[int, str] | None:
+        """The next hand's commitment, published and not yet dealt: (hand, commitment), as
+        ``deck_committed`` or a snapshot told it (docs/fairness.md); None: none is out."""
+        return self._picture.committed
 
     def events(self) -> EventStream:
         """Every event from this call on, in order (a ``snapshot`` one after each resync);
@@ -301,6 +308,7 @@ class Table:
             picture.clock = ClockEvent(clock["seat"], clock["remaining"], 0.0)
             self._clock = Clock(clock["seat"], time.monotonic() + clock["remaining"])
         self._synced.set()
+        self._seed_committed()  # a hand committed to before this snapshot gets a seed too
         self._changed_now(
             TableEvent(self.id, self._seq, "snapshot", snapshot, hand=picture.hand_number)
         )
@@ -352,13 +360,25 @@ class Table:
             self._resyncing = True
             self._synced.clear()
             self._client._resync_soon(self.id)
-        elif (
-            isinstance(event, DeckCommitted)
-            and picture.you is not None
-            and self._client.client_seeds
-            and not self._leaving
+        elif isinstance(event, DeckCommitted | SeatTaken):
+            self._seed_committed()
+
+    def _seed_committed(self) -> None:
+        """Give the committed next hand a seed, once, while seated: on its commitment, on a
+        snapshot that carries it (a reconnect), on sitting down after it was published."""
+        committed = self._picture.committed
+        if (
+            committed is None
+            or self._picture.you is None
+            or not self._client.client_seeds
+            or self._leaving
+            or committed[0] in self._seeding
         ):
-            self._client._spawn(self._give_seed(event.hand, event.commitment))
+            return
+        self._seeding.add(committed[0])
+        while len(self._seeding) > 32:
+            self._seeding.discard(min(self._seeding))
+        self._client._spawn(self._give_seed(*committed))
 
     async def _give_seed(self, hand: int, commitment: str) -> None:
         """A fresh random seed for the committed next hand. Refused (the hand was dealt
@@ -367,6 +387,7 @@ class Table:
         try:
             reply = await self._client._request("client_seed", table=self.id, hand=hand, seed=seed)
         except (ServerError, ConnectionLost, TimeoutError):
+            self._seeding.discard(hand)  # lost with the line: a snapshot after it tries again
             return
         if reply.get("hand") != hand:
             return  # came after that hand's deal: it goes to the next, under another commitment
