@@ -159,7 +159,7 @@ async function openTable(id, watching = false) {
   show("table-view");
   session.watching = watching;
   if (session.conn?.tableId === id && session.conn.table) { renderTable(session.conn.table); return; }
-  session.log = []; session.chat = []; session.current = null;
+  session.log = []; session.chat = []; session.current = null; session.awards = [];
   $("log").replaceChildren(); $("chat").replaceChildren();
   if (!session.tables.length) session.tables = await http("GET", "/tables").catch(() => []);
   const info = session.tables.find((t) => t.id === id);

@@ -15,7 +15,7 @@ const state = {
   search: { prefix: "", offset: 0 },
   player: null,            // the player on show: { name, entriesBefore, handsBefore }
   audit: { filters: {}, before: null },
-  hands: { rows: new Map(), next: null },  // the hands found: id -> row (GET /admin/hands)
+  hands: { rows: new Map(), filters: {}, asked: 0 },  // the hands found: id -> row (GET /admin/hands)
   tableNames: null,        // table id -> name, for a hand opened by its id alone
 };
 
@@ -496,10 +496,12 @@ async function findHands(params, id) {
   const filters = Object.fromEntries(FILTERS.map((f) => [f, params.get(f)]));
   const offset = Math.max(0, Number(params.get("offset")) || 0);
   state.hands.filters = filters;
+  const asked = ++state.hands.asked;  // a slower answer to an older search is dropped
   let page = null;
   try {
     page = await api("GET", `/admin/hands?${query({ ...filters, limit: PAGE, offset })}`);
   } catch (error) { fail(error); }
+  if (asked !== state.hands.asked) return;
   if (page) {
     state.hands.rows = new Map(page.hands.map((h) => [h.id, h]));
     $("hand-rows").replaceChildren(...page.hands.map((h) => foundRow(h, filters)));

@@ -235,6 +235,9 @@ def test_a_time_out_reads_alike_live_and_replayed_and_the_console_replays_every_
     console.click("#hands-search")
     rows = console.locator("#hand-rows tr[data-hand-id]")
     expect(rows).to_have_count(1)
+    expect(rows.first.locator("a.replay")).to_have_attribute(
+        "href", f"#/hands/{rows.first.get_attribute('data-hand-id')}?player={ann_name}"
+    )
     hand_id = rows.first.get_attribute("data-hand-id")
     expect(rows.first).to_contain_text(f"{table} (#{table_id})")
     expect(rows.first.locator(f"li[data-player='{bob_name}'] a")).to_have_attribute(
@@ -262,6 +265,23 @@ def test_a_time_out_reads_alike_live_and_replayed_and_the_console_replays_every_
     expect(replayer).to_be_hidden()
     assert console.evaluate("location.hash") == f"#/hands?player={ann_name}"
 
+    # By time: nothing ended after tomorrow; everything since yesterday.
+    for day, count in (("tomorrow", 0), ("yesterday", 1)):
+        local = console.evaluate(
+            """(day) => {
+                const t = new Date(Date.now() + (day === "tomorrow" ? 1 : -1) * 86400000);
+                const pad = (n) => String(n).padStart(2, "0");
+                return `${t.getFullYear()}-${pad(t.getMonth() + 1)}-${pad(t.getDate())}`
+                    + `T${pad(t.getHours())}:${pad(t.getMinutes())}:${pad(t.getSeconds())}`;
+            }""",
+            day,
+        )
+        console.fill("#hands-since", local)
+        console.click("#hands-search")
+        expect(rows).to_have_count(count)
+        assert "since=" in console.evaluate("location.hash")
+    expect(console.locator("#hands-since")).not_to_have_value("")
+    console.fill("#hands-since", "")
     # By table: the table's hands, from the table's link in the row.
     rows.first.locator(f"a[href='#/hands?table={table_id}']").click()
     expect(console.locator("#hands-table")).to_have_value(str(table_id))
