@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from offline import offline_context
-from page_steps import act, new_name, sign_up
+from page_steps import new_name, sign_up
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 from scripted_server import ScriptedServer
 
@@ -183,6 +183,7 @@ def test_a_scoop_the_bring_in_the_pause_banner_and_the_session_s_hands(
         expect(page.locator("#pause-banner")).to_be_visible()
         expect(page.locator("#pause-banner")).to_contain_text("short break")
     expect(ann.locator("#log")).to_contain_text("An operator paused the table")
+    ann.screenshot(path=str(artifacts / "operator-pause-1280.png"), full_page=True)
 
     # The replayer: the scoop on one step, and no empty line for a card face down.
     _replay_from_history(ann)
@@ -200,7 +201,7 @@ def test_a_scoop_the_bring_in_the_pause_banner_and_the_session_s_hands(
 
 
 def test_a_time_out_reads_alike_live_and_replayed_and_the_console_replays_every_card(
-    scripted: ScriptedServer, offline: tuple[Any, list[str]]
+    scripted: ScriptedServer, offline: tuple[Any, list[str]], artifacts: Path
 ) -> None:
     new_context, problems = offline
     table = "Scripted time-out"
@@ -213,8 +214,9 @@ def test_a_time_out_reads_alike_live_and_replayed_and_the_console_replays_every_
     expect(bob.locator("#log")).to_contain_text(
         f"{ann_name} brings in for 2 (out of time)", timeout=15_000
     )
+    # One hand only; Bob's clock runs out too: his turn is folded for him.
     scripted.admin("POST", f"/admin/tables/{table_id}/pause", {"reason": "one hand"})
-    act(bob, "fold")
+    expect(ann.locator("#log")).to_contain_text(f"{bob_name} folds (out of time)", timeout=15_000)
     expect(ann.locator("#history li")).to_have_count(1, timeout=10_000)
     _replay_from_history(ann)
     lines = _no_empty_lines(ann)
@@ -249,13 +251,14 @@ def test_a_time_out_reads_alike_live_and_replayed_and_the_console_replays_every_
     expect(replayer.locator("h2")).to_have_text(f"Hand #1 · {table}")
     console.locator("#replay-last").click()
     expect(replayer.locator(f".replay-seat[data-player='{bob_name}'] .card.down")).to_have_count(2)
+    console.screenshot(path=str(artifacts / "console-hand-replay-1366.png"))
     expect(
         replayer.locator(f".replay-seat[data-player='{bob_name}'] .card[data-card='Kc']")
     ).to_have_count(1)
     expect(console.locator("#replay-log")).to_contain_text(
         f"{ann_name} brings in for 2 (out of time)"
     )
-    expect(console.locator("#replay-log")).to_contain_text(f"{bob_name} folds")
+    expect(console.locator("#replay-log")).to_contain_text(f"{bob_name} folds (out of time)")
     with console.expect_download() as download:
         console.click("#replay-phh")
     assert download.value.suggested_filename == f"table-{table_id}-hand-1.phh"
