@@ -12,7 +12,7 @@ import { checkHand, newClientSeed } from "./fairness.js";
 import { cardEl, cardText } from "./cards.js";
 import { initReplayer, openHandsPage, openReplayer } from "./replayer.js";
 import { bettingControls, installShortcuts } from "./betting.js";
-import { announcementText, winnerLine } from "./dealer.js";
+import { OUT_OF_TIME, announcementText, awardLines, wonText } from "./dealer.js";
 import { mountSettings, turnOver, yourTurn } from "./settings.js";
 
 const STREETS = { third: "3rd street", fourth: "4th street", fifth: "5th street", sixth: "6th street", seventh: "7th street", second: "2nd street", eighth: "8th street" };
@@ -29,6 +29,7 @@ const session = {
   seeds: new Map(), // "table/hand" -> { commitment, seed }: what this page gave each hand
   seeding: new Set(), // "table/hand": the hands this page sent a seed for (one each)
   actedOn: null,   // the turn we already answered
+  awards: [],      // the hand's pot_awarded events not yet said: said as one line per winner
 };
 
 // ------------------------------------------------------------------ HTTP
@@ -159,7 +160,7 @@ async function openTable(id, watching = false) {
   show("table-view");
   session.watching = watching;
   if (session.conn?.tableId === id && session.conn.table) { renderTable(session.conn.table); return; }
-  session.log = []; session.chat = []; session.current = null;
+  session.log = []; session.chat = []; session.current = null; session.awards = [];
   $("log").replaceChildren(); $("chat").replaceChildren();
   if (!session.tables.length) session.tables = await http("GET", "/tables").catch(() => []);
   const info = session.tables.find((t) => t.id === id);
@@ -184,6 +185,7 @@ function addLog(text, cls) {
 }
 
 function onTableEvent(kind, data, t, isPrivate) {
+  if (kind !== "pot_awarded" && session.awards.length) sayAwards(t);
   switch (kind) {
     case "snapshot":
       $("table-game").textContent = gameAndStakes(t.variant, t.stakes);
@@ -194,7 +196,9 @@ function onTableEvent(kind, data, t, isPrivate) {
       seedCommitted(t);
       break;
     case "hand_started":
-      session.current = { table: t.id, tableName: session.tableName, number: t.handNumber, seat: t.you,
+      // Only a hand this player is dealt goes to "hands this session" (not one sat out).
+      session.current = { table: t.id, tableName: session.tableName, number: t.handNumber,
+        seat: data.seats.some((e) => e.seat === t.you) ? t.you : null,
         given: session.seeds.get(`${t.id}/${t.handNumber}`) || {},
         start: Object.fromEntries(data.seats.map((e) => [e.seat, e.stack])),
         names: Object.fromEntries(data.seats.map((e) => [e.seat, nameAt(t, e.seat)])),
@@ -211,7 +215,7 @@ function onTableEvent(kind, data, t, isPrivate) {
     case "action": {
       const amount = ["bring_in", "call", "bet"].includes(data.action) ? ` ${data.amount}`
         : ["complete", "raise"].includes(data.action) ? ` ${data.to}` : "";
-      addLog(`${nameAt(t, data.seat)} ${ACTION_WORDS[data.action] || data.action}${amount}${data.all_in ? " (all in)" : ""}${data.timeout ? " (time)" : ""}`);
+      addLog(`${nameAt(t, data.seat)} ${ACTION_WORDS[data.action] || data.action}${amount}${data.all_in ? " (all in)" : ""}${data.timeout ? OUT_OF_TIME : ""}`);
       break;
     }
     case "showdown": {
@@ -225,7 +229,7 @@ function onTableEvent(kind, data, t, isPrivate) {
       break;
     case "pot_awarded":
       session.current?.awards.push({ seat: data.seat, amount: data.amount, half: data.half, pot: data.pot });
-      addLog(winnerLine(nameAt(t, data.seat), data, t.hand?.seats[data.seat]?.hand), "win");
+      session.awards.push(data);
       break;
     case "rake":
       addLog(`The house takes ${data.amount} from the pot (rake)`, "dealer");
@@ -265,6 +269,13 @@ function onTableEvent(kind, data, t, isPrivate) {
     }
     default: break;
   }
+}
+
+// The awards of the hand, said once they are all in: a scoop on one line.
+function sayAwards(t) {
+  const awards = session.awards;
+  session.awards = [];
+  for (const line of awardLines(awards, (n) => nameAt(t, n), (n) => t.hand?.seats[n]?.hand)) addLog(line, "win");
 }
 
 // A fresh random seed for the committed next hand (docs/fairness.md); refused (too late, no
@@ -332,9 +343,7 @@ async function matchHandIds() {
 function renderHistory() {
   $("history").replaceChildren(...session.history.map((h) => {
     const winners = [...new Set(h.awards.map((a) => h.names[a.seat] || `seat ${a.seat + 1}`))];
-    const won = h.awards.map((a) => {
-      return winnerLine(h.names[a.seat], a, h.shows.find((s) => s.seat === a.seat));
-    });
+    const won = awardLines(h.awards, (n) => h.names[n] || `seat ${n + 1}`, (n) => h.shows.find((s) => s.seat === n));
     return el("li", { dataHandNumber: h.number, dataTable: h.table, dataHandId: h.id ?? "", dataMyDown: h.down.join(" "), dataMyUp: h.up.join(" "), dataWinners: winners.join(","), dataNet: h.net ?? "" },
       el("div", { class: "history-head" },
         el("strong", { text: `#${h.number}` }), el("span", { class: "history-table", text: h.tableName }),
@@ -376,8 +385,11 @@ function renderTable(t) {
   const pots = hand ? sidePots(hand.seats) : [];
   $("side-pots").textContent = pots.length > 1
     ? "(" + pots.map((p, i) => `${i ? "side" : "main"} ${p.amount}`).join(", ") + ")" : "";
-  const last = hand?.announcements.at(-1);
+  // The bring-in is said until it is made: then the log has the act.
+  let last = hand?.announcements.at(-1);
+  if (last?.kind === "bring_in" && hand.to_act !== last.seat) last = null;
   $("announce").textContent = hand?.over ? winnersText(t) : last ? announcementText(last, nameAt(t, last.seat)) : "";
+  renderPauseBanner(t);
 
   // Too few cards left for every player's last card: one common card, face up, everyone's.
   const common = hand?.common ?? [];
@@ -392,7 +404,18 @@ function renderTable(t) {
 }
 
 function winnersText(t) {
-  return t.hand.awards.map((a) => winnerLine(nameAt(t, a.seat), a, t.hand.seats[a.seat]?.hand)).join(" · ");
+  return awardLines(t.hand.awards, (n) => nameAt(t, n), (n) => t.hand.seats[n]?.hand).join(" · ");
+}
+
+// An operator's pause, said at the top of the table while it lasts (operator_pause in the
+// snapshot, operator_paused / operator_resumed events).
+function renderPauseBanner(t) {
+  const banner = $("pause-banner");
+  const reason = t.operatorPause;
+  banner.hidden = !reason || Boolean(t.closed);
+  banner.textContent = !reason ? "" : t.hand && !t.hand.over
+    ? `An operator pauses the table after this hand: ${reason}`
+    : `Paused by an operator: ${reason}. No new hand until the table resumes.`;
 }
 
 function seatEl(t, s) {
@@ -433,7 +456,7 @@ function seatEl(t, s) {
       // What is left of the time bank; nothing once it is spent.
       !(s.time_bank >= 0.5) ? null : el("span", { class: "bank muted", dataBank: s.time_bank, text: `bank ${Math.round(s.time_bank)}s` })),
     h?.hand ? el("div", { class: "hand-name", text: handNames(h.hand) }) : null,
-    awards.length ? el("div", { class: "won", text: "wins " + awards.map((a) => a.amount).join(" + ") }) : null);
+    awards.length ? el("div", { class: "won", text: wonText(awards) }) : null);
 }
 
 function tick() {

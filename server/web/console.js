@@ -2,6 +2,7 @@
 // account. Operators see every action; a support account reads everything and the page
 // shows it no control that changes anything (the API refuses it them all the same).
 import { $, el, request, variantName } from "./page.js";
+import { initReplayer, openReplayer } from "./replayer.js";
 
 const REFRESH_SECONDS = 2;
 const STAFF = ["operator", "support"];
@@ -14,6 +15,8 @@ const state = {
   search: { prefix: "", offset: 0 },
   player: null,            // the player on show: { name, entriesBefore, handsBefore }
   audit: { filters: {}, before: null },
+  hands: { rows: new Map(), filters: {}, asked: 0 },  // the hands found: id -> row (GET /admin/hands)
+  tableNames: null,        // table id -> name, for a hand opened by its id alone
 };
 
 // ------------------------------------------------------------------ calls and messages
@@ -46,7 +49,7 @@ const fail = (error) => notify(describe(error), "fail");
 
 // ------------------------------------------------------------------ sign-in and views
 
-const VIEWS = ["auth", "tables", "players", "player", "audit", "books"];
+const VIEWS = ["auth", "tables", "players", "player", "hands", "audit", "books"];
 
 function show(view) {
   for (const v of VIEWS) $(`${v}-view`).hidden = v !== view;
@@ -68,8 +71,9 @@ async function route() {
       state.role = me.role;
     } catch (error) { if (state.token) fail(error); return; }
   }
-  const [, view = "tables", arg] = location.hash.match(/^#\/(\w+)(?:\/(.+))?$/) || [];
+  const [, view = "tables", arg, params = ""] = location.hash.match(/^#\/(\w+)(?:\/([^?]+))?(?:\?(.*))?$/) || [];
   if (view === "players" && arg) await openPlayer(decodeURIComponent(arg));
+  else if (view === "hands") { show("hands"); await findHands(new URLSearchParams(params), arg); }
   else if (view === "players") { show("players"); await searchPlayers(); }
   else if (view === "audit") { show("audit"); await loadAudit(); }
   else if (view === "books") { show("books"); await loadBooks(); }
@@ -168,11 +172,12 @@ function tableRow(t) {
     : t.paused_by === "database" ? "waiting for the database" : null;
   return el("tr", { dataTable: t.id, class: t.stuck ? "stuck" : null },
     el("td", { text: t.id }),
-    el("td", {}, el("strong", { class: "name", text: t.name }), el("div", { class: "muted", text: variantName(t.variant) })),
+    el("td", {}, el("a", { href: handsOf({ table: t.id }), title: "this table's hands" }, el("strong", { class: "name", text: t.name })),
+      el("div", { class: "muted", text: variantName(t.variant) })),
     el("td", { class: "state" }, t.state + (t.node ? ` · node ${t.node}` : ""),
       paused ? el("div", { class: "badge warn paused", text: paused }) : null,
       t.stuck ? el("div", { class: "badge bad stuck-flag", text: "stuck" }) : null),
-    el("td", { class: "hand", text: t.hand_number ?? "–" }),
+    el("td", { class: "hand" }, t.hand_number ? el("a", { href: handsOf({ table: t.id }), text: t.hand_number }) : "–"),
     el("td", { class: "street", text: t.in_hand ? t.street : "between hands" }),
     el("td", { class: "pot", text: t.pot }),
     el("td", {}, el("ul", { class: "seated" }, ...t.players.map((p) => el("li", { dataPlayer: p.player },
@@ -324,13 +329,14 @@ async function openPlayer(name) {
   $("suspend").hidden = Boolean(s);
   $("unsuspend").hidden = !s;
   $("player-seats").replaceChildren(...p.seats.map((seat) => el("tr", {},
-    el("td", { text: `${seat.table_name} (#${seat.table_id})` }),
+    el("td", {}, el("a", { href: handsOf({ table: seat.table_id }), text: `${seat.table_name} (#${seat.table_id})` })),
     el("td", { text: seat.seat + 1 }),
     el("td", { text: seat.chips }),
     el("td", { class: "write" }, el("button", { type: "button", onclick: () => kick(username, seat) }, "Kick…")))));
   if (!p.seats.length) $("player-seats").append(el("tr", {}, el("td", { colspan: 4, class: "muted", text: "Not seated." })));
   $("player-ledger").replaceChildren(...p.entries.map(ledgerRow));
   $("player-hands").replaceChildren(...p.hands.map(handRow));
+  $("player-all-hands").href = handsOf({ player: username });
   $("ledger-more").hidden = p.next_entries_before === null;
   $("hands-more").hidden = p.next_hands_before === null;
 }
@@ -340,10 +346,21 @@ const fact = (name, value) => [el("dt", { text: name }), el("dd", { text: value 
 const ledgerRow = (e) => el("tr", {},
   el("td", { text: e.id }), el("td", { text: when(e.created_at) }), el("td", { text: e.kind }),
   el("td", { class: e.amount > 0 ? "plus" : "minus", text: e.amount > 0 ? `+${e.amount}` : e.amount }),
-  el("td", { text: e.counterparty }), el("td", { text: e.reference ?? "" }));
+  el("td", { text: e.counterparty }), el("td", {}, referenceEl(e.reference)));
 
-const handRow = (h) => el("tr", { class: h.cancelled ? "muted" : null },
-  el("td", { text: `#${h.number}${h.cancelled ? " (void)" : ""}` }), el("td", { text: h.table_name }),
+// A ledger reference naming a hand or a table links to it: "hand:12", "table:3 hand:7 …".
+function referenceEl(reference) {
+  if (!reference) return "";
+  const hand = /^hand:(\d+)$/.exec(reference);
+  if (hand) return el("a", { href: `#/hands/${hand[1]}`, class: "hand-link", text: reference });
+  const table = /^table:(\d+)\b/.exec(reference);
+  if (table) return el("a", { href: handsOf({ table: table[1] }), text: reference });
+  return reference;
+}
+
+const handRow = (h) => el("tr", { class: h.cancelled ? "muted" : null, dataHandId: h.id },
+  el("td", {}, el("a", { href: `#/hands/${h.id}?${query({ player: state.player?.name })}`, class: "hand-link", title: "replay this hand", text: `#${h.number}${h.cancelled ? " (void)" : ""}` })),
+  el("td", {}, el("a", { href: handsOf({ table: h.table_id }), text: h.table_name })),
   el("td", { text: variantName(h.variant) }), el("td", { text: h.starting }), el("td", { text: h.ending }),
   el("td", { class: h.net > 0 ? "plus" : h.net < 0 ? "minus" : null, text: h.net }), el("td", { text: when(h.created_at) }));
 
@@ -415,13 +432,21 @@ async function loadAudit(more = false) {
   } catch (error) { fail(error); return; }
   const rows = page.entries.map((e) => el("tr", { dataAction: e.action, dataAuditId: e.id },
     el("td", { text: e.id }), el("td", { text: when(e.created_at) }), el("td", { text: e.actor }),
-    el("td", { class: "action", text: e.action }), el("td", { text: `${e.target_kind} ${e.target_id}` }),
+    el("td", { class: "action", text: e.action }), el("td", {}, targetEl(e)),
     el("td", { class: "reason", text: e.reason ?? "" }),
     el("td", {}, el("code", { text: `${json(e.before)} → ${json(e.after)}` }))));
   if (more) $("audit-rows").append(...rows);
   else $("audit-rows").replaceChildren(...rows);
   state.audit.before = page.next_before;
   $("audit-more").hidden = page.next_before === null;
+}
+
+// An audit entry's target, a link to it: a player's page, a table's hands.
+function targetEl(e) {
+  const text = `${e.target_kind} ${e.target_id}`;
+  if (e.target_kind === "player") return el("a", { href: `#/players/${encodeURIComponent(e.target_id)}`, text });
+  if (e.target_kind === "table") return el("a", { href: handsOf({ table: e.target_id }), text });
+  return text;
 }
 
 function filterAudit(event) {
@@ -442,7 +467,110 @@ async function loadBooks() {
   $("books-mismatched").replaceChildren(...books.mismatched.map((m) => el("li", { text: m })));
   if (!books.mismatched.length) $("books-mismatched").append(el("li", { class: "muted", text: "none" }));
   $("books-tables").replaceChildren(...Object.entries(books.tables).map(([id, t]) => el("tr", { class: t.pool === t.seats ? null : "stuck" },
-    el("td", { text: id }), el("td", { text: t.pool }), el("td", { text: t.seats }))));
+    el("td", {}, el("a", { href: handsOf({ table: id }), text: id })), el("td", { text: t.pool }), el("td", { text: t.seats }))));
+}
+
+// ------------------------------------------------------------------ hands
+
+// The address of a search of hands (#/hands?player=…&table=…&since=…&until=…&offset=…).
+const handsOf = (filters) => `#/hands?${query(filters)}`;
+
+const FILTERS = ["player", "table", "since", "until"];
+
+// A time as the datetime-local field shows it (this browser's time) and back (ISO, UTC).
+function localField(iso) {
+  const t = new Date(iso);
+  if (Number.isNaN(t.getTime())) return "";
+  const pad = (n) => String(n).padStart(2, "0");
+  return `${t.getFullYear()}-${pad(t.getMonth() + 1)}-${pad(t.getDate())}T${pad(t.getHours())}:${pad(t.getMinutes())}:${pad(t.getSeconds())}`;
+}
+const isoOf = (local) => (local ? new Date(local).toISOString() : "");
+
+// The hands meeting the address's filters, newest first, a page at a time (GET /admin/hands);
+// with an id, that hand replayed over them.
+async function findHands(params, id) {
+  $("hands-player").value = params.get("player") || "";
+  $("hands-table").value = params.get("table") || "";
+  $("hands-since").value = params.get("since") ? localField(params.get("since")) : "";
+  $("hands-until").value = params.get("until") ? localField(params.get("until")) : "";
+  const filters = Object.fromEntries(FILTERS.map((f) => [f, params.get(f)]));
+  const offset = Math.max(0, Number(params.get("offset")) || 0);
+  state.hands.filters = filters;
+  const asked = ++state.hands.asked;  // a slower answer to an older search is dropped
+  let page = null;
+  try {
+    page = await api("GET", `/admin/hands?${query({ ...filters, limit: PAGE, offset })}`);
+  } catch (error) { fail(error); }
+  if (asked !== state.hands.asked) return;
+  if (page) {
+    state.hands.rows = new Map(page.hands.map((h) => [h.id, h]));
+    $("hand-rows").replaceChildren(...page.hands.map((h) => foundRow(h, filters)));
+    if (!page.hands.length) $("hand-rows").append(el("tr", {}, el("td", { colspan: 7, class: "muted", text: "No hand found." })));
+    $("hands-page").textContent = page.total ? `${offset + 1}–${offset + page.hands.length} of ${page.total}` : "";
+    $("hands-prev").disabled = offset === 0;
+    $("hands-next").disabled = page.next_offset === null;
+    $("hands-prev").onclick = () => { location.hash = handsOf({ ...filters, offset: Math.max(0, offset - PAGE) || null }); };
+    $("hands-next").onclick = () => { location.hash = handsOf({ ...filters, offset: page.next_offset }); };
+  }
+  if (id) await openReplayer(Number(id));
+}
+
+function foundRow(h, filters) {
+  const replay = `#/hands/${h.id}?${query(filters)}`;
+  return el("tr", { dataHandId: h.id, class: h.cancelled ? "muted" : null },
+    el("td", {}, el("a", { href: replay, class: "hand-link", text: h.id })),
+    el("td", { text: when(h.ended_at) }),
+    el("td", {}, el("a", { href: handsOf({ table: h.table_id }), text: `${h.table_name} (#${h.table_id})` })),
+    el("td", { text: `#${h.number}${h.cancelled ? " (void)" : ""}` }),
+    el("td", {}, el("ul", { class: "seated" }, ...h.players.map((p) => el("li", { dataPlayer: p.player },
+      `${p.seat + 1}. `, el("a", { href: `#/players/${encodeURIComponent(p.player)}`, text: p.player }),
+      ` ${p.starting} → ${p.ending}`)))),
+    el("td", { class: "pot", text: h.pot }),
+    el("td", {}, el("a", { href: replay, class: "button replay" }, "Replay")));
+}
+
+function searchHands(event) {
+  event.preventDefault();
+  const filters = {
+    player: $("hands-player").value.trim(), table: $("hands-table").value.trim(),
+    since: isoOf($("hands-since").value), until: isoOf($("hands-until").value),
+  };
+  const target = handsOf(filters);
+  if (location.hash === target) route(); else location.hash = target;
+}
+
+function openHandById(event) {
+  event.preventDefault();
+  const id = $("hand-id").value.trim();
+  if (id) location.hash = `#/hands/${id}?${query(state.hands.filters || {})}`;
+}
+
+// A hand for the replayer, as an operator sees it: every card (seat null: nobody is "you").
+async function staffHand(id) {
+  const [record, log] = await Promise.all([api("GET", `/admin/hands/${id}`), api("GET", `/admin/hands/${id}/events`)]);
+  const row = state.hands.rows.get(record.id);
+  const started = record.events.find((e) => e.kind === "hand_started")?.data;
+  const ended = record.events.find((e) => e.kind === "hand_ended")?.data;
+  const names = {};
+  for (const e of log.events) if (e.to !== null && e.to !== undefined) names[e.to] = e.audience;
+  const after = Object.fromEntries((ended?.stacks || []).map((e) => [e.seat, e.stack]));
+  const players = row ? row.players : (started?.seats || []).map((s) => ({
+    seat: s.seat, player: names[s.seat] || `seat ${s.seat + 1}`, starting: s.stack, ending: after[s.seat] ?? s.stack }));
+  return {
+    id: record.id, table_id: record.table_id, number: record.number, seat: null,
+    table_name: row?.table_name || await tableName(record.table_id),
+    variant: started?.variant || "", created_at: record.created_at,
+    players, result: record.result, events: record.events, phh_withheld: !record.phh,
+  };
+}
+
+async function tableName(id) {
+  if (!state.tableNames) {
+    try {
+      state.tableNames = new Map((await api("GET", "/admin/tables")).map((t) => [t.id, t.name]));
+    } catch { return `table ${id}`; }
+  }
+  return state.tableNames.get(id) || `table ${id}`;
 }
 
 // ------------------------------------------------------------------ wiring
@@ -466,9 +594,17 @@ $("unsuspend").addEventListener("click", () => suspension("unsuspend"));
 $("ledger-more").addEventListener("click", () => morePlayer("entries"));
 $("hands-more").addEventListener("click", () => morePlayer("hands"));
 $("audit-form").addEventListener("submit", filterAudit);
+$("hands-form").addEventListener("submit", searchHands);
+$("hand-id-form").addEventListener("submit", openHandById);
 $("audit-more").addEventListener("click", () => loadAudit(true));
 $("books-refresh").addEventListener("click", loadBooks);
 $("refresh-seconds").textContent = REFRESH_SECONDS;
+initReplayer({
+  token: () => state.token,
+  notify: (text) => notify(text, "fail"),
+  load: staffHand,
+  phhPath: (id) => `/admin/hands/${id}/phh`,
+});
 window.addEventListener("hashchange", () => { notify(""); route(); });
 setInterval(() => { if (!$("tables-view").hidden && !$("dialog").open) refreshTables(); }, REFRESH_SECONDS * 1000);
 route();

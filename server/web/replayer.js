@@ -7,7 +7,7 @@
 import { $, el, request, variantName } from "./page.js";
 import { apply, sidePots } from "./protocol.js";
 import { cardEl } from "./cards.js";
-import { announcementText } from "./dealer.js";
+import { OUT_OF_TIME, announcementText, withArticle, wonText } from "./dealer.js";
 
 export const STREETS = {
   second: "2nd street", third: "3rd street", fourth: "4th street", fifth: "5th street",
@@ -21,9 +21,15 @@ const PROCEDURES = {
   common_card: "not enough cards: one common card for everyone",
 };
 
-let options = { token: () => null, notify: () => {} };
+let options = {
+  token: () => null,
+  notify: () => {},
+  load: (id) => request("GET", `/hands/${id}`, null, options.token()),
+  phhPath: (id) => `/hands/${id}/phh`,
+};
 
-// token(): the bearer token; notify(text): a message for the player.
+// token(): the bearer token; notify(text): a message for the player. The operators' console
+// gives its own load(id) (the record with every card, seat null: no "you") and phhPath(id).
 export function initReplayer(given) { options = { ...options, ...given }; }
 
 // ------------------------------------------------------------------ what was said
@@ -35,7 +41,7 @@ export function actionSaid(data) {
     bring_in: `brings in for ${data.amount}`, complete: `completes to ${data.to}`,
     bet: `bets ${data.amount}`, raise: `raises to ${data.to}`,
   }[data.action] || data.action;
-  return `${words}${data.all_in ? ", all in" : ""}${data.timeout ? " (out of time)" : ""}`;
+  return `${words}${data.all_in ? ", all in" : ""}${data.timeout ? OUT_OF_TIME : ""}`;
 }
 
 export function handNames(data) {
@@ -68,7 +74,7 @@ export function framesOf(hand) {
   const frames = [];
   let frame = null;
   let street = null;
-  let mine = [];  // this seat's down cards, told just before their street is dealt
+  let known = {};  // seat -> down cards seen (the viewer's own; an operator's: everyone's), told just before their street is dealt
   let notes = [];  // the dealer's words on a short deck, told just before the street
   const open = (kind, group, ...line) => { frame = { kind, street: group, lines: [line] }; frames.push(frame); };
   for (const e of hand.events) {
@@ -84,16 +90,20 @@ export function framesOf(hand) {
       case "ante":
         frame?.lines.push([`${who(d.seat)} antes ${d.amount}${d.all_in ? ", all in" : ""}`]);
         break;
-      case "down_cards": mine = mine.concat(d.cards); break;
+      case "down_cards": known[d.seat] = (known[d.seat] || []).concat(d.cards); break;
       case "street_dealt":
         street = d.street;
         open("street", street, `${STREETS[street] || street}`);
         for (const deal of d.deals) {
-          const down = deal.seat === hand.seat ? mine.map((card) => ({ card, down: true }))
+          const seen = known[deal.seat] || [];
+          const down = seen.length ? seen.map((card) => ({ card, down: true }))
             : Array.from({ length: deal.down }, () => ({ card: null }));
-          frame.lines.push([`${who(deal.seat)}: `, ...down, ...deal.up.map((card) => ({ card }))]);
+          // Cards face down and unseen are said in words too: the log's text is never empty.
+          const words = !seen.length && deal.down && !deal.up.length
+            ? [deal.down === 1 ? "a card face down " : `${deal.down} cards face down `] : [];
+          frame.lines.push([`${who(deal.seat)}: `, ...words, ...down, ...deal.up.map((card) => ({ card }))]);
         }
-        mine = [];
+        known = {};
         frame.lines.push(...notes);
         notes = [];
         break;
@@ -114,9 +124,19 @@ export function framesOf(hand) {
         break;
       case "muck": open("showdown", "showdown", `${who(d.seat)} mucks`); break;
       case "pot_awarded": {
+        // Both halves of a pot to one seat: a scoop, said on one line.
+        const before = frames.at(-1)?.award;
+        if (before && before.seat === d.seat && before.pot === d.pot && before.half === "high" && d.half === "low") {
+          const s = shown[d.seat];
+          const words = [s?.high && `high with ${withArticle(s.high)}`, s?.low && `low with ${s.low}`].filter(Boolean).join(" and ");
+          frame.lines = [[`${who(d.seat)} scoops ${potName(d.pot)}: ${before.amount + d.amount}${words ? `, ${words}` : ""}`]];
+          frame.award = null;
+          break;
+        }
         const half = d.half && d.half !== "whole" ? `the ${d.half} half of ` : "";
         const by = shown[d.seat] && (d.half === "low" ? shown[d.seat].low : shown[d.seat].high || shown[d.seat].low);
         open("award", "showdown", `${who(d.seat)} wins ${half}${potName(d.pot)}: ${d.amount}${by ? ` with ${by}` : ""}`);
+        frame.award = d;
         break;
       }
       case "rake": open("award", "showdown", `The house takes ${d.amount} (rake)`); break;
@@ -178,18 +198,20 @@ function dialog() {
   return box;
 }
 
-// Closing a hand opened from its own address (#/hands/{id}) leaves the hands page's address.
+// Closing a hand opened from its own address (#/hands/{id}, and the list's query after it)
+// leaves the hands page's address.
 // Done as the player closes it (the ✕, Escape), not in the dialog's close event: that event
 // comes a task later, and would undo an address the player went to meanwhile.
 function leaveAddress() {
-  if (/^#\/hands\/\d+$/.test(location.hash)) history.replaceState(null, "", "#/hands");
+  const opened = /^#\/hands\/\d+(\?.*)?$/.exec(location.hash);
+  if (opened) history.replaceState(null, "", `#/hands${opened[1] || ""}`);
 }
 
 // Open the replayer on one of the player's hands.
 export async function openReplayer(id) {
   let hand;
   try {
-    hand = await request("GET", `/hands/${id}`, null, options.token());
+    hand = await options.load(id);
   } catch (error) { options.notify(error.message); return; }
   stop();
   state.hand = hand;
@@ -283,7 +305,7 @@ function renderSeats(view) {
         s.bet && !view.over ? el("span", { class: "bet", dataBet: s.bet, text: `bet ${s.bet}` }) : null,
         status.length ? el("span", { class: "status", text: status.join(", ") }) : null),
       s.hand ? el("div", { class: "hand-name", text: handNames(s.hand) }) : null,
-      wins.length ? el("div", { class: "won", text: "wins " + wins.map((a) => a.amount).join(" + ") }) : null);
+      wins.length ? el("div", { class: "won", text: wonText(wins) }) : null);
   }));
 }
 
@@ -321,7 +343,7 @@ function stop() {
 // The hand as a PHH file, as this seat saw it (GET /hands/{id}/phh), saved by the browser.
 async function downloadPhh(hand) {
   try {
-    const response = await fetch(`/hands/${hand.id}/phh`, { headers: { Authorization: `Bearer ${options.token()}` } });
+    const response = await fetch(options.phhPath(hand.id), { headers: { Authorization: `Bearer ${options.token()}` } });
     if (!response.ok) {
       const body = await response.json().catch(() => ({}));
       throw new Error(body?.error?.message || `HTTP ${response.status}`);

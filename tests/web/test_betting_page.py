@@ -222,7 +222,7 @@ def test_hi_lo_split_pot_winner_lines_and_the_dealers_words(
         contexts += [ann_ctx, bob_ctx]
         scripted.admin("POST", f"/admin/tables/{table_id}/resume", {"reason": "seated"})
         _turn(bob)
-        expect(ann.locator("#announce")).to_have_text(f"{bob_name} brings it in with the 4♦")
+        expect(ann.locator("#announce")).to_have_text(f"{bob_name} to bring it in with the 4♦")
         bob.keyboard.press("c")
         # Fixed limit: the usual buttons, one a total; R completes.
         _turn(ann)
@@ -245,7 +245,7 @@ def test_hi_lo_split_pot_winner_lines_and_the_dealers_words(
         expect(ann.locator("#announce")).to_have_text(f"{high} · {low}")
         expect(ann.locator("#history .history-won")).to_have_text(f"{high}; {low}")
         dealer = [t for t in ann.locator("#log li.dealer").all_inner_texts() if "Dealer:" in t]
-        assert dealer[0] == f"Dealer: {bob_name} brings it in with the 4♦"
+        assert dealer[0] == f"Dealer: {bob_name} to bring it in with the 4♦"
         assert f"Dealer: {bob_name}'s pair of fours is high" in dealer
         assert f"Dealer: {bob_name}'s pair of fours" not in dealer
         assert not [line for line in dealer if line.endswith(("high is high", "low is low"))]

@@ -127,18 +127,41 @@ def test_replays_say_what_the_table_said_and_show_only_what_the_seat_saw(
                 assert text(line).startswith(f"{who[one['seat']]}: ")
                 cards = [p for p in line if not isinstance(p, str)]
                 assert len(cards) == one["down"] + len(one["up"]) > 0
-        # The pots named; hi-lo halves said.
+                # Read as text (the log, a screen reader): never a name and nothing after it.
+                words = "".join(p if isinstance(p, str) else (p["card"] or "") for p in line)
+                assert words.strip() != f"{who[one['seat']]}:", line
+                if not [p for p in cards if p["card"]]:
+                    assert words.endswith("face down "), line
+        # The pots named; hi-lo halves said; both halves of a pot to one seat: one line.
         awards = [e["data"] for e in seen if e["kind"] == "pot_awarded"]
+        told: list[tuple[dict[str, Any], int]] = []  # (award, amount said)
+        for award in awards:
+            last = told[-1][0] if told else None
+            if (
+                last
+                and (last["seat"], last["pot"], last["half"])
+                == (
+                    award["seat"],
+                    award["pot"],
+                    "high",
+                )
+                and award["half"] == "low"
+            ):
+                told[-1] = ({**last, "half": "scoop"}, told[-1][1] + award["amount"])
+            else:
+                told.append((award, award["amount"]))
         won = [
             text(f["lines"][0])
             for f in frames
-            if f["kind"] == "award" and " wins " in text(f["lines"][0])
+            if f["kind"] == "award"
+            and (" wins " in text(f["lines"][0]) or " scoops " in text(f["lines"][0]))
         ]
-        assert len(won) == len(awards)
-        for line, award in zip(won, awards, strict=True):
-            assert line.startswith(f"{who[award['seat']]} wins ")
-            assert f": {award['amount']}" in line
-            if award["half"] != "whole":
+        assert len(won) == len(told)
+        for line, (award, amount) in zip(won, told, strict=True):
+            verb = "scoops" if award["half"] == "scoop" else "wins"
+            assert line.startswith(f"{who[award['seat']]} {verb} ")
+            assert f": {amount}" in line
+            if award["half"] in ("high", "low"):
                 halves += 1
                 assert f"the {award['half']} half of " in line
         if any(a["pot"] > 0 for a in awards):
@@ -158,6 +181,27 @@ def test_replays_say_what_the_table_said_and_show_only_what_the_seat_saw(
     assert side_pots
     if config.variant.showdown == "high_low":
         assert halves
+
+
+def test_a_scooped_pot_is_one_step() -> None:
+    """Both halves of a hi-lo pot to one seat: "ann scoops the pot: 24, high with … and low
+    with …", one step, and the seat's box says "scoops 24", not "wins 12 + 12"."""
+    config = TableConfig(variant=find_variant("seven_card_stud_hi_lo"))
+    rng = random.Random(28)
+    for _ in range(500):
+        hand = play_random_hand(config, [200, 200, 200], rng)
+        awards = [e.record()["data"] for e in hand.events if e.kind == "pot_awarded"]
+        if [a["half"] for a in awards] == ["high", "low"] and len({a["seat"] for a in awards}) == 1:
+            break
+    else:
+        pytest.fail("no hand was scooped")
+    winner = awards[0]["seat"]
+    (frames,) = frames_of([record(hand.events, winner, [200] * 3, list(hand.stacks))])
+    said = [text(f["lines"][0]) for f in frames if f["kind"] == "award"]
+    total = sum(a["amount"] for a in awards)
+    assert len(said) == 1
+    assert said[0].startswith(f"{NAMES[winner]} (you) scoops the pot: {total}, high with ")
+    assert " and low with " in said[0]
 
 
 def test_a_voided_hand_ends_with_every_chip_back() -> None:

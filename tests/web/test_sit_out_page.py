@@ -93,7 +93,7 @@ def test_sit_out_and_leave_on_one_s_turn_fold_at_once(
         expect(first.locator(".seat[data-seat='2'].folded")).to_have_count(1, timeout=10_000)
         took_leave = time.monotonic() - started
         expect(first.locator(".seat[data-seat='2'] .status")).to_contain_text("leaving")
-        expect(first.locator("#log")).not_to_contain_text("(time)")
+        expect(first.locator("#log")).not_to_contain_text("(out of time)")
 
         # Seat 0 sits out on its turn (folding, no free check asked): folded at once; the
         # hand ends (seat 1 wins) and seat 2 is free right after it.
@@ -140,7 +140,7 @@ def test_a_spent_time_bank_shows_what_is_left(scripted: ScriptedServer, browser:
         expect(watcher.locator(".seat[data-seat='0'] .bank")).to_have_text("bank 3s")
         # Seat 0's clock runs out (1 + 3 s): the bring-in is posted for it, its bank is gone.
         expect(watcher.locator("#actions:not([hidden])")).to_have_count(1, timeout=10_000)
-        expect(watcher.locator("#log")).to_contain_text("brings in for 2 (time)")
+        expect(watcher.locator("#log")).to_contain_text("brings in for 2 (out of time)")
         expect(watcher.locator(".seat[data-seat='0'] .bank")).to_have_count(0)
         expect(idle.locator(".seat.me .bank")).to_have_count(0)
         expect(watcher.locator(".seat.me .bank")).to_have_text("bank 3s")
