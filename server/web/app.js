@@ -402,6 +402,7 @@ function seatEl(t, s) {
   if (h?.all_in) status.push("all in");
   if (h?.mucked) status.push("mucked");
   if (s.sitting_out) status.push("sitting out");
+  else if (s.sit_out_next_hand) status.push("sits out next hand");
   if (s.leaving) status.push("leaving");
   if (s.connected === false) status.push("away");
   return el("div", { class: cls, dataSeat: n, dataPlayer: s.player },

@@ -155,6 +155,13 @@ def test_sit_out_next_hand_keeps_the_hand_in_progress(
         page.locator("#seat-controls #sit-out-next").check()
         expect(page.locator("#seat-controls #sit-out-next")).to_be_checked()
         expect(page.locator("#seat-controls #sit-out-now")).to_be_visible()  # only if asked
+        status = bring.page.locator(".seat[data-seat='0'] .status")
+        expect(status).to_have_text("sits out next hand")
+        # Taken back (a sit_in), and asked again.
+        page.locator("#seat-controls #sit-out-next").uncheck()
+        expect(status).to_have_count(0)
+        page.locator("#seat-controls #sit-out-next").check()
+        expect(status).to_have_text("sits out next hand")
         act(bring.page, "bring_in")
         act(third.page, "fold")
         # Seat 0 is still in: its turn comes and it plays it (the hand kept, not folded).
