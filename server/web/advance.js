@@ -30,6 +30,8 @@ function waiting(t) {
   const hand = t.hand;
   if (!hand || hand.over || t.you === null || t.you === undefined) return false;
   const mine = hand.seats[t.you];
+  const seat = t.seats[t.you];
+  if (seat?.sitting_out || seat?.leaving) return false;  // the table plays for it (sit out now)
   return !!mine && !mine.folded && !mine.all_in && hand.to_act !== t.you;
 }
 
