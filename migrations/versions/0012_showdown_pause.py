@@ -1,7 +1,7 @@
 """Tables may set the pause after a showdown (time to read the cards shown).
 
-Revision ID: 0011
-Revises: 0010
+Revision ID: 0012
+Revises: 0011
 Create Date: 2026-12-04
 
 A nullable column, like the clocks: null plays the node's STUD_SHOWDOWN_PAUSE_SECONDS.
@@ -12,8 +12,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0011"
-down_revision: str | None = "0010"
+revision: str = "0012"
+down_revision: str | None = "0011"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
