@@ -246,9 +246,12 @@ class Table:
         if not isinstance(chips, int) or isinstance(chips, bool) or chips <= 0:
             raise InvalidAction("amount must be a positive whole number", code=ErrorCode.BAD_AMOUNT)
         seat = self._seat(number)
-        if seat.stack + seat.pending_chips + chips > self.rules.max_buy_in:
+        room = self.rules.max_buy_in - seat.stack - seat.pending_chips
+        if chips > room:
+            allowed = f"1 to {room} chips" if room > 0 else "no chips"
             raise IllegalAction(
-                f"at most {self.rules.max_buy_in} on the table", code=ErrorCode.BAD_BUY_IN
+                f"you may add {allowed}: at most {self.rules.max_buy_in} on the table",
+                code=ErrorCode.BAD_BUY_IN,
             )
 
     def add_chips(self, number: int, chips: int) -> list[Event]:

@@ -494,10 +494,10 @@ class TableActor(TableLoop):
 
     # ------------------------------------------------------------------ hands
 
-    def _schedule_next_hand(self) -> None:
+    def _schedule_next_hand(self, *, after_showdown: bool = False) -> None:
         if self.table.hand is None and not self.ops.holds_play and len(self.table.dealt_in()) >= 2:
             self._commit_next_hand()
-            self.clocks.schedule_next_hand()
+            self.clocks.schedule_next_hand(after_showdown=after_showdown)
 
     def _commit_next_hand(self) -> None:
         """Draw the next hand's server seed and publish its commitment, unless done: client
@@ -562,14 +562,18 @@ class TableActor(TableLoop):
         self.metrics.hands_finished.inc()
         # Saved: from here on the stored stacks are the hand's final ones, so nothing may
         # cancel it (a cancel would put back the starting stacks).
+        showdown = hand.result().showdown
         departures = self.table.finish_hand()
         self.clocks.deadline = None
         self._tell(turns.refill_banks(self))
         # Broke: sat out until chips are added (and removed after the sit-out limit).
         self._tell(self.table.sit_out_busted())
-        await self._after_hand(departures)
+        # A showdown is left on the table long enough to read it (the table's showdown pause).
+        await self._after_hand(departures, after_showdown=showdown)
 
-    async def _after_hand(self, departures: list[Departure]) -> None:
+    async def _after_hand(
+        self, departures: list[Departure], *, after_showdown: bool = False
+    ) -> None:
         for occupant in self.table.seats:
             if occupant is not None and occupant.sitting_out:
                 state = self._state(occupant.player)
@@ -578,7 +582,7 @@ class TableActor(TableLoop):
         for departure in departures:
             await self._settle_departure(departure)
         await table_ops.between_hands(self)
-        self._schedule_next_hand()
+        self._schedule_next_hand(after_showdown=after_showdown)
 
     def cancelled_record(self, reason: str, detail: str | None = None) -> FinishedHand | None:
         """The record of the hand in progress voided: everyone keeps the chips they began

@@ -51,9 +51,15 @@ class TableClocks:
     def remaining(self) -> float | None:
         return None if self.deadline is None else round(self.deadline - self.clock(), 2)
 
-    def schedule_next_hand(self) -> None:
+    def schedule_next_hand(self, *, after_showdown: bool = False) -> None:
+        """The next deal, after the pause between hands; after a showdown, the longer pause
+        that lets the players read it."""
         if self.next_hand_at is None:
-            self.next_hand_at = self.clock() + self.settings.pause_between_hands
+            self.next_hand_at = self.clock() + self.pause(after_showdown=after_showdown)
+
+    def pause(self, *, after_showdown: bool) -> float:
+        pause = self.settings.pause_between_hands
+        return max(pause, self.settings.showdown_pause) if after_showdown else pause
 
     def next_hand_due(self) -> bool:
         if self.next_hand_at is not None and self.clock() >= self.next_hand_at:

@@ -141,6 +141,10 @@ class TablePublic(BaseModel):
     created_at: datetime
     action_clock: float | None = Field(description="seconds (null: the node's default)")
     time_bank: float | None = Field(description="seconds (null: the node's default)")
+    showdown_pause: float | None = Field(
+        default=None,
+        description="seconds from a showdown to the next deal (null: the node's default)",
+    )
     paused_reason: str | None = Field(description="an operator paused it, why (null: not)")
     closing_reason: str | None = Field(description="an operator closed it (or is), why")
     closed_at: datetime | None
@@ -160,6 +164,13 @@ class TableUpdate(BaseModel):
     max_buy_in: int | None = Field(default=None, gt=0)
     action_clock: float | None = Field(default=None, gt=0, le=600, description="seconds")
     time_bank: float | None = Field(default=None, ge=0, le=3600, description="seconds")
+    showdown_pause: float | None = Field(
+        default=None,
+        ge=0,
+        le=60,
+        description="seconds from a showdown to the next deal, to read it (at least the "
+        "pause after a hand won without one)",
+    )
     spectator_chat: bool | None = Field(default=None, description="spectators may chat too")
     time_fee: int | None = Field(
         default=None, ge=0, description="time collection: chips per player per period (0: none)"

@@ -65,11 +65,15 @@ class Settings(BaseSettings):
     # the backstop for a logout or suspension whose message the bus lost.
     session_check_seconds: float = Field(default=5.0, gt=0)
     # Table clocks (every table of this server): the time to act, the time bank on top of
-    # it, the pause between hands, how long a freed seat is held for the first player on
-    # the waiting list, and how long a player may sit out before being cashed out.
+    # it, the pause between hands (after a hand won without a showdown), how long a freed
+    # seat is held for the first player on the waiting list, and how long a player may sit
+    # out before being cashed out.
     action_clock_seconds: float = Field(default=15, gt=0)
     time_bank_seconds: float = Field(default=30, ge=0)
     pause_between_hands_seconds: float = Field(default=2, ge=0)
+    # After a showdown, time to read it (a table's own ``showdown_pause`` comes first); never
+    # shorter than the pause between hands.
+    showdown_pause_seconds: float = Field(default=5, ge=0, le=60)
     waiting_offer_seconds: float = Field(default=30, gt=0)
     sit_out_limit_seconds: float = Field(default=600, gt=0)
     # The back office's live list flags a table whose hand has not moved for this long

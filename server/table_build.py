@@ -122,6 +122,9 @@ def table_settings(settings: Settings, record: TableRecord) -> TableSettings:
         else record.action_clock,
         time_bank=settings.time_bank_seconds if record.time_bank is None else record.time_bank,
         pause_between_hands=settings.pause_between_hands_seconds,
+        showdown_pause=settings.showdown_pause_seconds
+        if record.showdown_pause is None
+        else record.showdown_pause,
         waiting_offer=settings.waiting_offer_seconds,
         sit_out_limit=settings.sit_out_limit_seconds,
         spectator_chat=record.spectator_chat,

@@ -40,6 +40,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("max_buy_in", "max_buy_in"),
     Setting("action_clock", "action_clock"),
     Setting("time_bank", "time_bank"),
+    Setting("showdown_pause", "showdown_pause"),
     Setting("spectator_chat", "spectator_chat"),
     Setting("time_fee", "time_fee"),
     Setting("time_fee_period", "time_fee_period"),

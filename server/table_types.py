@@ -118,7 +118,10 @@ class TableSettings:
     action_clock: float = 15.0
     time_bank: float = 30.0
     time_bank_refill: float = 2.0  # seconds added back per hand played, up to time_bank
-    pause_between_hands: float = 2.0
+    pause_between_hands: float = 2.0  # after a hand won without a showdown
+    # After a showdown: time to read it, at least the pause above (0: that pause; a server's
+    # tables take STUD_SHOWDOWN_PAUSE_SECONDS, 5 s, or their own, server.table_build).
+    showdown_pause: float = 0.0
     waiting_offer: float = 30.0  # how long a freed seat is held for the first waiting player
     sit_out_limit: float = 600.0  # a player sat out longer is removed from the table
     spectator_chat: bool = False  # spectators may chat (seated players always may)

@@ -181,6 +181,9 @@ class TableRecord(Base):
     # Seconds; null: the node's defaults (STUD_ACTION_CLOCK_SECONDS, STUD_TIME_BANK_SECONDS).
     action_clock: Mapped[float | None] = mapped_column(Float, default=None)
     time_bank: Mapped[float | None] = mapped_column(Float, default=None)
+    # Seconds between a hand that ended in a showdown and the next deal, to read it; null:
+    # the node's default (STUD_SHOWDOWN_PAUSE_SECONDS).
+    showdown_pause: Mapped[float | None] = mapped_column(Float, default=None)
     # An operator's pause (no new hand): why, and since when; null when not paused.
     paused_reason: Mapped[str | None] = mapped_column(Text, default=None)
     paused_at: Mapped[datetime | None] = mapped_column(UTCDateTime, default=None)

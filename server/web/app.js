@@ -12,6 +12,7 @@ import { checkHand, newClientSeed } from "./fairness.js";
 import { cardEl, cardText } from "./cards.js";
 import { initReplayer, openHandsPage, openReplayer } from "./replayer.js";
 import { bettingControls, installShortcuts } from "./betting.js";
+import { playAdvance, renderAdvance } from "./advance.js";
 import { OUT_OF_TIME, announcementText, awardLines, wonText } from "./dealer.js";
 import { mountSettings, turnOver, yourTurn } from "./settings.js";
 
@@ -399,6 +400,7 @@ function renderTable(t) {
     : []));
   $("seats").replaceChildren(...t.seats.map((s) => seatEl(t, s)));
   renderActions(t);
+  renderAdvance(t, $("advance"));
   renderSeatControls(t);
   tick();
 }
@@ -442,6 +444,7 @@ function seatEl(t, s) {
   if (h?.all_in) status.push("all in");
   if (h?.mucked) status.push("mucked");
   if (s.sitting_out) status.push("sitting out");
+  else if (s.sit_out_next_hand) status.push("sits out next hand");
   if (s.leaving) status.push("leaving");
   if (s.connected === false) status.push("away");
   return el("div", { class: cls, dataSeat: n, dataPlayer: s.player },
@@ -482,7 +485,10 @@ function renderActions(t) {
   box.dataset.turn = turnKey;
   box.replaceChildren(el("span", { class: "your-turn", text: "Your turn" }), ...bettingControls(t, act));
   box.hidden = false;
-  yourTurn();
+  // An advance action ticked while others acted plays now (advance.js); else it is up to you.
+  const advance = playAdvance(t);
+  if (advance) act(advance);
+  else yourTurn();
 }
 
 const newId = () => (crypto.randomUUID ? crypto.randomUUID() : `${Date.now()}-${Math.random().toString(36).slice(2)}`);
@@ -528,12 +534,9 @@ function renderSeatControls(t) {
       items.push(el("span", { class: "muted", text: "Pick a seat to sit down" }));
     }
   } else {
-    // Sitting out (or leaving) during one's hand: the table folds it at one's turn, at once
-    // (a free check instead, if asked), never waiting for the clock.
-    freeCheck ||= el("input", { id: "check-when-free", type: "checkbox" });
     if (me.sitting_out) items.push(el("button", { type: "button", id: "sit-in", onclick: () => sitIn(t) }, "Sit in"));
-    else items.push(el("button", { type: "button", id: "sit-out", onclick: () => command("sit_out", { next_hand: false, check_when_free: freeCheck.checked }) }, "Sit out"),
-      el("label", { title: "when sitting out during a hand: check where it costs nothing instead of folding" }, freeCheck, " check when free"));
+    else items.push(...sitOutControls(t, me));
+    items.push(...addChipsControls(t, me));
     if (!me.leaving) items.push(el("button", { type: "button", id: "leave", onclick: () => command("leave") }, "Leave seat"));
   }
   // The controls are drawn again on every table event: whoever is typing in one of them
@@ -541,6 +544,43 @@ function renderSeatControls(t) {
   const typing = box.contains(document.activeElement) ? document.activeElement : null;
   box.replaceChildren(...items);
   if (typing && box.contains(typing) && document.activeElement !== typing) typing.focus();
+}
+
+// "Sit out next hand" (the hand in progress plays on; between hands, out at once) and, during
+// one's hand, "Sit out now": the table then folds it at one's turn, at once (a free check
+// instead, if asked), never waiting for the clock.
+function sitOutControls(t, me) {
+  const next = el("input", { id: "sit-out-next", type: "checkbox", checked: me.sit_out_next_hand });
+  next.addEventListener("change", () => command(next.checked ? "sit_out" : "sit_in", next.checked ? { next_hand: true } : {}));
+  const items = [el("label", { title: "the hand in progress plays on; you sit out when it ends" }, next, " Sit out next hand")];
+  const mine = t.hand && !t.hand.over ? t.hand.seats[t.you] : null;
+  if (mine && !mine.folded) {
+    freeCheck ||= el("input", { id: "check-when-free", type: "checkbox" });
+    items.push(el("button", { type: "button", id: "sit-out-now", title: "your hand is folded at your turn",
+      onclick: () => command("sit_out", { next_hand: false, check_when_free: freeCheck.checked }) }, "Sit out now"),
+    el("label", { title: "sitting out now: check where it costs nothing instead of folding" }, freeCheck, " check when free"));
+  }
+  return items;
+}
+
+// Add chips while seated, up to the maximum buy-in on the table: at once between hands, when
+// the hand ends during one (the chips waiting are shown).
+function addChipsControls(t, me) {
+  const pending = me.pending_chips || 0;
+  const room = t.buyIn.max - me.stack - pending;
+  const items = [];
+  if (pending) items.push(el("span", { id: "chips-pending", class: "muted", text: `+${pending} after this hand` }));
+  if (room <= 0) return items;
+  const input = $("add-chips-amount") || el("input", { id: "add-chips-amount", type: "number", step: 1, min: 1 });
+  input.max = room;
+  const add = async () => {
+    const amount = Number(input.value);
+    if (await command("add_chips", { amount }) !== null) input.value = "";
+  };
+  input.onkeydown = (e) => { if (e.key === "Enter") { e.preventDefault(); add(); } };
+  items.push(el("label", { title: `at most ${t.buyIn.max} on the table` }, `Add chips (up to ${room}) `, input),
+    el("button", { type: "button", id: "add-chips", onclick: add }, "Add chips"));
+  return items;
 }
 
 async function sitIn(t) {

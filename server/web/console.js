@@ -221,6 +221,7 @@ const SETTINGS = [
   { name: "max_buy_in", label: "Maximum buy-in", type: "number" },
   { name: "action_clock", label: "Action clock (s)", type: "number", hint: "empty: the server's default" },
   { name: "time_bank", label: "Time bank (s)", type: "number", hint: "empty: the server's default" },
+  { name: "showdown_pause", label: "Pause after a showdown (s)", type: "number", hint: "time to read it; empty: the server's default" },
 ];
 
 async function editTable(t) {

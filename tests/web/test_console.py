@@ -201,11 +201,12 @@ def test_an_operator_pauses_voids_and_credits_through_the_console(
         # Edit: a setting changed takes effect from the next hand; nothing changed is refused.
         row.locator("button.edit").click()
         console.locator("#dialog input[name=action_clock]").fill("25")
+        console.locator("#dialog input[name=showdown_pause]").fill("6")
         console.locator("#dialog input[name=reason]").fill("slower clock")
         console.click("#dialog-ok")
         expect(console.locator("#notice")).to_contain_text(f"{TABLE}: settings saved")
         edited = next(t for t in _get(url, boss, "/admin/tables") if t["id"] == table_id)
-        assert edited["action_clock"] == 25
+        assert edited["action_clock"] == 25 and edited["showdown_pause"] == 6
         row.locator("button.edit").click()
         expect(console.locator("#dialog input[name=action_clock]")).to_have_value("25")
         console.click("#dialog-ok")

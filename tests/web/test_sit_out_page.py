@@ -1,4 +1,4 @@
-"""Sitting out and leaving on the page, in scripted hands (a stacked deck): "Sit out" and
+"""Sitting out and leaving on the page, in scripted hands (a stacked deck): "Sit out now" and
 "Leave seat" on one's turn fold the hand at once, not after the action clock and time bank;
 the seat of a player who left goes when the hand ends; a seat's time bank shows what is
 left of it, nothing once it is spent."""
@@ -95,12 +95,12 @@ def test_sit_out_and_leave_on_one_s_turn_fold_at_once(
         expect(first.locator(".seat[data-seat='2'] .status")).to_contain_text("leaving")
         expect(first.locator("#log")).not_to_contain_text("(out of time)")
 
-        # Seat 0 sits out on its turn (folding, no free check asked): folded at once; the
+        # Seat 0 sits out now on its turn (folding, no free check asked): folded at once; the
         # hand ends (seat 1 wins) and seat 2 is free right after it.
         expect(first.locator("#actions:not([hidden])")).to_have_count(1)
         expect(first.locator("#check-when-free")).not_to_be_checked()
         started = time.monotonic()
-        first.locator("#seat-controls #sit-out").click()
+        first.locator("#seat-controls #sit-out-now").click()
         expect(bring.locator(".seat[data-seat='0'].folded")).to_have_count(1, timeout=10_000)
         took_sit_out = time.monotonic() - started
         for page in (first, bring):
