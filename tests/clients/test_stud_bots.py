@@ -20,7 +20,7 @@ import httpx
 import pytest
 from live_server import OPERATOR, PASSWORD, ROOT, LiveServer
 
-from stud_bots.runner import MIXED_VARIANTS, parse_args
+from stud_bots.runner import MIXED_VARIANTS, failures, main, parse_args
 
 HANDS = 200
 TABLES = 4
@@ -275,3 +275,22 @@ def test_keep_tables_keeps_the_tables_it_opened(live: LiveServer) -> None:
     lobby = httpx.get(f"{live.url}/tables").json()
     assert [t["id"] for t in lobby] == report["tables"]
     assert lobby[0]["seats_taken"] == 0  # the bots left it
+
+
+def test_a_run_fails_for_no_hand_or_any_error() -> None:
+    played = {"hands": 12, "errors": {}}
+    assert failures(played) == []
+    assert failures({"hands": 0, "errors": {}}) == ["no hand was played"]
+    broken = {"hands": 12, "errors": {"lost_seat": 1, "connection_lost": 2}}
+    assert failures(broken) == ["errors: lost_seat x1, connection_lost x2"]
+    # Under --chaos the connections it cut itself are no failure; anything else still is.
+    assert failures(broken, chaos=True) == ["errors: lost_seat x1"]
+    assert failures({"hands": 3, "errors": {"connection_lost": 5}}, chaos=True) == []
+
+
+def test_an_unreachable_server_is_a_message_and_exit_1(capsys: pytest.CaptureFixture[str]) -> None:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        nobody = f"http://127.0.0.1:{s.getsockname()[1]}"
+    assert main(["--server", nobody, "--operator-token", "t", "--quiet"]) == 1
+    assert capsys.readouterr().err.startswith("stud-bots: ")

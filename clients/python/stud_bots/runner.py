@@ -41,6 +41,8 @@ from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TextIO, TypeVar
 
+import httpx
+
 from engine.variants import VARIANTS, find_variant
 from stud_bots.strategies import STRATEGIES, Bot, make_bot
 from stud_client import (
@@ -679,7 +681,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     options = parse_args(argv)
     try:
         report = asyncio.run(run(options))
-    except (StudError, OSError) as error:
+    except (StudError, OSError, httpx.HTTPError) as error:
         print(f"stud-bots: {error}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
