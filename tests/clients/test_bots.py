@@ -319,3 +319,26 @@ def test_house_bots_heads_up_raise_within_bounds(variant: str, pairing: tuple[st
         assert spent <= 1 + 2 * 4 * 5 + 3 * 4 * 10, (number, bets)
     assert most <= MOST_BETS
     assert "seventh" in streets_seen  # hands are played out, not all folded early
+
+
+@pytest.mark.parametrize("structure", ["pot_limit", "no_limit"])
+@pytest.mark.parametrize("variant", ["seven_card_stud", "razz", "five_card_stud"])
+def test_rule_bots_heads_up_in_big_bet_games_stop_at_four_bets(
+    variant: str, structure: str
+) -> None:
+    config = TableConfig(variant=find_variant(variant), structure=structure)
+    for number in range(12):
+        bots = [RuleBot(random.Random(10 * number + n), samples=60) for n in range(2)]
+        twin = Twin(config, 2, stack=5_000, rng=random.Random(number))
+        hand = twin.deal()
+        assert hand is not None
+        bets: dict[str | None, int] = {}
+        while not hand.is_over():
+            legal = hand.legal_actions()
+            assert legal.seat is not None
+            seen = twin.tables[legal.seat].view
+            action = bots[legal.seat].decide(seen, legal)
+            if action.kind in ("bet", "raise", "complete"):
+                bets[seen.street] = bets.get(seen.street, 0) + 1
+            twin.publish(hand.apply(EngineAction(legal.seat, action.kind, action.amount)))
+        assert max(bets.values(), default=0) <= MOST_BETS, (number, bets)

@@ -111,7 +111,7 @@ def bets_in(view: TableView, legal: LegalActions) -> int:
     if view.stakes.structure == "fixed_limit" and step > 0:
         return max(1, level // step)
     # Pot and no limit: one bet, and one more for each time the level passed the pot before.
-    before = max(1, view.pot - level)
+    before = max(1, view.pot - sum(s.bet for s in view.seats))  # the pot before this street
     return 1 + sum(1 for n in range(1, MOST_BETS) if level > before * 2**n)
 
 
