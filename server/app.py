@@ -25,6 +25,7 @@ from server.redis_bus import RedisBus
 from server.routers import (
     admin,
     admin_accounts,
+    admin_bots,
     admin_hands,
     admin_players,
     admin_tables,
@@ -137,7 +138,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # admin_hands before admin: its fixed paths (/admin/tables/live) come first.
     routers = (
         *(health, metrics, auth, wallet, lobby, hands),
-        *(admin_hands, admin, admin_players, admin_tables, admin_accounts),
+        *(admin_hands, admin, admin_players, admin_tables, admin_accounts, admin_bots),
     )
     for module in (*routers, ws, web):
         app.include_router(module.router)

@@ -34,6 +34,7 @@ class AuditAction(enum.StrEnum):
     PLAYER_SUSPEND = "player.suspend"
     PLAYER_UNSUSPEND = "player.unsuspend"
     PLAYER_KICK = "player.kick"
+    BOT_CREATE = "bot.create"
 
 
 class Staff(Protocol):

@@ -1,7 +1,9 @@
 """Demo tables where house bots play (``stud-server --demo``): a newcomer sees a live game.
 
 The house bots are ordinary bot accounts playing the ``stud_bots`` strategies through the
-public client, REST and websocket protocol, exactly as any outside program would: the
+public client, REST and websocket protocol, exactly as any outside program would (``rules``:
+each variant's own starting hands, then its equity, never more than four bets a street, so
+two of them heads-up play a hand rather than raise each other to the felt): the
 server only opens the tables and sets the bots' passwords (a fresh random one each start,
 so no password is kept anywhere). Each demo table keeps seats free for people. Their names
 (``house-...``) are reserved: no one else may register one (server/account_rules.py).

@@ -25,6 +25,10 @@ def _refused_as_invalid(check: Callable[[str], str], value: str) -> str:
         ) from None
 
 
+#: The most chips one ``POST /admin/bots`` grants a bot.
+MAX_BOT_CHIPS = 1_000_000_000
+
+
 class AccountCreate(BaseModel):
     """A new account, checked against server/account_rules.py (the house's names, the most
     common passwords) as well as these fields' limits."""
@@ -479,6 +483,36 @@ def _a_reason(reason: str) -> str:
     if not reason:
         raise ValueError("a reason is required")
     return reason
+
+
+class BotCreate(OperatorReason):
+    """A bot account an operator makes (``POST /admin/bots``): no password, a token."""
+
+    username: str = Field(
+        pattern=USERNAME_PATTERN,
+        description="3-32 letters, digits, _ . -; not the house's (house-...: reserved_username)",
+    )
+    chips: StrictInt = Field(
+        default=0,
+        ge=0,
+        le=MAX_BOT_CHIPS,
+        description="chips granted by the house to the bot's wallet, 0 to 1,000,000,000",
+    )
+
+    @field_validator("username")
+    @classmethod
+    def _not_the_house(cls, username: str) -> str:
+        return _refused_as_invalid(account_rules.check_username, username)
+
+
+class BotPublic(BaseModel):
+    account: AccountPublic
+    chips: int = Field(description="the wallet's balance: what the house granted")
+    ledger_entry: int | None = Field(description="the grant's ledger entry (null: no chips)")
+    access_token: str = Field(description="the bot's token (shown once): it has no password")
+    token_type: Literal["bearer"] = "bearer"
+    expires_at: datetime
+    audit_id: int
 
 
 class SuspendCreate(BaseModel):

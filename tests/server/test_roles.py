@@ -301,6 +301,14 @@ CALLS = [
         lambda body: body["error"]["code"] == "not_seated",
     ),
     Call(
+        "POST",
+        "/admin/bots",
+        lambda _: "/admin/bots",
+        {"username": "loadbot-1", "chips": 500, "reason": "load test"},
+        201,
+        lambda body: body["account"]["role"] == "bot" and body["chips"] == 500,
+    ),
+    Call(
         "GET",
         "/admin/audit",
         lambda _: "/admin/audit?action=table.create",

@@ -2,17 +2,21 @@
 
 ::
 
-    stud-bots --server http://127.0.0.1:8000 --tables 4 --seats 4 --hands 200 \\
-              --strategy mixed --variant mixed --think-ms 5-40 --operator boss
-    stud-bots --server URL --table 3 --table 7 --seats 2 --hands 50 --strategy rules
-    stud-bots --server http://node-a:8000 --server http://node-b:8000 --table 3
+    stud-bots --server http://127.0.0.1:8000 --operator boss \\
+              --tables 3 --seats 3 --hands 30 --strategy mixed --variant mixed --think-ms 1-5
+    stud-bots --server URL --operator boss --table 3 --table 7 --seats 2 --hands 50
+    stud-bots --server http://node-a:8000 --server http://node-b:8000 --operator boss --table 3
 
-It registers one bot account per seat, opens tables with an operator's credential (the
-password from ``STUD_OPERATOR_PASSWORD`` or a prompt; or ``--operator-token``) or joins the
-given ones, plays until the tables have dealt ``--hands`` hands in all, has every bot leave
-(its chips go back to its wallet), prints a progress bar to stderr and then one JSON line:
-hands played, actions sent, errors by code, reconnects, resyncs, and the latency from
-sending an action to seeing its event (p50, p95, p99, in milliseconds).
+Everything runs under an operator's credential (the password from ``STUD_OPERATOR_PASSWORD``
+or a prompt; or ``--operator-token``): the runner makes one bot account per seat with it
+(``POST /admin/bots``: no password, a token; chips granted by the house with a ledger entry;
+audited), opens the tables or joins the given ones, plays until the tables have dealt
+``--hands`` hands in all, has every bot leave (its chips go back to its wallet), closes the
+tables it opened (``--keep-tables`` keeps them) and hands the bots' chips back to the house.
+It prints a progress bar to stderr and then one JSON line: hands played, actions sent,
+errors by code, reconnects, resyncs, and the latency from sending an action to seeing its
+event (p50, p95, p99, in milliseconds). It exits 0 when hands were played without an error,
+1 otherwise (no hand played, any error, or a failure before play: the message on stderr).
 
 Given several nodes of one cardroom (``--server`` again, or a comma list), every bot's client
 tries them in turn, as the client library does: a bot outlives the node it played through. A
@@ -37,6 +41,8 @@ from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TextIO, TypeVar
 
+import httpx
+
 from engine.variants import VARIANTS, find_variant
 from stud_bots.strategies import STRATEGIES, Bot, make_bot
 from stud_client import (
@@ -51,7 +57,7 @@ from stud_client import (
     TableView,
 )
 
-__all__ = ["Options", "main", "parse_args", "run"]
+__all__ = ["Options", "failures", "main", "parse_args", "run"]
 
 T = TypeVar("T")
 
@@ -66,6 +72,10 @@ MIXED_VARIANTS = (
     "five_card_stud_hi_lo",
 )
 SETTLE_SECONDS = 60.0  # after the last hand, how long bots have to leave their tables
+CLOSE_SECONDS = 60.0  # how long a table closing after its hand in progress is waited for
+BUY_INS_PER_BOT = 10  # the house grants each bot this many buy-ins (default --bankroll)
+# Faults a --chaos run causes on purpose: counted, but no failure of the run.
+CHAOS_FAULTS = frozenset({"connection_lost", "timeout", "missed_turn"})
 
 
 @dataclass(slots=True)
@@ -84,6 +94,8 @@ class Options:
     operator_token: str | None = None
     table_config: dict[str, Any] = field(default_factory=dict)
     buy_in: int | None = None
+    bankroll: int | None = None  # chips the house grants each bot
+    keep_tables: bool = False
     prefix: str = "bot"
     seed: int | None = None
     timeout: float | None = None
@@ -150,7 +162,7 @@ def parse_args(argv: Sequence[str] | None = None) -> Options:
     )
     parser.add_argument(
         "--operator",
-        help="operator account that opens the tables "
+        help="operator account that makes the bot accounts and opens the tables "
         "(password from STUD_OPERATOR_PASSWORD, else prompted)",
     )
     parser.add_argument(
@@ -163,6 +175,16 @@ def parse_args(argv: Sequence[str] | None = None) -> Options:
     )
     parser.add_argument(
         "--buy-in", type=int, help="chips per seat (default: 50 big bets, within the table's range)"
+    )
+    parser.add_argument(
+        "--bankroll",
+        type=int,
+        help=f"chips the house grants each bot (default: {BUY_INS_PER_BOT} buy-ins)",
+    )
+    parser.add_argument(
+        "--keep-tables",
+        action="store_true",
+        help="leave the tables it opened open at the end (they are closed by default)",
     )
     parser.add_argument("--prefix", default="bot", help="bot account names start with this")
     parser.add_argument("--seed", type=int, help="seed the bots' decisions")
@@ -186,8 +208,13 @@ def parse_args(argv: Sequence[str] | None = None) -> Options:
         parser.error(str(error))
     if args.tables < 1 or args.seats < 2 or args.hands < 1:
         parser.error("--tables >= 1, --seats >= 2 and --hands >= 1")
-    if not args.table and not (args.operator or args.operator_token):
-        parser.error("opening tables needs --operator or --operator-token; or give --table")
+    if args.bankroll is not None and args.bankroll < 1:
+        parser.error("--bankroll >= 1")
+    if not (args.operator or args.operator_token):
+        parser.error(
+            "bot accounts are made by an operator: give --operator (password from "
+            "STUD_OPERATOR_PASSWORD, else prompted) or --operator-token"
+        )
     password = None
     if args.operator and not args.operator_token:
         password = os.environ.get("STUD_OPERATOR_PASSWORD")
@@ -211,6 +238,8 @@ def parse_args(argv: Sequence[str] | None = None) -> Options:
         operator_token=args.operator_token,
         table_config=config,
         buy_in=args.buy_in,
+        bankroll=args.bankroll,
+        keep_tables=args.keep_tables,
         prefix=args.prefix,
         seed=args.seed,
         timeout=args.timeout,
@@ -355,48 +384,59 @@ async def _leave(seat: _Seat) -> None:
         seat.errors["connection_lost"] += 1
 
 
-async def _open_tables(options: Options, admin: StudClient, run_id: str) -> list[TableInfo]:
+async def _sign_in(options: Options, admin: StudClient) -> None:
+    """The operator's credential on ``admin``: the token given, or a login."""
+    if options.operator_token:
+        admin.token = options.operator_token
+        return
+    assert options.operator and options.operator_password is not None
+    await admin.login(options.operator, options.operator_password)
+
+
+async def _open_tables(
+    options: Options, admin: StudClient, run_id: str, opened: list[int]
+) -> list[TableInfo]:
+    """The tables to play at: the ones given, or new ones (their ids added to ``opened`` as
+    each opens, so that the run closes them however it ends)."""
     if options.table_ids:
         lobby = {t.id: t for t in await admin.tables()}
         missing = [t for t in options.table_ids if t not in lobby]
         if missing:
             raise StudError(f"no open table {missing}")
         return [lobby[t] for t in options.table_ids]
-    if options.operator_token:
-        admin.token = options.operator_token
-    else:
-        assert options.operator and options.operator_password is not None
-        await admin.login(options.operator, options.operator_password)
-    ids = []
     for number in range(options.tables):
         variant = options.variants[number % len(options.variants)]
         if options.seats > find_variant(variant).max_players:
             raise StudError(f"{variant} seats at most {find_variant(variant).max_players}")
+    for number in range(options.tables):
+        variant = options.variants[number % len(options.variants)]
         config = {**options.table_config, "variant": variant}
-        ids.append(
+        opened.append(
             await admin.create_table(
                 f"{options.prefix}-{run_id}-{number + 1}", config, seats=options.seats
             )
         )
     lobby = {t.id: t for t in await admin.tables()}
-    return [lobby[t] for t in ids]
+    return [lobby[t] for t in opened]
 
 
 async def _make_seat(
     options: Options,
+    admin: StudClient,
     info: TableInfo,
     name: str,
     strategy: str,
     rng: random.Random,
-    password: str,
-    gate: asyncio.Semaphore,
+    run_id: str,
+    made: list[str],
 ) -> _Seat:
-    client = StudClient(options.server, fallback_urls=options.fallback_servers)
-    async with gate:
-        await client.register(name, password, bot=True)
-        await client.login(name, password)
+    """A bot account made by the operator (funded by the house), its client and its bot."""
     buy_in = options.buy_in or 50 * info.stakes.big_bet
     buy_in = max(info.min_buy_in, min(info.max_buy_in, buy_in))
+    chips = options.bankroll or BUY_INS_PER_BOT * buy_in
+    token = await admin.make_bot(name, chips, f"stud-bots run {run_id}")
+    made.append(name)
+    client = StudClient(options.server, fallback_urls=options.fallback_servers, token=token)
     return _Seat(
         name,
         strategy,
@@ -408,6 +448,47 @@ async def _make_seat(
     )
 
 
+async def _close_tables(
+    admin: StudClient, table_ids: Sequence[int], run_id: str, errors: Counter[str]
+) -> list[int]:
+    """Close the tables the run opened (everyone cashed out); wait for those that close after
+    their hand in progress. The ids closed; refusals counted in ``errors`` by code."""
+    closing = []
+    for table_id in table_ids:
+        try:
+            await admin.close_table(table_id, f"stud-bots run {run_id} ended")
+            closing.append(table_id)
+        except ServerError as refusal:
+            errors[refusal.code] += 1
+    deadline = time.monotonic() + CLOSE_SECONDS
+    while time.monotonic() < deadline:
+        lobby = {t.id for t in await admin.tables()}
+        if not lobby.intersection(closing):
+            break
+        await asyncio.sleep(0.2)
+    else:
+        errors["table_not_closed"] += 1
+    lobby = {t.id for t in await admin.tables()}
+    return [t for t in closing if t not in lobby]
+
+
+async def _return_chips(
+    admin: StudClient, names: Sequence[str], run_id: str, errors: Counter[str]
+) -> int:
+    """Hand every bot's wallet back to the house (a debit each, audited); the chips moved.
+    Refusals counted in ``errors`` by code."""
+    moved = 0
+    for name in names:
+        try:
+            balance = int((await admin.find_player(name))["balance"])
+            if balance > 0:
+                await admin.debit(name, balance, f"stud-bots run {run_id} ended")
+                moved += balance
+        except ServerError as refusal:
+            errors[refusal.code] += 1
+    return moved
+
+
 def _percentile(values: list[float], share: float) -> float | None:
     if not values:
         return None
@@ -416,8 +497,18 @@ def _percentile(values: list[float], share: float) -> float | None:
     return round(ordered[rank] * 1000, 2)
 
 
-def _report(run: _Run, seats: list[_Seat], timed_out: bool) -> dict[str, Any]:
-    errors: Counter[str] = Counter()
+@dataclass(slots=True)
+class _Ending:
+    """What the run did once play stopped: the tables it closed, the chips it handed back."""
+
+    closed: list[int] = field(default_factory=list)
+    returned: int = 0
+    timed_out: bool = False
+    errors: Counter[str] = field(default_factory=Counter)  # refusals met winding up
+
+
+def _report(run: _Run, seats: list[_Seat], ending: _Ending) -> dict[str, Any]:
+    errors: Counter[str] = Counter(ending.errors)
     latencies: list[float] = []
     for seat in seats:
         errors.update(seat.client.stats.errors)
@@ -441,7 +532,9 @@ def _report(run: _Run, seats: list[_Seat], timed_out: bool) -> dict[str, Any]:
         "tables": sorted({s.info.id for s in seats}),
         "bots": len(seats),
         "strategies": dict(Counter(s.strategy for s in seats)),
-        "timed_out": timed_out,
+        "timed_out": ending.timed_out,
+        "closed_tables": ending.closed,
+        "chips_returned": ending.returned,
     }
 
 
@@ -494,37 +587,39 @@ async def _chaos(seats: list[_Seat], every: float, rng: random.Random) -> None:
 
 
 async def run(options: Options, *, progress_to: TextIO | None = None) -> dict[str, Any]:
-    """Play one run as the options say; the report is what ``stud-bots`` prints."""
+    """Play one run as the options say; the report is what ``stud-bots`` prints.
+
+    However it ends (the hands played, the timeout, an error, an interrupt), the bots leave,
+    the tables it opened are closed (unless ``keep_tables``) and the bots' chips go back to
+    the house; an error before play is raised once that is done."""
     rng = random.Random(options.seed)
     run_id = secrets.token_hex(3)
-    password = secrets.token_urlsafe(12)
     state = _Run(options)
     seats: list[_Seat] = []
     tasks: list[asyncio.Task[None]] = []
     helpers: list[asyncio.Task[None]] = []  # the progress bar, the chaos monkey
-    timed_out = False
+    opened: list[int] = []
+    made: list[str] = []
+    ending = _Ending()
     async with StudClient(options.server, fallback_urls=options.fallback_servers) as admin:
-        infos = await _open_tables(options, admin, run_id)
-        gate = asyncio.Semaphore(4)
-        seats = list(
-            await asyncio.gather(
-                *(
-                    _make_seat(
-                        options,
-                        info,
-                        f"{options.prefix}-{run_id}-{t}-{s}",
-                        options.strategies[s % len(options.strategies)],
-                        rng,
-                        password,
-                        gate,
-                    )
-                    for t, info in enumerate(infos)
-                    for s in range(options.seats)
-                )
-            )
-        )
+        await _sign_in(options, admin)
         progress = _Progress(state, seats, progress_to or sys.stderr)
         try:
+            infos = await _open_tables(options, admin, run_id, opened)
+            for t, info in enumerate(infos):
+                for s in range(options.seats):
+                    seats.append(
+                        await _make_seat(
+                            options,
+                            admin,
+                            info,
+                            f"{options.prefix}-{run_id}-{t + 1}-{s + 1}",
+                            options.strategies[s % len(options.strategies)],
+                            rng,
+                            run_id,
+                            made,
+                        )
+                    )
             if options.progress:
                 helpers.append(asyncio.create_task(progress.keep_showing()))
             for seat in seats:
@@ -541,34 +636,61 @@ async def run(options: Options, *, progress_to: TextIO | None = None) -> dict[st
                         with contextlib.suppress(TimeoutError):
                             await asyncio.wait_for(state.enough.wait(), 0.5)
             except TimeoutError:
-                timed_out = True
+                ending.timed_out = True
             if chaos is not None:
                 chaos.cancel()
-            await asyncio.gather(*(_leave(seat) for seat in seats))
+        finally:
+            await asyncio.gather(*(_leave(seat) for seat in seats), return_exceptions=True)
             _, stuck = await asyncio.wait(tasks, timeout=SETTLE_SECONDS) if tasks else ((), ())
             for task in stuck:
                 task.cancel()
-        finally:
             for helper in helpers:
                 helper.cancel()
             await asyncio.gather(*helpers, *tasks, return_exceptions=True)
-            await asyncio.gather(*(seat.client.close() for seat in seats), return_exceptions=True)
-            if options.progress:
+            # The bots' tokens end with the run: nobody can play their accounts afterwards.
+            await asyncio.gather(
+                *(seat.client.close(logout=True) for seat in seats), return_exceptions=True
+            )
+            if opened and not options.keep_tables:
+                ending.closed = await _close_tables(admin, opened, run_id, ending.errors)
+            ending.returned = await _return_chips(admin, made, run_id, ending.errors)
+            if options.progress and seats:
                 progress.show(final=True)
-    return _report(state, seats, timed_out)
+    return _report(state, seats, ending)
+
+
+def failures(report: dict[str, Any], *, chaos: bool = False) -> list[str]:
+    """Why a run failed, in words (none: it played hands without an error). Under ``chaos``
+    the lost connections the run caused itself are no failure."""
+    reasons = []
+    if report["hands"] < 1:
+        reasons.append("no hand was played")
+    errors = {
+        code: count
+        for code, count in report["errors"].items()
+        if not (chaos and code in CHAOS_FAULTS)
+    }
+    if errors:
+        reasons.append("errors: " + ", ".join(f"{code} x{n}" for code, n in errors.items()))
+    return reasons
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """0: hands played without an error; 1: no hand, an error, or a failure before play;
+    2: a wrong command line."""
     options = parse_args(argv)
     try:
         report = asyncio.run(run(options))
-    except (StudError, OSError) as error:
+    except (StudError, OSError, httpx.HTTPError) as error:
         print(f"stud-bots: {error}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 130
     print(json.dumps(report), flush=True)
-    return 0
+    wrong = failures(report, chaos=bool(options.chaos))
+    for reason in wrong:
+        print(f"stud-bots: {reason}", file=sys.stderr)
+    return 1 if wrong else 0
 
 
 if __name__ == "__main__":

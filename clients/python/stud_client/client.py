@@ -241,6 +241,37 @@ class StudClient:
                 body[key] = value
         return int((await self._rest("POST", "/admin/tables", json=body))["id"])
 
+    async def make_bot(self, username: str, chips: int, reason: str) -> str:
+        """Operators only: a new bot account (``POST /admin/bots``) granted ``chips`` by the
+        house; returns its access token (it has no password: play it with
+        ``StudClient(url, token=...)``)."""
+        body = await self._rest(
+            "POST", "/admin/bots", json={"username": username, "chips": chips, "reason": reason}
+        )
+        return str(body["access_token"])
+
+    async def close_table(self, table_id: int, reason: str, *, void: bool = False) -> bool:
+        """Operators only: close a table for good, everyone cashed out; True when it closed at
+        once, False when it closes after the hand in progress (``void``: void that hand)."""
+        body = await self._rest(
+            "POST",
+            f"/admin/tables/{table_id}/close" + ("?void=true" if void else ""),
+            json={"reason": reason},
+        )
+        return not body["after_hand"]
+
+    async def find_player(self, name: str) -> dict[str, Any]:
+        """Staff only: one account as the back office sees it (balance, seats, hands)."""
+        found: dict[str, Any] = await self._rest("GET", f"/admin/players/{name}")
+        return found
+
+    async def debit(self, name: str, amount: int, reason: str) -> dict[str, Any]:
+        """Operators only: ``amount`` chips from the player's wallet back to the house."""
+        done: dict[str, Any] = await self._rest(
+            "POST", f"/admin/players/{name}/debit", json={"amount": amount, "reason": reason}
+        )
+        return done
+
     async def books(self) -> dict[str, Any]:
         """Operators only: whether the ledger balances, and every table's chip pool."""
         books: dict[str, Any] = await self._rest("GET", "/admin/books")
@@ -274,7 +305,9 @@ class StudClient:
             raise
         return table
 
-    async def close(self) -> None:
+    async def close(self, *, logout: bool = False) -> None:
+        """Close the websocket and the HTTP client; ``logout``: then end this token on the
+        server too (a program's token that nothing should use again), as best it can."""
         self._closing = True
         self._ready.clear()
         ws, self._ws = self._ws, None
@@ -289,6 +322,9 @@ class StudClient:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
         self._fail_pending()
+        if logout and self.token:
+            with contextlib.suppress(StudError, httpx.HTTPError):
+                await self._rest("POST", "/auth/logout")
         if self._own_http:
             await self._http.aclose()
 
