@@ -155,6 +155,7 @@ class Room:
     players: list[Seated]
     tasks: list[asyncio.Task[None]]
     operator: str
+    abusers_nice: int = 19  # the abusers' priority (19: the lowest; see abusers.py)
 
     @property
     def url(self) -> str:
@@ -193,7 +194,7 @@ class Room:
             str(ABUSERS),
             mode,
             self.url,
-            json.dumps(args),
+            json.dumps({**args, "nice": self.abusers_nice}),
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
         )
