@@ -13,7 +13,13 @@ from engine.variants import VARIANTS
 from server import account_rules
 from server.accounts import USERNAME_PATTERN
 from server.errors import Refusal
-from server.table_config import CHIPS, TableConfigChanges, TableConfigJson, as_bad_config
+from server.table_config import (
+    CHIPS,
+    TableConfigChanges,
+    TableConfigJson,
+    as_bad_config,
+    no_default,
+)
 
 MOST_SEATS = max(variant.max_players for variant in VARIANTS.values())
 
@@ -183,23 +189,34 @@ class TableUpdate(BaseModel):
     seats: int | None = Field(default=None, ge=2, le=MOST_SEATS)
     min_buy_in: int | None = Field(default=None, gt=0, le=CHIPS)
     max_buy_in: int | None = Field(default=None, gt=0, le=CHIPS)
-    action_clock: float | None = Field(default=None, gt=0, le=600, description="seconds")
-    time_bank: float | None = Field(default=None, ge=0, le=3600, description="seconds")
+    action_clock: float | None = Field(
+        default=None, gt=0, le=600, description="seconds (null: the node's default)"
+    )
+    time_bank: float | None = Field(
+        default=None, ge=0, le=3600, description="seconds (null: the node's default)"
+    )
     showdown_pause: float | None = Field(
         default=None,
         ge=0,
         le=60,
         description="seconds from a showdown to the next deal, to read it (at least the "
-        "pause after a hand won without one)",
+        "pause after a hand won without one; null: the node's default)",
     )
-    spectator_chat: bool | None = Field(default=None, description="spectators may chat too")
-    time_fee: int | None = Field(
+    # Settings that always have a value: left out, kept; never null (the schema says so). The
+    # None is no value of theirs: it marks a field not given (model_dump's exclude_unset).
+    spectator_chat: bool = Field(  # type: ignore[assignment]
+        default=None, description="spectators may chat too", json_schema_extra=no_default
+    )
+    time_fee: int = Field(  # type: ignore[assignment]
         default=None,
         ge=0,
         le=CHIPS,
         description="time collection: chips per player per period (0: none)",
+        json_schema_extra=no_default,
     )
-    time_fee_period: float | None = Field(default=None, ge=60, le=86_400, description="seconds")
+    time_fee_period: float = Field(  # type: ignore[assignment]
+        default=None, ge=60, le=86_400, description="seconds", json_schema_extra=no_default
+    )
     reason: str | None = Field(default=None, max_length=500)
 
 
@@ -486,7 +503,7 @@ class PlayerPublic(BaseModel):
 
 
 class AdjustmentCreate(OperatorReason):
-    amount: StrictInt = Field(gt=0, description="chips, a whole number > 0")
+    amount: StrictInt = Field(gt=0, le=CHIPS, description="chips, a whole number > 0")
 
 
 class AdjustmentPublic(BaseModel):

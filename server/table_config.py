@@ -160,14 +160,15 @@ def _fields(*, partial: bool) -> dict[str, Any]:
                 default = list(default)
         if partial:
             # Left out, kept: no default to show (``None`` never reaches a rule: exclude_unset).
-            spec = Field(default=None, description=description, json_schema_extra=_no_default)
+            spec = Field(default=None, description=description, json_schema_extra=no_default)
         else:
             spec = Field(default=default, description=description)
         fields[field.name] = (kind, spec)
     return fields
 
 
-def _no_default(schema: dict[str, Any]) -> None:
+def no_default(schema: dict[str, Any]) -> None:
+    """A field that may be left out, whose default (None: not given) the schema does not show."""
     schema.pop("default", None)
 
 

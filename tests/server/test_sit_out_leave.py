@@ -18,8 +18,9 @@ from play import submit
 
 from engine.cards import Deck, parse_cards
 from engine.errors import ErrorCode
+from engine.events import Turn, announced
 from engine.variants import TableConfig, find_variant
-from server import commands
+from server import commands, dealing
 from server.actor import TableActor
 from server.bus import MemoryBus, Subscription, table_channel
 from server.table_types import CommandRefused, TableSettings
@@ -342,6 +343,20 @@ async def test_a_turn_the_table_plays_at_once_is_never_announced() -> None:
         assert hand is not None
         moves = 0
         while not hand.is_over():
+            if moves == 3:  # ann's fold is written: a resumed hand replays it untold too
+                live = actor.store.live[7]
+                assert live.actions[2] == {
+                    "seat": 0,
+                    "kind": "fold",
+                    "amount": None,
+                    "absent": "sitting_out",
+                    "at_once": True,
+                }
+                again = dealing.replay(actor.table.config, actor.table.seats, live)
+                assert again.events == hand.events
+                assert announced(again.events) == [
+                    e for e in hand.events if not (type(e) is Turn and e.seat == 0)
+                ]
             seat = hand.seat_to_act()
             assert seat is not None and seat != 0
             legal = hand.legal_actions()
