@@ -439,6 +439,9 @@ class _ActionTaken(NamedTuple):
     all_in: bool = False
     timeout: bool = False  # the table acted for the seat, its clock out
     dead_seat: bool = False  # folded unfaced: still dealt to (SCS 12)
+    # The table acted for a player gone from the hand (sitting out, leaving) when their turn
+    # came: it was played at once, and no turn was announced for it (:func:`announced`).
+    absent: bool = False
 
 
 @event_type
@@ -449,10 +452,12 @@ class ActionTaken(Event, _ActionTaken):
     kind = "action"
 
     def encode(self) -> dict[str, Any]:
-        seat, action, amount, to, stack, all_in, timeout, dead_seat = self
+        seat, action, amount, to, stack, all_in, timeout, dead_seat, absent = self
         data: dict[str, Any] = {"seat": seat, "action": action}
         if timeout:
             data["timeout"] = True
+        if absent:
+            data["absent"] = True
         if dead_seat:
             data["dead_seat"] = True
         if amount is not None:
@@ -474,6 +479,7 @@ class ActionTaken(Event, _ActionTaken):
             bool(data.get("all_in", False)),
             bool(data.get("timeout", False)),
             bool(data.get("dead_seat", False)),
+            bool(data.get("absent", False)),
         )
 
 
@@ -595,6 +601,32 @@ HAND_EVENT_TYPES = tuple(EVENT_TYPES.values())
 HAND_EVENTS = frozenset(cls.kind for cls in HAND_EVENT_TYPES)
 
 
+def announced(events: Iterable[Event]) -> list[Event]:
+    """The events as they are told: without the turn of a seat the table played at once for
+    a player gone from the hand (the turn answered by an ``absent`` action). No one was
+    asked to act, so no one is told a turn: the table, the hand's record, its replay and
+    a verifier's all leave it out.
+
+    >>> from engine.actions import LegalActions
+    >>> turn = new_event(Turn, LegalActions(2, ("fold", "call"), 5, 2, "raise", 10, 10, (10,)))
+    >>> fold = ActionTaken(2, "fold", None, 0, 95, absent=True)
+    >>> [e.kind for e in announced([turn, fold])], [e.kind for e in announced([turn])]
+    (['action'], ['turn'])
+    """
+    told: list[Event] = []
+    turn = -1  # where in ``told`` the turn not yet answered is
+    for event in events:
+        cls = type(event)
+        if cls is Turn:
+            turn = len(told)
+        elif cls is ActionTaken:
+            if event.absent and turn >= 0 and told[turn].seat == event.seat:  # type: ignore[attr-defined]
+                del told[turn]
+            turn = -1
+        told.append(event)
+    return told
+
+
 # The table's record types (engine.table_events) register their kinds too.
 import engine.table_events  # noqa: E402, F401
 
@@ -622,6 +654,7 @@ __all__ = [
     "Turn",
     "UncalledReturned",
     "UnknownEvent",
+    "announced",
     "decode",
     "decode_all",
     "event_type",

@@ -162,8 +162,12 @@ class Hand:
 
     # ----------------------------------------------------------------- inputs
 
-    def apply(self, action: Action) -> list[Event]:
-        """Apply one seat's action; an illegal or malformed one raises and changes nothing."""
+    def apply(self, action: Action, *, absent: bool = False) -> list[Event]:
+        """Apply one seat's action; an illegal or malformed one raises and changes nothing.
+
+        ``absent``: the table took the action for a player gone from the hand, their turn
+        played at once and never announced (the ``action`` event says so; :func:`announced`
+        leaves the turn out of what is told)."""
         seat, kind, amount = action
         legal = self._legal or self.legal_actions()
         # The usual action is named as it stands in the turn's legal actions: the seat to act,
@@ -186,7 +190,7 @@ class Hand:
         mark = len(events)
         same = type(action) is Action and checked == amount
         self.actions.append(action if same else _new_tuple(Action, (seat, kind, checked)))
-        self._act(self.to_act, kind, checked, legal, False)
+        self._act(self.to_act, kind, checked, legal, False, absent)
         return events[mark:]
 
     def timeout(self, seat: int) -> list[Event]:
@@ -363,7 +367,15 @@ class Hand:
             self._increments = (config.small_bet,)
         self._bet_size = self._increments[0] if len(self._increments) == 1 else 0
 
-    def _act(self, i: int, kind: str, amount: int | None, legal: LegalActions, timed: bool) -> None:
+    def _act(
+        self,
+        i: int,
+        kind: str,
+        amount: int | None,
+        legal: LegalActions,
+        timed: bool,
+        absent: bool = False,
+    ) -> None:
         """Carry out a checked action of seat index ``i``, emit it, and pass the turn on."""
         seat = self.seats[i]
         self._legal = None
@@ -378,30 +390,30 @@ class Hand:
             to = bets[i] = bets[i] + paid
             self.total[i] += paid
             self.acted[i] = self.raise_count
-            event: tuple[Any, ...] = (seat, kind, paid, to, stack, stack == 0, timed, False)
+            event: tuple[Any, ...] = (seat, kind, paid, to, stack, stack == 0, timed, False, absent)
         elif kind == "check":
             self.acted[i] = self.raise_count
             stack = stacks[i]
-            event = (seat, kind, None, bets[i], stack, stack == 0, timed, False)
+            event = (seat, kind, None, bets[i], stack, stack == 0, timed, False, absent)
         elif kind == "fold":
             self.folded[i] = True
             stack = stacks[i]
             if self.current_bet <= bets[i] and self.config.deal_to_unfaced_folds:
                 # Folded without facing a bet: keep dealing to the seat (SCS 12).
                 self._unfaced_folds += 1
-                event = (seat, kind, None, bets[i], stack, False, timed, True)
+                event = (seat, kind, None, bets[i], stack, False, timed, True, absent)
             else:
                 self._stop_dealing(i)
-                event = (seat, kind, None, bets[i], stack, False, timed, False)
+                event = (seat, kind, None, bets[i], stack, False, timed, False, absent)
         elif kind == "bring_in":
             paid = self._bring_in(i, legal.bring_in)
             stack = stacks[i]
-            event = (seat, kind, paid, bets[i], stack, stack == 0, timed, False)
+            event = (seat, kind, paid, bets[i], stack, stack == 0, timed, False, absent)
         else:
             assert amount is not None
             paid = self._wager(i, amount)
             stack = stacks[i]
-            event = (seat, kind, paid, amount, stack, stack == 0, timed, False)
+            event = (seat, kind, paid, amount, stack, stack == 0, timed, False, absent)
         self.events.append(new_event(ActionTaken, event))
 
         # Pass the turn to the next seat clockwise that must act, if any; else the round ends.

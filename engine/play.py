@@ -42,11 +42,19 @@ def play_random_hand(
     rng: random.Random,
     deck: Deck | None = None,
     timeout_rate: float = 0.0,
+    absent_rate: float = 0.0,
 ) -> Hand:
-    """Deal a hand to seats 0..n-1 and play it out with random legal actions."""
+    """Deal a hand to seats 0..n-1 and play it out with random legal actions; now and then
+    (``timeout_rate``) a turn out of time, or (``absent_rate``) one the table plays at once
+    for a player gone from the hand, as a table does (a due bring-in posted, else a fold)."""
     hand = Hand(config, list(enumerate(stacks)), deck or Deck(rng=rng))
     while not hand.over:
-        if timeout_rate and rng.random() < timeout_rate:
+        if absent_rate and rng.random() < absent_rate:
+            seat = hand.seat_to_act()
+            assert seat is not None
+            kind = "bring_in" if "bring_in" in hand.legal_actions().kinds else "fold"
+            hand.apply(Action(seat, kind, None), absent=True)
+        elif timeout_rate and rng.random() < timeout_rate:
             seat = hand.seat_to_act()
             assert seat is not None
             hand.timeout(seat)

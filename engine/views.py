@@ -75,7 +75,7 @@ def _fold_public(events: Iterable[Event], own: dict[int, list[str]]) -> dict[str
         if cls is Turn:
             turn = event
         elif cls is ActionTaken:
-            seat, action, paid, total, _, all_in, _, _ = event
+            seat, action, paid, total, _, all_in, _, _, _ = event
             s = seats[seat]
             if paid is not None:
                 s["stack"] -= paid

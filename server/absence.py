@@ -9,9 +9,12 @@ table acts for them when their turn comes, and at once when it is their turn alr
 - a check where one is free, if the player sitting out asked for it (``check_when_free``);
 - else a fold.
 
-These are plain actions (no ``timeout`` on the ``action`` event): the player's own
-choice, made earlier. They are written like any other action, so a resumed hand replays
-them; the clock never starts for such a turn (no ``clock`` event). A player who sits in
+These are the player's own choice, made earlier (no ``timeout`` on the ``action`` event).
+Such a turn is played at once and never announced: no ``turn`` event and no clock for it
+(the actor's ``_tell_hand`` leaves it out), and its ``action`` says ``absent`` (the
+hand's record leaves the turn out too, ``engine.events.announced``). Only a turn already
+announced, the player leaving during it, is answered as a plain action. They are written
+like any other action, so a resumed hand replays them. A player who sits in
 again before their turn plays on. A leaver's seat is freed when the hand ends, their
 chips back to their wallet (``Table.finish_hand``'s departures).
 """
@@ -65,14 +68,16 @@ async def act_for_absent(actor: TableActor) -> None:
         state = actor._state(occupant.player)
         check = reason == "sitting_out" and state.check_when_free
         kind = absent_kind(hand.legal_actions(), check_when_free=check)
-        events = hand.apply(Action(seat, kind, None))
+        # Only a turn already on the clock (the player left during it) was announced, and
+        # spent any time; any other is played at once, its turn never told (``absent``).
+        on_clock = actor.clocks.deadline is not None
+        events = hand.apply(Action(seat, kind, None), absent=not on_clock)
         actor.last_action_at = actor.clock()
         await actor.journal.record(
-            actor.hand_number, {"seat": seat, "kind": kind, "amount": None, "absent": reason}
+            actor.hand_number,
+            {"seat": seat, "kind": kind, "amount": None, "absent": reason, "at_once": not on_clock},
         )
         actor.metrics.action(kind)
-        # Only a turn already on the clock (the player left during it) spent any time.
-        on_clock = actor.clocks.deadline is not None
         actor._tell_hand(events, after=turns.turn_over(actor, seat, state) if on_clock else [])
         if hand.is_over():
             await actor._finish_hand()

@@ -32,7 +32,7 @@ from engine import fair2
 from engine.actions import Action
 from engine.cards import Deck
 from engine.errors import ErrorCode
-from engine.events import Event
+from engine.events import Event, Turn
 from engine.table import Departure, SeatingRules, Table
 from engine.table_events import (
     ChatSaid,
@@ -300,8 +300,13 @@ class TableActor(TableLoop):
 
     def _tell_hand(self, events: list[Event], after: list[Event] | None = None) -> None:
         """Publish a hand's events (then ``after``, table events they caused), and start the
-        clock of the next seat to act."""
-        self.publisher.publish_hand(events, self._player_at)
+        clock of the next seat to act. A turn of a seat gone from the hand is not told: the
+        table plays it at once (:mod:`server.absence`), its action marked ``absent``."""
+        table = self.table
+        told = [
+            e for e in events if type(e) is not Turn or absence.reason_absent(table, e.seat) is None
+        ]
+        self.publisher.publish_hand(told, self._player_at)
         if after:
             self.publisher.publish_all(after)
         hand = self.table.hand

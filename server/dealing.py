@@ -13,6 +13,7 @@ from engine import fair, fair2
 from engine.actions import Action
 from engine.cards import Deck
 from engine.errors import PhhError
+from engine.events import announced
 from engine.hand import Hand
 from engine.phh_export import export
 from engine.table import Seat
@@ -95,7 +96,10 @@ def replay(config: TableConfig, seats: Sequence[Seat | None], live: LiveHandStat
         if action.get("timeout"):
             hand.timeout(action["seat"])
         else:
-            hand.apply(Action(action["seat"], action["kind"], action.get("amount")))
+            hand.apply(
+                Action(action["seat"], action["kind"], action.get("amount")),
+                absent=bool(action.get("at_once")),
+            )
     return hand
 
 
@@ -113,7 +117,7 @@ def deck_of(live: LiveHandState) -> Deck:
 
 
 def _event_log(hand: Hand) -> list[dict[str, Any]]:
-    return [e.record() for e in hand.events]
+    return [e.record() for e in announced(hand.events)]  # as told: no turn played at once
 
 
 def finished_record(

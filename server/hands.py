@@ -146,7 +146,9 @@ async def player_phh(session: AsyncSession, *, hand_id: int, account_id: int) ->
 
 
 async def _own_line(session: AsyncSession, *, hand_id: int, account_id: int) -> HandLine:
-    lines = await player_hands(session, account_id=account_id, before=hand_id + 1, limit=1)
+    # The largest id there is (64 bits) has no id past it to page from: the newest line.
+    before = hand_id + 1 if hand_id < 2**63 - 1 else None
+    lines = await player_hands(session, account_id=account_id, before=before, limit=1)
     if not lines or lines[0].id != hand_id:
         raise UnknownHand(f"no hand {hand_id} of yours")
     return lines[0]

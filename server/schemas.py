@@ -4,14 +4,35 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, WrapValidator, field_validator
 from pydantic_core import PydanticCustomError
 
+from engine.variants import VARIANTS
 from server import account_rules
 from server.accounts import USERNAME_PATTERN
 from server.errors import Refusal
+from server.table_config import (
+    CHIPS,
+    TableConfigChanges,
+    TableConfigJson,
+    as_bad_config,
+    no_default,
+)
+
+MOST_SEATS = max(variant.max_players for variant in VARIANTS.values())
+
+# A table's rules in a request: every field typed in the schema, any refusal ``bad_config``.
+if TYPE_CHECKING:  # the models are made from the engine's TableConfig at import
+    ConfigBody = BaseModel
+    ConfigChangesBody = BaseModel
+else:
+    ConfigBody = Annotated[TableConfigJson, WrapValidator(as_bad_config)]
+    ConfigChangesBody = Annotated[TableConfigChanges, WrapValidator(as_bad_config)]
+# A new table's seats and buy-ins are judged with its rules: refused as bad_config too.
+SeatCount = Annotated[int, Field(ge=2, le=MOST_SEATS), WrapValidator(as_bad_config)]
+BuyIn = Annotated[int, Field(gt=0, le=CHIPS), WrapValidator(as_bad_config)]
 
 
 def _refused_as_invalid(check: Callable[[str], str], value: str) -> str:
@@ -106,20 +127,21 @@ class TableCreate(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     name: str = Field(min_length=1, max_length=64)
-    config: dict[str, Any] = Field(
-        default_factory=dict,
-        description="every rule setting (GET /admin/table-config for all of them and their "
-        "defaults); a missing key takes its default",
+    config: ConfigBody = Field(
+        default_factory=TableConfigJson,
+        description="every rule setting; a missing key takes its default (bad_config: "
+        "refused by its field's limits or by the rules between fields)",
     )
-    seats: int | None = Field(default=None, description="default: the variant's most")
-    min_buy_in: int | None = Field(default=None, description="default: 20 big bets")
-    max_buy_in: int | None = Field(default=None, description="default: 100 big bets")
+    seats: SeatCount | None = Field(default=None, description="default: the variant's most")
+    min_buy_in: BuyIn | None = Field(default=None, description="default: 20 big bets")
+    max_buy_in: BuyIn | None = Field(default=None, description="default: 100 big bets")
     spectator_chat: bool = Field(
         default=False, description="spectators may chat too (seated players always may)"
     )
     time_fee: int = Field(
         default=0,
         ge=0,
+        le=CHIPS,
         description="time collection: chips each seated player pays per period, from their "
         "stack before their first hand of the period (0: none; less than min_buy_in)",
     )
@@ -160,26 +182,41 @@ class TableUpdate(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    config: dict[str, Any] | None = Field(
-        default=None, description="rules to change (GET /admin/table-config), the rest kept"
+    config: ConfigChangesBody | None = Field(
+        default=None,
+        description="rules to change, the rest kept; judged with them as at creation (bad_config)",
     )
-    seats: int | None = Field(default=None, ge=2)
-    min_buy_in: int | None = Field(default=None, gt=0)
-    max_buy_in: int | None = Field(default=None, gt=0)
-    action_clock: float | None = Field(default=None, gt=0, le=600, description="seconds")
-    time_bank: float | None = Field(default=None, ge=0, le=3600, description="seconds")
+    seats: int | None = Field(default=None, ge=2, le=MOST_SEATS)
+    min_buy_in: int | None = Field(default=None, gt=0, le=CHIPS)
+    max_buy_in: int | None = Field(default=None, gt=0, le=CHIPS)
+    action_clock: float | None = Field(
+        default=None, gt=0, le=600, description="seconds (null: the node's default)"
+    )
+    time_bank: float | None = Field(
+        default=None, ge=0, le=3600, description="seconds (null: the node's default)"
+    )
     showdown_pause: float | None = Field(
         default=None,
         ge=0,
         le=60,
         description="seconds from a showdown to the next deal, to read it (at least the "
-        "pause after a hand won without one)",
+        "pause after a hand won without one; null: the node's default)",
     )
-    spectator_chat: bool | None = Field(default=None, description="spectators may chat too")
-    time_fee: int | None = Field(
-        default=None, ge=0, description="time collection: chips per player per period (0: none)"
+    # Settings that always have a value: left out, kept; never null (the schema says so). The
+    # None is no value of theirs: it marks a field not given (model_dump's exclude_unset).
+    spectator_chat: bool = Field(  # type: ignore[assignment]
+        default=None, description="spectators may chat too", json_schema_extra=no_default
     )
-    time_fee_period: float | None = Field(default=None, ge=60, le=86_400, description="seconds")
+    time_fee: int = Field(  # type: ignore[assignment]
+        default=None,
+        ge=0,
+        le=CHIPS,
+        description="time collection: chips per player per period (0: none)",
+        json_schema_extra=no_default,
+    )
+    time_fee_period: float = Field(  # type: ignore[assignment]
+        default=None, ge=60, le=86_400, description="seconds", json_schema_extra=no_default
+    )
     reason: str | None = Field(default=None, max_length=500)
 
 
@@ -466,7 +503,7 @@ class PlayerPublic(BaseModel):
 
 
 class AdjustmentCreate(OperatorReason):
-    amount: StrictInt = Field(gt=0, description="chips, a whole number > 0")
+    amount: StrictInt = Field(gt=0, le=CHIPS, description="chips, a whole number > 0")
 
 
 class AdjustmentPublic(BaseModel):

@@ -22,7 +22,7 @@ from engine.variants import TableConfig
 from server import ledger
 from server.db.models import HandRecord, TableRecord, TableStatus, WalletKind
 from server.errors import ErrorCode, Refusal
-from server.table_config import config_from_json, config_to_json
+from server.table_config import CHIPS, config_from_json, config_to_json
 
 
 class BadConfig(Refusal):
@@ -54,6 +54,8 @@ def check_table(
         )
     if high < low:
         raise BadConfig("max_buy_in must be at least min_buy_in")
+    if high > CHIPS:
+        raise BadConfig(f"max_buy_in must be at most {CHIPS:,} (64 bits; 100 big bets unless set)")
     return config, len(table.seats), low, high
 
 

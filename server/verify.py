@@ -42,6 +42,7 @@ from engine.events import (
     Muck,
     Showdown,
     StreetDealt,
+    announced,
     decode_all,
 )
 from engine.hand import Hand
@@ -304,10 +305,11 @@ def _replay(
                 hand.timeout(data["seat"])
             else:
                 amount = data.get("to") if data["action"] in _WAGERS else None
-                hand.apply(Action(data["seat"], data["action"], amount))
+                action = Action(data["seat"], data["action"], amount)
+                hand.apply(action, absent=bool(data.get("absent")))
         except EngineError as error:
-            return list(hand.events), error
-    return list(hand.events), None
+            return announced(hand.events), error
+    return announced(hand.events), None
 
 
 def _card_count(event: Event) -> int:

@@ -43,7 +43,7 @@ async def create_table(
     record = await tables.create(
         session,
         name=body.name,
-        config=body.config,
+        config=body.config.model_dump(),
         seats=body.seats,
         min_buy_in=body.min_buy_in,
         max_buy_in=body.max_buy_in,

@@ -34,7 +34,7 @@ router = APIRouter(
 )
 
 Limit = Annotated[int, Query(ge=1, le=200)]
-Cursor = Annotated[int | None, Query(ge=1)]
+Cursor = Annotated[int | None, Query(ge=1, le=2**63 - 1)]
 
 
 @router.get("/players")
@@ -43,7 +43,7 @@ async def search_players(
     session: SessionDep,
     prefix: Annotated[str, Query(max_length=32)] = "",
     limit: Limit = 50,
-    offset: Annotated[int, Query(ge=0)] = 0,
+    offset: Annotated[int, Query(ge=0, le=2**31 - 1)] = 0,
 ) -> PlayerPagePublic:
     """Accounts whose name starts with ``prefix`` (whatever its case), by name, paged."""
     found, total = await players.search(session, prefix=prefix, limit=limit, offset=offset)

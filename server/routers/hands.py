@@ -27,7 +27,9 @@ async def list_hands(
     user: CurrentUser,
     session: SessionDep,
     limit: Annotated[int, Query(ge=1, le=100)] = 20,
-    before: Annotated[int | None, Query(ge=1, description="a hand id: older hands only")] = None,
+    before: Annotated[
+        int | None, Query(ge=1, le=2**63 - 1, description="a hand id: older hands only")
+    ] = None,
 ) -> HandPagePublic:
     """Your hands, newest first, a page at a time."""
     lines = await hands.player_hands(session, account_id=user.id, before=before, limit=limit)
@@ -38,7 +40,7 @@ async def list_hands(
 
 
 @router.get("/hands/{hand_id}", responses={404: {"description": "error code unknown_hand"}})
-async def get_hand(hand_id: int, user: CurrentUser, session: SessionDep) -> HandPublic:
+async def get_hand(hand_id: HandId, user: CurrentUser, session: SessionDep) -> HandPublic:
     """One of your hands: its event log as your seat saw it (others' down cards only where
     shown at showdown), the result, the PHH text when it shows nothing you did not see, and
     what ``stud-verify`` checks the deal with (docs/fairness.md)."""

@@ -22,7 +22,9 @@ async def wallet(
     user: CurrentUser,
     session: SessionDep,
     limit: Annotated[int, Query(ge=1, le=200)] = 20,
-    before: Annotated[int | None, Query(ge=1, description="an entry id: older movements")] = None,
+    before: Annotated[
+        int | None, Query(ge=1, le=2**63 - 1, description="an entry id: older movements")
+    ] = None,
 ) -> WalletPublic:
     """The balance and the latest ledger movements (``amount`` > 0 came in, < 0 went out);
     ``next_before`` pages on to older ones."""

@@ -448,6 +448,10 @@ async def test_new_settings_take_effect_at_the_next_hand(room: Room, host: str) 
         ({"action_clock": 0}, "bad_request"),
         ({"time_bank": -1}, "bad_request"),
         ({"nonsense": 1}, "bad_request"),
+        ({"spectator_chat": None}, "bad_request"),  # left out is kept; null is no setting
+        ({"time_fee": None}, "bad_request"),
+        ({"time_fee_period": None, "reason": "x"}, "bad_request"),
+        ({"seats": 11}, "bad_request"),  # past any variant's most
         ({"seats": 9}, "bad_config"),  # seven-card stud seats 8 at most
         ({"config": {"bring_in": 9}}, "bad_config"),
         ({"config": {"variant": "texas_holdem"}}, "bad_config"),

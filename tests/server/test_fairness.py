@@ -289,6 +289,51 @@ async def test_played_stud_deck_1_hands_verify_and_a_tampered_card_or_seed_does_
     assert "differs from the derived deck" in tampered(other_client_seed_everywhere)[0]
 
 
+async def test_a_hand_with_a_turn_played_at_once_verifies(
+    sessionmaker: async_sessionmaker[AsyncSession],
+) -> None:
+    """A player sits out during a hand: the table plays their turns at once, untold (no
+    ``turn``, the action ``absent``), and the history still replays event for event."""
+    players = ["ann", "bob", "cat"]
+    table_id = await seed(sessionmaker, players)
+    actor = make_actor(table_id, sessionmaker, pause=0.3)
+    actor.start()
+    try:
+        for player in players:
+            await submit(actor, "sit", player, buy_in=200)
+        await wait_for(lambda: actor.table.hand is not None)
+        hand = actor.table.hand
+        assert hand is not None
+        gone = next(
+            s.player
+            for n, s in enumerate(actor.table.seats)
+            if s is not None and n != hand.seat_to_act()
+        )
+        await submit(actor, "sit_out", gone, next_hand=False)
+        await play(actor, lambda: actor.hand_number > 1, choose=calling)
+    finally:
+        await actor.stop()
+    async with sessionmaker() as session:
+        first = await session.scalar(select(HandRecord.id).order_by(HandRecord.id))
+        assert first is not None
+        histories = [await _download(session, first, p) for p in players]
+    absent = 0
+    for history in histories:
+        assert history is not None
+        verdict = verify(history)
+        assert verdict.fair, verdict.lines
+        told = None
+        for event in history["events"]:
+            if event["kind"] == "turn":
+                told = event["data"]["seat"]
+            elif event["kind"] == "action":
+                data = event["data"]
+                assert (told == data["seat"]) is not bool(data.get("absent")), data
+                absent += bool(data.get("absent"))
+                told = None
+    assert absent == 3, "the player gone: one untold fold, in each player's history"
+
+
 async def test_a_voided_stud_deck_1_hand_reveals_its_seed_and_verifies(
     sessionmaker: async_sessionmaker[AsyncSession],
 ) -> None:

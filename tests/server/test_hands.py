@@ -170,3 +170,21 @@ async def test_each_player_gets_the_phh_of_an_all_in_hand_and_it_replays(
         assert list(history.finishing_stacks or ()) == [p["ending"] for p in hand["players"]]
         assert phh_replay.replay(history) == [p["ending"] for p in hand["players"]]
         assert history.fields["players"] == ["ann", "bob"]
+
+
+@pytest.mark.parametrize("suffix", ["", "/phh"])
+async def test_the_largest_hand_id_is_unknown_not_an_error(
+    client: httpx.AsyncClient, suffix: str
+) -> None:
+    """Ids and cursors reach 64 bits and stop there: the last one is a hand like any
+    (unknown here), one past it a refused parameter; neither is a server error."""
+    await register(client, "zed")
+    token = await login(client, "zed")
+    last = await client.get(f"/hands/{2**63 - 1}{suffix}", headers=bearer(token))
+    assert last.status_code == 404 and error_code(last) == "unknown_hand", last.text
+    past = await client.get(f"/hands/{2**63}{suffix}", headers=bearer(token))
+    assert past.status_code == 400 and error_code(past) == "bad_request", past.text
+    page = await client.get("/hands", params={"before": 2**63}, headers=bearer(token))
+    assert page.status_code == 400 and error_code(page) == "bad_request", page.text
+    wallet = await client.get("/wallet", params={"before": 2**63}, headers=bearer(token))
+    assert wallet.status_code == 400 and error_code(wallet) == "bad_request", wallet.text

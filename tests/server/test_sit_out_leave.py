@@ -18,8 +18,9 @@ from play import submit
 
 from engine.cards import Deck, parse_cards
 from engine.errors import ErrorCode
+from engine.events import Turn, announced
 from engine.variants import TableConfig, find_variant
-from server import commands
+from server import commands, dealing
 from server.actor import TableActor
 from server.bus import MemoryBus, Subscription, table_channel
 from server.table_types import CommandRefused, TableSettings
@@ -312,5 +313,83 @@ async def test_the_time_bank_spent_is_told_and_shown() -> None:
         ]
         seats = actor.snapshot(None)["seats"]
         assert (seats[0]["time_bank"], seats[1]["time_bank"]) == (5.0, 23.0)
+    finally:
+        await actor.stop()
+
+
+def turn_for_each_action(events: list[tuple[str, dict[str, Any]]]) -> list[tuple[int, bool]]:
+    """Each action's seat, and whether a ``turn`` for that seat was told before it (since
+    the action before)."""
+    told: int | None = None
+    out = []
+    for kind, data in events:
+        if kind == "turn":
+            told = data["seat"]
+        elif kind == "action":
+            out.append((data["seat"], told == data["seat"]))
+            told = None
+    return out
+
+
+async def test_a_turn_the_table_plays_at_once_is_never_announced() -> None:
+    """ann sits out before her turn: no ``turn`` for her, her fold ``absent``; bob and cat,
+    who play, are told each of their turns; the hand's record tells it the same way."""
+    actor, public = make_actor(TOP3, pause_between_hands=0.3)
+    actor.start()
+    try:
+        await seat_three(actor)
+        await submit(actor, "sit_out", "ann", next_hand=False)
+        hand = actor.table.hand
+        assert hand is not None
+        moves = 0
+        while not hand.is_over():
+            if moves == 3:  # ann's fold is written: a resumed hand replays it untold too
+                live = actor.store.live[7]
+                assert live.actions[2] == {
+                    "seat": 0,
+                    "kind": "fold",
+                    "amount": None,
+                    "absent": "sitting_out",
+                    "at_once": True,
+                }
+                again = dealing.replay(actor.table.config, actor.table.seats, live)
+                assert again.events == hand.events
+                assert announced(again.events) == [
+                    e for e in hand.events if not (type(e) is Turn and e.seat == 0)
+                ]
+            seat = hand.seat_to_act()
+            assert seat is not None and seat != 0
+            legal = hand.legal_actions()
+            kind = next(k for k in ("bring_in", "check", "call") if k in legal.kinds)
+            player = ("ann", "bob", "cat")[seat]
+            moves += 1
+            await submit(actor, "act", player, action_id=f"m{moves}", kind=kind)
+        events = drain(public)
+        played = turn_for_each_action(events)
+        assert (0, False) in played, "ann's fold came, with no turn before it"
+        assert [told for seat, told in played if seat != 0] == [True] * (len(played) - 1)
+        assert len(played) >= 5, "bob and cat played every street"
+        assert 0 not in [data["seat"] for kind, data in events if kind == "turn"]
+        fold = next(data for kind, data in events if kind == "action" and data["seat"] == 0)
+        assert fold == {"seat": 0, "action": "fold", "absent": True, "to": 0, "stack": 99}
+        await wait_until(lambda: len(actor.store.hands) == 1)
+        record = [(e["kind"], e["data"]) for e in actor.store.hands[0].events if e["to"] is None]
+        assert turn_for_each_action(record) == played
+    finally:
+        await actor.stop()
+
+
+async def test_a_turn_announced_before_its_player_left_is_answered_plainly() -> None:
+    """cat's turn was told while she was there: sitting out during it, her fold follows the
+    turn, not ``absent`` (the record keeps the turn too)."""
+    actor, public = make_actor(TOP3, pause_between_hands=0.3)
+    actor.start()
+    try:
+        await seat_three(actor)
+        await submit(actor, "act", "bob", action_id="b1", kind="bring_in")
+        await submit(actor, "sit_out", "cat", next_hand=False)
+        events = drain(public)
+        assert turn_for_each_action(events) == [(1, True), (2, True)]
+        assert not any(data.get("absent") for kind, data in events if kind == "action")
     finally:
         await actor.stop()

@@ -8,7 +8,7 @@ from server_helpers import EVERY_RULE
 
 from engine.errors import ConfigError
 from engine.variants import VARIANTS, TableConfig
-from server.table_config import config_from_json, config_to_json
+from server.table_config import CHIPS, RULES, config_from_json, config_to_json
 
 
 def test_the_defaults_round_trip() -> None:
@@ -49,3 +49,43 @@ def test_input_is_strict(data: dict[str, object]) -> None:
     with pytest.raises(ConfigError) as refused:
         config_from_json(data)
     assert refused.value.code == "bad_config"
+
+
+def _limits() -> list[tuple[str, str, float]]:
+    return [
+        (name, kind, bound)
+        for name, (_, limits) in RULES.items()
+        for kind, bound in limits.items()
+        if bound != CHIPS  # the books' 64 bits, the server's limit, not a rule's
+    ]
+
+
+@pytest.mark.parametrize(("name", "kind", "bound"), _limits())
+def test_the_schemas_limits_are_the_engines(name: str, kind: str, bound: float) -> None:
+    """At each limit the schema shows, the engine itself (not only the schema) accepts what
+    the schema allows and refuses the value just past it."""
+    step = 0.01 if name in ("all_in_full_fraction", "rake_percent") else 1
+    inside = {"ge": bound, "le": bound, "gt": bound + step, "lt": bound - step}[kind]
+    outside = {"ge": bound - step, "le": bound + step, "gt": bound, "lt": bound}[kind]
+    base = {
+        "variant": VARIANTS["eight_card_stud"],
+        "ante": 0,
+        "bring_in": 0,
+        "small_bet": 1,
+        "big_bet": 1,
+    }
+
+    def value(number: float) -> object:
+        return (number,) if name == "ante_by_position" else number
+
+    TableConfig(**{**base, name: value(inside)})  # type: ignore[arg-type]
+    with pytest.raises(ConfigError):
+        TableConfig(**{**base, name: value(outside)})  # type: ignore[arg-type]
+    with pytest.raises(ConfigError) as refused:
+        config_from_json({"variant": "eight_card_stud", name: value(outside)})
+    assert refused.value.code == "bad_config"
+
+
+def test_every_rule_is_described() -> None:
+    assert list(RULES) == [f.name for f in dataclasses.fields(TableConfig)]
+    assert all(description for description, _ in RULES.values())

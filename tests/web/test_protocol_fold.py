@@ -16,7 +16,7 @@ from typing import Any
 import orjson
 import pytest
 
-from engine.events import Event, decode
+from engine.events import ActionTaken, Event, announced, decode
 from engine.play import play_random_hand
 from engine.table_events import ChipsAdded, HandNumber, Leaving, SatIn, SatOut, SeatLeft, SeatTaken
 from engine.table_view import TablePicture
@@ -140,9 +140,13 @@ def recorded_cases(config: TableConfig, seed: int, hands: int = 6) -> list[dict[
         public.append((SeatTaken(n, player, stacks[n]), False))
     for number in range(1, hands + 1):
         public.append((HandNumber(number), False))
-        hand = play_random_hand(config, stacks, rng, timeout_rate=0.1)
-        cut = rng.randrange(1, len(hand.events))
-        for k, event in enumerate(hand.events):
+        hand = play_random_hand(config, stacks, rng, timeout_rate=0.1, absent_rate=0.1)
+        told = announced(hand.events)  # as a table tells it: no turn played at once
+        assert len(told) < len(hand.events) or not any(
+            type(e) is ActionTaken and e.absent for e in hand.events
+        )
+        cut = rng.randrange(1, len(told))
+        for k, event in enumerate(told):
             if k == cut:  # mid-hand: chips wait, a sit-out and a departure wait for the end
                 public.append((ChipsAdded(0, 10, True), False))
                 public.append((SatOut(1, True), False))
