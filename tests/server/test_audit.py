@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 import re
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -192,6 +193,7 @@ def test_a_ledger_row_deleted(
 def test_a_database_not_migrated_is_not_audited(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    sqlite3.connect(tmp_path / "new.db").close()  # there, and empty (one not there: test_cli_tools)
     assert cli.main(["--database-url", f"sqlite:///{tmp_path / 'new.db'}", "audit"]) == 2
     captured = capsys.readouterr()
     assert captured.out == ""
