@@ -288,13 +288,17 @@ function newTable() {
 
 // ------------------------------------------------------------------ players
 
+let playersAsked = 0;  // the players' searches asked so far
+
 async function searchPlayers() {
   const { prefix, offset } = state.search;
   $("prefix").value = prefix;
+  const asked = ++playersAsked;  // a slower answer to an older search is dropped
   let page;
   try {
     page = await api("GET", `/admin/players?${query({ prefix, limit: PAGE, offset })}`);
-  } catch (error) { fail(error); return; }
+  } catch (error) { if (asked === playersAsked) fail(error); return; }
+  if (asked !== playersAsked) return;
   $("player-rows").replaceChildren(...page.players.map((p) => el("tr", { dataPlayer: p.username },
     el("td", {}, el("a", { href: `#/players/${encodeURIComponent(p.username)}`, text: p.username })),
     el("td", { text: p.role }),
