@@ -146,7 +146,7 @@ def test_a_scoop_the_bring_in_the_pause_banner_and_the_session_s_hands(
             "Paused by an operator: seating. No new hand until the table resumes."
         )
     # Cat sits out: the hand is dealt to Ann and Bob only.
-    cat.locator("#seat-controls #sit-out-next").check()  # between hands: at once
+    cat.locator("#seat-controls #sit-out-next").click()  # between hands: at once
     expect(ann.locator(".seat[data-seat='2'] .status")).to_contain_text("sitting out")
     scripted.admin("POST", f"/admin/tables/{table_id}/resume", {"reason": "seated"})
     for page in (ann, bob, cat):
