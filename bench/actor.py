@@ -1,7 +1,7 @@
 """How long a table actor takes from a command entering it to its events leaving on the bus.
 
 An 8-seat seven-card stud table on the embedded default (the in-memory bus, the SQLite store
-of ``server.table_store``, fenced as a node runs it), eight players acting at random with
+of ``server.store.table_store``, fenced as a node runs it), eight players acting at random with
 legal actions. For each ``act`` command the clock starts as the command is put in the
 actor's inbox (``TableActor.submit``) and stops when the bus delivers the last event the
 command caused (the dealing of the next hand, which starts at once, is not counted). Every
@@ -37,18 +37,19 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine.play import random_action  # noqa: E402
 from engine.variants import TableConfig  # noqa: E402
-from server import accounts, tables  # noqa: E402
-from server.actor import TableActor  # noqa: E402
-from server.bus import MemoryBus, table_channel  # noqa: E402
-from server.commands import Act, Sit  # noqa: E402
-from server.db import migrate  # noqa: E402
-from server.db.models import Role  # noqa: E402
-from server.db.session import make_engine, make_sessionmaker  # noqa: E402
-from server.deck_seal import DeckSeal  # noqa: E402
-from server.fencing import claim_table  # noqa: E402
-from server.passwords import Passwords  # noqa: E402
-from server.table_store import DatabaseTableStore  # noqa: E402
-from server.table_types import FinishedHand, LiveHandState, TableSettings, TableStore  # noqa: E402
+from server.accounts import registry  # noqa: E402
+from server.accounts.passwords import Passwords  # noqa: E402
+from server.bus.memory import MemoryBus, table_channel  # noqa: E402
+from server.store import tables
+from server.store.db import migrate  # noqa: E402
+from server.store.db.models import Role  # noqa: E402
+from server.store.db.session import make_engine, make_sessionmaker  # noqa: E402
+from server.store.deck_seal import DeckSeal  # noqa: E402
+from server.store.fencing import claim_table  # noqa: E402
+from server.store.table_store import DatabaseTableStore  # noqa: E402
+from server.table.actor import TableActor  # noqa: E402
+from server.table.commands import Act, Sit  # noqa: E402
+from server.table.ports import FinishedHand, LiveHandState, TableSettings, TableStore  # noqa: E402
 
 SEATS = 8
 BUY_IN = 5_000
@@ -94,7 +95,7 @@ async def database_store(url: str) -> tuple[TableStore, int, AsyncEngine]:
     passwords = Passwords(time_cost=1, memory_kib=8, parallelism=1)
     async with sessionmaker() as session:
         for n in range(SEATS):
-            await accounts.register(
+            await registry.register(
                 session,
                 passwords=passwords,
                 username=f"player{n}",

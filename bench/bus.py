@@ -37,7 +37,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from server.bus import MemoryBus, Subscription, bus_from_url, table_channel  # noqa: E402
+from server.bus.memory import MemoryBus, Subscription, bus_from_url, table_channel  # noqa: E402
 
 
 @dataclass

@@ -36,7 +36,7 @@ from engine.cards import Deck  # noqa: E402
 from engine.hand import Hand  # noqa: E402
 from engine.variants import TableConfig, find_variant  # noqa: E402
 from engine.views import visible_events  # noqa: E402
-from server.table_config import config_to_json  # noqa: E402
+from server.store.table_config import config_to_json  # noqa: E402
 from server.verify import verify  # noqa: E402
 
 SEATS = 6

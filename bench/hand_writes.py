@@ -4,7 +4,7 @@ the deal) and its record (the hand, each player's part, the seats' chips, the bo
 A table writes both once a hand, besides each action (``bench/write_floor.py``). On a
 database of its own, one table of eight seated players (made as ``bench/actor.py`` makes
 its store), this writes ``--hands`` hands one after another through
-:class:`server.table_store.DatabaseTableStore` and prints the CPU of this process (every
+:class:`server.store.table_store.DatabaseTableStore` and prints the CPU of this process (every
 thread) per hand for each write, and, for scale, what a fenced transaction with nothing in
 it and one statement on its own cost through the same engine. ``--backend postgresql``
 runs on a scratch database of ``--postgres-url``'s server (made and dropped by the run).
@@ -30,8 +30,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from actor import BUY_IN, SEATS, database_store, scratch_postgres  # noqa: E402
 
-from server.table_store import DatabaseTableStore  # noqa: E402
-from server.table_types import FinishedHand, LiveHandState  # noqa: E402
+from server.store.table_store import DatabaseTableStore  # noqa: E402
+from server.table.ports import FinishedHand, LiveHandState  # noqa: E402
 
 CARDS = [rank + suit for rank in "23456789TJQKA" for suit in "cdhs"]
 EVENTS_A_HAND = 60  # about what a hand of eight logs

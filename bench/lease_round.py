@@ -23,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from server.cluster import RedisLeases  # noqa: E402
+from server.cardroom.cluster import RedisLeases  # noqa: E402
 
 LEASE_SECONDS = 5.0
 

@@ -15,13 +15,13 @@ import sys
 import time
 from datetime import timedelta
 
-from server import accounts, tokens
-from server.bus import MemoryBus
-from server.db import migrate
-from server.db.models import Role
-from server.db.session import make_engine, make_sessionmaker
-from server.db.types import utcnow
-from server.sessions import SessionRegistry, SignIn
+from server.accounts import registry, tokens
+from server.bus.memory import MemoryBus
+from server.edge.sessions import SessionRegistry, SignIn
+from server.store.db import migrate
+from server.store.db.models import Role
+from server.store.db.session import make_engine, make_sessionmaker
+from server.store.db.types import utcnow
 
 RUNS = 2000
 BOUND = 1000
@@ -37,7 +37,7 @@ async def main(url: str) -> None:
     await migrate.upgrade(engine)
     sessions = make_sessionmaker(engine)
     async with sessions() as session:
-        account = await accounts.create(
+        account = await registry.create(
             session, username=f"bench{time.time_ns() % 10**9}", password_hash="-", role=Role.PLAYER
         )
         secrets = [
@@ -63,16 +63,16 @@ async def main(url: str) -> None:
     for _ in range(100_000):
         sign_in.expired()
     print(f"per websocket command (expiry check): {(time.perf_counter() - start) * 10:.2f} us")
-    registry = SessionRegistry(MemoryBus(), sessions)
+    signed_in = SessionRegistry(MemoryBus(), sessions)
     for n, (_, row) in enumerate(secrets):
-        registry.bind(_Quiet(), SignIn(row.id, account.id, f"p{n}", row.expires_at))  # type: ignore[arg-type]
+        signed_in.bind(_Quiet(), SignIn(row.id, account.id, f"p{n}", row.expires_at))  # type: ignore[arg-type]
     sweeps = []
     for _ in range(20):
         start = time.perf_counter()
-        assert await registry.sweep() == 0
+        assert await signed_in.sweep() == 0
         sweeps.append(time.perf_counter() - start)
     print(f"sweep of {BOUND} bound tokens: median {statistics.median(sweeps) * 1e3:.1f} ms")
-    await registry.close()
+    await signed_in.close()
     await engine.dispose()
 
 

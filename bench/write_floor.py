@@ -1,11 +1,11 @@
 """The floor of an action's write: what writing one action ahead costs the node's CPU.
 
-Every action is in the database before its events go out (``server.write_ahead``). On a
+Every action is in the database before its events go out (``server.store.write_ahead``). On a
 database of its own, one table with a hand in progress, this writes ``--actions`` actions
 one after another (a group of one each, as on a quiet node) two ways and prints the CPU of
 this process (every thread) and the time, per action:
 
-- ``write-ahead``: :meth:`server.write_ahead.WriteAhead.record`, as a table does;
+- ``write-ahead``: :meth:`server.store.write_ahead.WriteAhead.record`, as a table does;
 - ``driver``: the least the driver can do for the same transaction (the fence check,
   the insert, the commit), its SQL written out: ``sqlite3`` on SQLite, ``asyncpg`` on
   PostgreSQL (``STUD_TEST_POSTGRES_URL``'s server, a database of its own, dropped after).
@@ -34,13 +34,13 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "server"), str(ROOT / "tests" / 
 
 from play import seed  # noqa: E402
 
-from server.db import migrate  # noqa: E402
-from server.db.session import make_engine, make_sessionmaker  # noqa: E402
-from server.deck_seal import DeckSeal  # noqa: E402
-from server.fencing import claim_table  # noqa: E402
-from server.table_store import DatabaseTableStore  # noqa: E402
-from server.table_types import LiveHandState  # noqa: E402
-from server.write_ahead import WriteAhead  # noqa: E402
+from server.store.db import migrate  # noqa: E402
+from server.store.db.session import make_engine, make_sessionmaker  # noqa: E402
+from server.store.deck_seal import DeckSeal  # noqa: E402
+from server.store.fencing import claim_table  # noqa: E402
+from server.store.table_store import DatabaseTableStore  # noqa: E402
+from server.store.write_ahead import WriteAhead  # noqa: E402
+from server.table.ports import LiveHandState  # noqa: E402
 
 ACTION = {"kind": "bet", "player": "p0", "amount": 20, "action_id": "a1b2c3d4"}
 INSERT = (

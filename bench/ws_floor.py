@@ -5,14 +5,14 @@ the action's events to all eight sockets. This serves only that, with no table, 
 database behind it: ``--tables`` tables of eight websockets; each action is an ``act``
 frame from one seat, answered by a reply to it and ``--events`` events to every seat. The
 server runs in a process of its own (uvicorn, as ``stud-server`` runs it: uvloop,
-httptools, :class:`server.ws_transport.FrameWritingProtocol`), and the clients here, about
+httptools, :class:`server.edge.transport.FrameWritingProtocol`), and the clients here, about
 one action a second a table; its CPU over the actions is the floor for ``--mode``:
 
 - ``starlette``: each frame encoded for each socket and sent through Starlette's
   ``send_text`` by the socket's writer task (how the server wrote before frames were made
   once);
 - ``frames``: each event framed once for every socket, each socket's waiting frames in one
-  write by its writer task (:class:`server.frames.Outbox`, what the server does now);
+  write by its writer task (:class:`server.edge.frames.Outbox`, what the server does now);
 - ``direct``: the same bytes written to each socket's transport at once, with no writer
   task: the least Python can do (a write call a socket an action).
 
@@ -50,10 +50,10 @@ def serve(mode: str, port: int, events: int) -> None:
     from starlette.routing import WebSocketRoute
     from starlette.websockets import WebSocket
 
-    from server.bus import Delivered
-    from server.frames import Outbox, dumps, frame_bytes
+    from server.bus.memory import Delivered
+    from server.edge.frames import Outbox, dumps, frame_bytes
+    from server.edge.transport import websocket_options
     from server.settings import Settings
-    from server.ws_transport import websocket_options
 
     tables: dict[int, list[Any]] = {}
 

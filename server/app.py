@@ -9,20 +9,11 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
-from server import demo, ws
-from server.body_limit import BodyLimit
-from server.bus import bus_from_url
-from server.cluster import leases_for
-from server.db.migrate import head_revision
-from server.db.session import make_engine, make_sessionmaker
-from server.errors import install_error_handlers
-from server.gateway import Gateway
-from server.lobby import Cardroom
-from server.metrics import Metrics
-from server.overload import LagMonitor
-from server.passwords import Passwords
-from server.redis_bus import RedisBus
-from server.routers import (
+from server import demo
+from server.accounts.passwords import Passwords
+from server.api.body_limit import BodyLimit
+from server.api.errors import install_error_handlers
+from server.api.routers import (
     admin,
     admin_accounts,
     admin_bots,
@@ -37,10 +28,20 @@ from server.routers import (
     wallet,
     web,
 )
-from server.security_headers import REDOC_POLICY, SecurityHeaders
-from server.sessions import SessionRegistry
+from server.api.security_headers import REDOC_POLICY, SecurityHeaders
+from server.bus.memory import bus_from_url
+from server.bus.redis_bus import RedisBus
+from server.cardroom.cluster import leases_for
+from server.cardroom.supervisor import Cardroom
+from server.edge import ws
+from server.edge.overload import LagMonitor
+from server.edge.rate_limits import Gateway
+from server.edge.sessions import SessionRegistry
+from server.edge.spectators import Spectators
+from server.metrics import Metrics
 from server.settings import Settings
-from server.spectators import Spectators
+from server.store.db.migrate import head_revision
+from server.store.db.session import make_engine, make_sessionmaker
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -52,7 +53,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        seal = settings.deck_seal()  # first: no key, no start (server/deck_seal.py)
+        seal = settings.deck_seal()  # first: no key, no start (server/store/deck_seal.py)
         engine = make_engine(
             settings.database_url,
             timeout=settings.db_timeout_seconds,
@@ -115,7 +116,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         summary="Multiplayer stud poker: accounts, play-money wallets, tables.",
         version="0.1.0",
         lifespan=lifespan,
-        # Served by server.routers.web from installed files, not from a CDN.
+        # Served by server.api.routers.web from installed files, not from a CDN.
         docs_url=None,
         redoc_url=None,
     )

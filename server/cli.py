@@ -32,14 +32,16 @@ from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
-from server import accounts, data_dir, logs, table_store, workers
-from server.db import migrate
-from server.db.models import STAFF_ROLES, Role
-from server.db.session import is_outage, make_engine, make_sessionmaker
-from server.deck_seal import DeckKeyError
-from server.passwords import Passwords
-from server.schemas import AccountCreate
+from server import logs, workers
+from server.accounts import registry
+from server.accounts.passwords import Passwords
+from server.api.schemas import AccountCreate
 from server.settings import Settings
+from server.store import data_dir, table_store
+from server.store.db import migrate
+from server.store.db.models import STAFF_ROLES, Role
+from server.store.db.session import is_outage, make_engine, make_sessionmaker
+from server.store.deck_seal import DeckKeyError
 
 if TYPE_CHECKING:
     import uvicorn
@@ -206,12 +208,12 @@ async def create_operator(
     try:
         await migrate.upgrade(engine)
         async with make_sessionmaker(engine)() as session:
-            account = await accounts.find_by_username(session, username=name)
+            account = await registry.find_by_username(session, username=name)
             if account is not None and account.role == role:
                 done = f"{account.username} is already {_TITLES[role]}"
             elif account is not None:
                 was = account.role
-                await accounts.set_role(session, account=account, role=role)
+                await registry.set_role(session, account=account, role=role)
                 done = f"{account.username} is now {_TITLES[role]} (was {was})"
             else:
                 password = ask_password()
@@ -226,7 +228,7 @@ async def create_operator(
                     memory_kib=settings.password_memory_kib,
                     parallelism=settings.password_parallelism,
                 )
-                await accounts.register(
+                await registry.register(
                     session,
                     passwords=passwords,
                     username=name,
@@ -341,8 +343,8 @@ def node_config(app: FastAPI, settings: Settings, log_level: str) -> uvicorn.Con
     server name in its answers and no query string in its log lines."""
     import uvicorn
 
-    from server.gateway import paced_http_protocol
-    from server.ws_transport import websocket_options
+    from server.edge.rate_limits import paced_http_protocol
+    from server.edge.transport import websocket_options
 
     config = uvicorn.Config(
         app,

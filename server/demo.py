@@ -6,7 +6,7 @@ each variant's own starting hands, then its equity, never more than four bets a 
 two of them heads-up play a hand rather than raise each other to the felt): the
 server only opens the tables and sets the bots' passwords (a fresh random one each start,
 so no password is kept anywhere). Each demo table keeps seats free for people. Their names
-(``house-...``) are reserved: no one else may register one (server/account_rules.py).
+(``house-...``) are reserved: no one else may register one (server/accounts/account_rules.py).
 """
 
 from __future__ import annotations
@@ -21,11 +21,12 @@ from dataclasses import dataclass
 import httpx
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from server import accounts, tables
-from server.account_rules import HOUSE_BOT_PREFIX
-from server.db.models import Role
-from server.lobby import Cardroom
-from server.passwords import Passwords
+from server.accounts import registry
+from server.accounts.account_rules import HOUSE_BOT_PREFIX
+from server.accounts.passwords import Passwords
+from server.cardroom.supervisor import Cardroom
+from server.store import tables
+from server.store.db.models import Role
 from stud_bots.strategies import Bot, make_bot
 from stud_client import ConnectionLost, EventStream, ServerError, StudClient, Table
 
@@ -53,7 +54,7 @@ class HouseBot:
 async def open_demo_tables(
     sessionmaker: async_sessionmaker[AsyncSession], cardroom: Cardroom, passwords: Passwords
 ) -> list[HouseBot]:
-    """Open the demo tables that are missing and ready their bots' accounts."""
+    """Open the demo tables that are missing and ready their bots' registry."""
     bots: list[HouseBot] = []
     async with sessionmaker() as session:
         existing = {t.name: t for t in await tables.list_tables(session)}
@@ -77,9 +78,9 @@ async def open_demo_tables(
 
 
 async def _ready_account(session: AsyncSession, passwords: Passwords, bot: HouseBot) -> None:
-    account = await accounts.find_by_username(session, username=bot.name)
+    account = await registry.find_by_username(session, username=bot.name)
     if account is None:
-        await accounts.register(
+        await registry.register(
             session,
             passwords=passwords,
             username=bot.name,
@@ -88,7 +89,7 @@ async def _ready_account(session: AsyncSession, passwords: Passwords, bot: House
             bankroll=100_000,
         )
     else:
-        await accounts.set_password(
+        await registry.set_password(
             session, account=account, password_hash=await passwords.hash(bot.password)
         )
 

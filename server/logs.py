@@ -37,7 +37,7 @@ def utc_time(created: float) -> str:
 def level_of(line: str) -> str | None:
     """The level of a text log line (None: not the first line of a record).
 
-    >>> level_of("2026-01-02T03:04:05.678Z ERROR server.lobby: a table failed")
+    >>> level_of("2026-01-02T03:04:05.678Z ERROR server.cardroom.supervisor: a table failed")
     'ERROR'
     """
     found = TEXT_LINE.match(line)

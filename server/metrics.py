@@ -24,7 +24,7 @@ from prometheus_client.exposition import choose_encoder
 from prometheus_client.registry import Collector
 
 if TYPE_CHECKING:
-    from server.table_loop import TableLoop
+    from server.table.loop import TableLoop
 
 # From half a millisecond (an in-memory command) to ten seconds (a database timing out).
 LATENCY_BUCKETS = (
@@ -126,7 +126,7 @@ class Metrics:
         self.event_loop_lag = Gauge(
             "stud_event_loop_lag_seconds",
             "How late the node's event loop wakes a timer: the median over the last second "
-            "(server/overload.py); over STUD_OVERLOAD_LAG_SECONDS new work is shed.",
+            "(server/edge/overload.py); over STUD_OVERLOAD_LAG_SECONDS new work is shed.",
             registry=registry,
         )
         self.shed_calls = Counter(
@@ -198,7 +198,7 @@ class _TablesCollector(Collector):
         self.metrics = metrics
 
     def collect(self) -> Iterator[Metric]:
-        from server.table_loop import Lifecycle  # the loop imports this module
+        from server.table.loop import Lifecycle  # the loop imports this module
 
         counts = dict.fromkeys(Lifecycle, 0)
         paused = 0

@@ -3,7 +3,7 @@
 ``DATABASE_URL`` and ``REDIS_URL`` are honoured without the prefix because hosting
 platforms and docker-compose files set them that way; ``STUD_DATABASE_URL`` wins over
 ``DATABASE_URL`` when both are set. Without either, the database is SQLite in the data
-directory (``STUD_DATA_DIR``: server/data_dir.py).
+directory (``STUD_DATA_DIR``: server/store/data_dir.py).
 
 >>> Settings(database_url="postgresql://u:p@db/stud").database_url
 'postgresql+asyncpg://u:p@db/stud'
@@ -21,8 +21,8 @@ from typing import Literal
 from pydantic import AliasChoices, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from server.data_dir import DEFAULT_DATA_DIR, default_database_url
-from server.deck_seal import DeckSeal, load_seal
+from server.store.data_dir import DEFAULT_DATA_DIR, default_database_url
+from server.store.deck_seal import DeckSeal, load_seal
 
 DEFAULT_DATABASE_URL = default_database_url(DEFAULT_DATA_DIR)
 
@@ -99,7 +99,7 @@ class Settings(BaseSettings):
     db_pool_overflow: int = Field(default=10, ge=0, le=500)
     # The node's event loop this many seconds behind (the median lateness of a timer over
     # the last second) for a second on end sheds new work (connections, logins, seats,
-    # listings) with server_busy until it is back under half of it (server/overload.py);
+    # listings) with server_busy until it is back under half of it (server/edge/overload.py);
     # 0: never shed.
     overload_lag_seconds: float = Field(default=0.25, ge=0)
     # Open a demo table of each main variant where house bots play (server/demo.py).
@@ -120,7 +120,7 @@ class Settings(BaseSettings):
     password_hash_threads: int = Field(default=2, ge=1, le=64)
     password_hash_queue: int = Field(default=16, ge=0)
 
-    # The gateway's limits (server/gateway.py), each kept per node. "per minute" limits are
+    # The gateway's limits (server/edge/rate_limits.py), each kept per node. "per minute" limits are
     # token buckets: that many at once, refilled at that many a minute.
     # Failed logins from one address (across all accounts); once spent, the address may
     # still log in to the accounts that logged in from it before.
@@ -155,7 +155,7 @@ class Settings(BaseSettings):
     # a bounded share of its time, and never the tables' (a refusal is rate_limited).
     spectator_snapshots_per_second: float = Field(default=200, gt=0)
     spectator_snapshots_burst: int = Field(default=400, ge=1)
-    # The largest HTTP request body taken, in bytes (server/body_limit.py): every route takes
+    # The largest HTTP request body taken, in bytes (server/api/body_limit.py): every route takes
     # a small JSON object; a larger body is refused 413 body_too_large as it is read.
     http_body_max_bytes: int = Field(default=16 * 1024, ge=1024)
     # HTTP requests (websocket handshakes among them) read in one turn of the event loop;
@@ -176,7 +176,7 @@ class Settings(BaseSettings):
     # empty: the page's own host only. A client that sends no Origin (not a browser) may.
     ws_allowed_origins: list[str] = Field(default_factory=list)
 
-    # The key that seals the deck of a hand in progress in the database (server/deck_seal.py):
+    # The key that seals the deck of a hand in progress in the database (server/store/deck_seal.py):
     # 32 bytes in base64 or hex, or a file holding it (in production: a secret handed to the
     # process). Neither: the embedded SQLite keeps a key file beside its database, in its data
     # directory; PostgreSQL refuses to start. Old keys (a JSON list) are only read, for a
@@ -190,7 +190,7 @@ class Settings(BaseSettings):
     deck_old_keys: list[SecretStr] = Field(default_factory=list)
 
     def deck_seal(self) -> DeckSeal:
-        """The seal of this server's decks, or :class:`~server.deck_seal.DeckKeyError`."""
+        """The seal of this server's decks, or :class:`~server.store.deck_seal.DeckKeyError`."""
         return load_seal(
             self.database_url,
             key=self.deck_key.get_secret_value() if self.deck_key is not None else None,

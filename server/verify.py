@@ -47,7 +47,7 @@ from engine.events import (
 )
 from engine.hand import Hand
 from engine.views import visible_events
-from server.table_config import config_from_json
+from server.store.table_config import config_from_json
 
 _WAGERS = frozenset({"complete", "bet", "raise"})
 _CARD_KINDS = frozenset({"down_cards", "street_dealt", "common_card", "showdown"})

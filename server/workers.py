@@ -1,7 +1,7 @@
 """Several node processes behind one port (``stud-server --workers N``): one per core.
 
 A node is one asyncio process: the tables it runs share one core. On PostgreSQL + Redis,
-nodes already form one cardroom (server/cluster.py), so using more cores is starting more
+nodes already form one cardroom (server/cardroom/cluster.py), so using more cores is starting more
 nodes; this module starts them on one machine behind one port.
 
 - Each worker is a full node: its own node id (``<node-id>-w1`` .. ``-wN``), its own lease

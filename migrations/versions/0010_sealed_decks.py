@@ -6,7 +6,7 @@ Create Date: 2026-12-02
 
 A nullable column: hands recorded before it have no rules kept, and no fair deal to check.
 The decks of hands in progress (``live_hands.deck``) are sealed by the server in the same
-JSON column (server/deck_seal.py), so that column does not change.
+JSON column (server/store/deck_seal.py), so that column does not change.
 """
 
 from collections.abc import Sequence

@@ -6,7 +6,7 @@ Create Date: 2026-12-04
 
 A stud-deck/2 hand reveals no server seed (docs/fairness.md): the seed it was dealt from is
 kept with the hand's record, sealed with the deck key as ``live_hands.deck`` is
-(server/deck_seal.py), so that an operator can open the whole deck for an audit or a dispute.
+(server/store/deck_seal.py), so that an operator can open the whole deck for an audit or a dispute.
 Nullable: hands recorded before it, and hands from a stacked deck, have none.
 """
 

@@ -72,7 +72,7 @@ LEASE_SECONDS = 1.5
 DB_TIMEOUT_SECONDS = 1.0
 NODE_SETTINGS = {
     "STUD_STARTING_BANKROLL": str(BANKROLL),
-    # Every node of one cardroom seals its decks with the same key (server/deck_seal.py).
+    # Every node of one cardroom seals its decks with the same key (server/store/deck_seal.py).
     "STUD_DECK_KEY": "c3R1ZC1jbHVzdGVyLWRlY2sta2V5LTMyLWJ5dGVzISE=",
     "STUD_PASSWORD_TIME_COST": "1",
     "STUD_PASSWORD_MEMORY_KIB": "8",

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from server.ledger import InsufficientFunds
-from server.table_types import AuditNote, FinishedHand, LiveHandState, StoreUnavailable
+from server.accounts.ledger import InsufficientFunds
+from server.table.ports import AuditNote, FinishedHand, LiveHandState, StoreUnavailable
 
 
 class MemoryTableStore:

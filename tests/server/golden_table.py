@@ -20,11 +20,11 @@ from collections.abc import Callable
 from typing import Any
 
 from engine.variants import TableConfig
-from server import commands as cmd
-from server.actor import TableActor
-from server.bus import MemoryBus
-from server.table_loop import Lifecycle
-from server.table_types import (
+from server.bus.memory import MemoryBus
+from server.table import commands as cmd
+from server.table.actor import TableActor
+from server.table.loop import Lifecycle
+from server.table.ports import (
     AuditNote,
     CommandRefused,
     FinishedHand,

@@ -26,7 +26,7 @@ import uvicorn
 from fastapi import FastAPI
 from websockets.asyncio.client import ClientConnection, connect
 
-from server.ws_transport import websocket_options
+from server.edge.transport import websocket_options
 
 ANY = "…"
 RECEIVE_TIMEOUT = 5.0

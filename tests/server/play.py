@@ -14,12 +14,14 @@ import pytest
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from engine.actions import LegalActions
-from server import accounts, commands, tables
-from server.actor import TableActor
-from server.cluster import TableHandle
-from server.db.models import Role
-from server.passwords import Passwords
-from server.table_types import CommandRefused
+from server.accounts import registry
+from server.accounts.passwords import Passwords
+from server.cardroom.cluster import TableHandle
+from server.store import tables
+from server.store.db.models import Role
+from server.table import commands
+from server.table.actor import TableActor
+from server.table.ports import CommandRefused
 
 _ids = itertools.count()
 PASSWORDS = Passwords(time_cost=1, memory_kib=8, parallelism=1)
@@ -113,7 +115,7 @@ async def seed(
     """Players with ``bankroll`` each, and one table; its id."""
     async with sessionmaker() as session:
         for player in players:
-            await accounts.register(
+            await registry.register(
                 session,
                 passwords=PASSWORDS,
                 username=player,

@@ -1,4 +1,4 @@
-"""The rules of a new account (server/account_rules.py): the bundled list of common
+"""The rules of a new account (server/accounts/account_rules.py): the bundled list of common
 passwords, read from the installed package, and the names kept for the house."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ import fnmatch
 import tomllib
 from pathlib import Path
 
-from server import account_rules
-from server.account_rules import common_passwords, is_reserved_username, password_problem
+from server.accounts import account_rules
+from server.accounts.account_rules import common_passwords, is_reserved_username, password_problem
 
 REPO = Path(__file__).resolve().parents[2]
 

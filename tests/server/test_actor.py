@@ -11,10 +11,10 @@ import pytest
 from play import submit
 
 from engine.variants import TableConfig, find_variant
-from server.actor import TableActor
-from server.bus import MemoryBus, Subscription, player_channel, table_channel
-from server.table_loop import Lifecycle
-from server.table_types import CommandRefused, TableSettings
+from server.bus.memory import MemoryBus, Subscription, player_channel, table_channel
+from server.table.actor import TableActor
+from server.table.loop import Lifecycle
+from server.table.ports import CommandRefused, TableSettings
 from tests.server.fakes import MemoryTableStore
 
 FAST = TableSettings(

@@ -9,7 +9,7 @@ from server_helpers import EVERY_RULE, bearer, error_code, operator_token, playe
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from engine.variants import TableConfig
-from server import ledger
+from server.accounts import ledger
 from server.settings import Settings
 
 

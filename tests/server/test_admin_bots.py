@@ -12,9 +12,10 @@ from server_helpers import FAST_HASHING, PASSWORD, bearer, error_code, login, re
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from server import cli, ledger
-from server.db.models import Account, AuditEntry, Role
+from server import cli
+from server.accounts import ledger
 from server.settings import Settings
+from server.store.db.models import Account, AuditEntry, Role
 
 
 @pytest.fixture

@@ -17,10 +17,10 @@ from sqlalchemy import select
 from test_hands import table
 
 from server import cli
-from server.db.models import Account, HandPlayer, HandRecord, Role
-from server.live_tables import LiveState, live_row
-from server.lobby import Cardroom
+from server.cardroom.live_tables import LiveState, live_row
+from server.cardroom.supervisor import Cardroom
 from server.settings import Settings
+from server.store.db.models import Account, HandPlayer, HandRecord, Role
 
 
 @pytest.fixture

@@ -11,9 +11,10 @@ from server_helpers import PASSWORD, bearer, error_code, login, operator_token, 
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from server import cli, ledger
-from server.db.models import AuditEntry, HandPlayer, HandRecord, Role, SeatRecord
+from server import cli
+from server.accounts import ledger
 from server.settings import Settings
+from server.store.db.models import AuditEntry, HandPlayer, HandRecord, Role, SeatRecord
 
 START = 10_000  # the starting bankroll of the tests' settings
 

@@ -25,9 +25,9 @@ from engine.actions import LegalActions
 from engine.events import decode
 from engine.table_view import TablePicture
 from server import cli
-from server.actor import TableActor
-from server.lobby import Cardroom
+from server.cardroom.supervisor import Cardroom
 from server.settings import Settings
+from server.table.actor import TableActor
 
 
 @pytest.fixture

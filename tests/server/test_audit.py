@@ -14,15 +14,16 @@ from backends import run_async
 from play import calling, play, seed, submit
 from sqlalchemy import func, select, text
 
-from server import cli, tables
-from server.actor import TableActor
-from server.bus import MemoryBus
-from server.db import migrate
-from server.db.models import HandRecord, LiveHand
-from server.db.session import make_engine, make_sessionmaker
-from server.deck_seal import DeckSeal
-from server.table_store import DatabaseTableStore
-from server.table_types import TableSettings
+from server import cli
+from server.bus.memory import MemoryBus
+from server.store import tables
+from server.store.db import migrate
+from server.store.db.models import HandRecord, LiveHand
+from server.store.db.session import make_engine, make_sessionmaker
+from server.store.deck_seal import DeckSeal
+from server.store.table_store import DatabaseTableStore
+from server.table.actor import TableActor
+from server.table.ports import TableSettings
 
 
 async def _play_at_a_table(database_url: str) -> int:

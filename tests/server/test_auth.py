@@ -7,9 +7,9 @@ from server_helpers import PASSWORD, bearer, error_code, login, player_token, re
 from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from server import tokens
-from server.db.models import Account, Token
-from server.db.types import utcnow
+from server.accounts import tokens
+from server.store.db.models import Account, Token
+from server.store.db.types import utcnow
 
 
 async def test_register_creates_a_player_with_the_starting_bankroll(

@@ -19,9 +19,10 @@ from server_helpers import FAST_HASHING, PASSWORD, end_process
 from sqlalchemy.ext.asyncio import AsyncSession
 from websockets.sync.client import connect
 
-from server import accounts, cli, logs
-from server.db.models import Role
+from server import cli, logs
+from server.accounts import registry
 from server.settings import Settings
+from server.store.db.models import Role
 
 
 def test_flags_override_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -66,7 +67,7 @@ async def test_create_operator_new_then_again(settings: Settings, session: Async
     assert await cli.create_operator(settings, "boss", ask) == "operator boss created"
     assert await cli.create_operator(settings, "BOSS", ask) == "boss is already an operator"
     assert asked == [True]  # the password is asked for a new account only
-    boss = await accounts.find_by_username(session, username="boss")
+    boss = await registry.find_by_username(session, username="boss")
     assert boss is not None and boss.role == "operator"
 
 
@@ -105,7 +106,7 @@ async def test_create_operator_makes_and_moves_support_accounts(
     assert await cli.create_operator(settings, "sue", ask) == promoted
     demoted = "sue is now a support account (was operator)"
     assert await cli.create_operator(settings, "sue", ask, support) == demoted
-    sue = await accounts.find_by_username(session, username="sue")
+    sue = await registry.find_by_username(session, username="sue")
     assert sue is not None and sue.role == "support"
     with pytest.raises(ValueError, match="not a staff role"):
         await cli.create_operator(settings, "ann", ask, Role.PLAYER)

@@ -29,20 +29,23 @@ from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from engine.views import view
-from server import absence, accounts, commands, ledger, lobby, tables
-from server.actor import TableActor
-from server.bus import MemoryBus, Subscription, table_channel
-from server.cluster import RedisLeases, RemoteTable, command_channel
-from server.db.models import Account, HandRecord, LiveHand, Role, TableRecord
-from server.db.session import make_engine, make_sessionmaker
-from server.deck_seal import DeckSeal
-from server.fencing import claim_table
-from server.lobby import Cardroom
-from server.publisher import SEQ_PER_RUN
-from server.redis_bus import RedisBus
+from server.accounts import ledger, registry
+from server.bus.memory import MemoryBus, Subscription, table_channel
+from server.bus.redis_bus import RedisBus
+from server.cardroom import supervisor
+from server.cardroom.cluster import RedisLeases, RemoteTable, command_channel
+from server.cardroom.supervisor import Cardroom
 from server.settings import Settings
-from server.table_store import DatabaseTableStore, check_books, seated_players
-from server.table_types import CommandRefused, TableSettings, TableTakenOver
+from server.store import tables
+from server.store.db.models import Account, HandRecord, LiveHand, Role, TableRecord
+from server.store.db.session import make_engine, make_sessionmaker
+from server.store.deck_seal import DeckSeal
+from server.store.fencing import claim_table
+from server.store.table_store import DatabaseTableStore, check_books, seated_players
+from server.table import absence, commands
+from server.table.actor import TableActor
+from server.table.ports import CommandRefused, TableSettings, TableTakenOver
+from server.table.publisher import SEQ_PER_RUN
 
 LEASE = 1.0
 SEAL = DeckSeal.generate()
@@ -506,14 +509,14 @@ async def test_a_node_past_its_lease_publishes_nothing_more_for_the_table(
 def slow_loads(monkeypatch: pytest.MonkeyPatch, seconds: float) -> Callable[[], None]:
     """Every table a node takes loads ``seconds`` slower (a cold database, a long hand to
     resume); the function returned puts the load back as it was."""
-    loaded = lobby.seed_stats
+    loaded = supervisor.seed_stats
 
     async def slow_load(*args: Any) -> None:
         await asyncio.sleep(seconds)
         await loaded(*args)
 
-    monkeypatch.setattr(lobby, "seed_stats", slow_load)
-    return lambda: monkeypatch.setattr(lobby, "seed_stats", loaded)
+    monkeypatch.setattr(supervisor, "seed_stats", slow_load)
+    return lambda: monkeypatch.setattr(supervisor, "seed_stats", loaded)
 
 
 @needs_redis
@@ -737,7 +740,7 @@ async def test_operators_pause_void_and_close_a_table_another_node_runs(
     sessionmaker = a.cardroom.sessionmaker
     table_id = await seed(sessionmaker, ["ann", "bob", "cat"])
     async with sessionmaker() as session:
-        boss = await accounts.register(
+        boss = await registry.register(
             session,
             passwords=PASSWORDS,
             username="boss",

@@ -9,9 +9,9 @@ import orjson
 import pytest
 
 from engine.errors import ErrorCode
-from server import commands
-from server.commands import Act, Chat, Presence, Sit, SitOut, Snapshot
-from server.table_types import CommandRefused
+from server.table import commands
+from server.table.commands import Act, Chat, Presence, Sit, SitOut, Snapshot
+from server.table.ports import CommandRefused
 
 
 def test_a_message_becomes_its_record_and_other_fields_are_ignored() -> None:

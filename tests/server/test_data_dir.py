@@ -1,4 +1,4 @@
-"""The embedded default's data directory (server/data_dir.py), as an operator meets it: a
+"""The embedded default's data directory (server/store/data_dir.py), as an operator meets it: a
 real ``stud-server`` started in a checkout of the repository keeps its database and deck key
 in one owner-only directory that git leaves out, and says so when its key is open to others."""
 
@@ -20,10 +20,10 @@ import httpx
 import pytest
 from server_helpers import FAST_HASHING, PASSWORD, end_process
 
-from server import data_dir
-from server.db.session import make_engine
-from server.deck_seal import load_seal, new_key_text
 from server.settings import Settings
+from server.store import data_dir
+from server.store.db.session import make_engine
+from server.store.deck_seal import load_seal, new_key_text
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -147,7 +147,7 @@ def test_git_ignores_a_database_named_by_url_its_key_and_compose_settings(checko
         text=True,
     )
     assert ignored.stdout.split() == written, ignored.stderr
-    kept = subprocess.run(["git", "check-ignore", "server/deck_seal.py"], cwd=checkout)
+    kept = subprocess.run(["git", "check-ignore", "server/store/deck_seal.py"], cwd=checkout)
     assert kept.returncode == 1  # not ignored: the code is committed
 
 
@@ -222,7 +222,7 @@ def test_a_key_file_setting_open_to_others_is_warned_about_once(
     key_file.write_text(new_key_text() + "\n")
     key_file.chmod(0o604)
     url = "postgresql+asyncpg://nobody@127.0.0.1/none"
-    with caplog.at_level(logging.WARNING, logger="server.deck_seal"):
+    with caplog.at_level(logging.WARNING, logger="server.store.deck_seal"):
         load_seal(url, key_file=str(key_file))
         load_seal(url, key_file=str(key_file))
     warnings = [r.getMessage() for r in caplog.records if "open to other users" in r.getMessage()]
@@ -231,6 +231,6 @@ def test_a_key_file_setting_open_to_others_is_warned_about_once(
     private = tmp_path / "private.key"
     private.write_text(new_key_text())
     private.chmod(0o600)
-    with caplog.at_level(logging.WARNING, logger="server.deck_seal"):
+    with caplog.at_level(logging.WARNING, logger="server.store.deck_seal"):
         load_seal(url, key_file=str(private))
     assert not caplog.records

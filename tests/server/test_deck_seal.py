@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from server import cli
-from server.deck_seal import (
+from server.settings import Settings
+from server.store.deck_seal import (
     DeckKeyError,
     DeckSeal,
     SealBroken,
@@ -17,7 +18,6 @@ from server.deck_seal import (
     new_key_text,
     parse_key,
 )
-from server.settings import Settings
 
 POSTGRES = "postgresql+asyncpg://postgres@127.0.0.1:5432/stud_nowhere"
 

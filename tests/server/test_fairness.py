@@ -1,5 +1,5 @@
 """Provably fair dealing at a table (engine.fair through the actor and the store), and the
-deck of a hand in progress sealed at rest (server.deck_seal), on SQLite and PostgreSQL."""
+deck of a hand in progress sealed at rest (server.store.deck_seal), on SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
@@ -20,17 +20,19 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from engine import fair, fair2
 from engine.cards import format_card
 from engine.events import HandStarted
-from server import accounts, commands, dealing, tables
-from server.actor import TableActor
-from server.bus import MemoryBus
-from server.db.models import Account, Base, HandRecord, Role
-from server.db.session import make_sessionmaker
-from server.deck_seal import DeckSeal
-from server.hands import UnknownHand
-from server.routers.hands import get_hand
+from server.accounts import registry
+from server.api.routers.hands import get_hand
+from server.bus.memory import MemoryBus
 from server.settings import Settings
-from server.table_store import DatabaseTableStore, live_hand
-from server.table_types import CommandRefused, TableSettings
+from server.store import tables
+from server.store.db.models import Account, Base, HandRecord, Role
+from server.store.db.session import make_sessionmaker
+from server.store.deck_seal import DeckSeal
+from server.store.hands import UnknownHand
+from server.store.table_store import DatabaseTableStore, live_hand
+from server.table import commands, dealing
+from server.table.actor import TableActor
+from server.table.ports import CommandRefused, TableSettings
 from server.verify import verify
 
 SEAL = DeckSeal.generate()
@@ -340,7 +342,7 @@ async def test_a_voided_stud_deck_1_hand_reveals_its_seed_and_verifies(
     players = ["ann", "bob"]
     table_id = await seed(sessionmaker, players)
     async with sessionmaker() as session:
-        boss = await accounts.register(
+        boss = await registry.register(
             session,
             passwords=PASSWORDS,
             username="boss",
@@ -387,7 +389,7 @@ async def test_stud_deck_2_hands_verify_from_each_players_history_and_voids_reve
     players = ["ann", "bob", "cat", "dan", "eve"]
     table_id = await seed(sessionmaker, players, config={"variant": variant})
     async with sessionmaker() as session:
-        boss = await accounts.register(
+        boss = await registry.register(
             session,
             passwords=PASSWORDS,
             username="boss",
@@ -435,7 +437,7 @@ def test_every_seat_of_random_stud_deck_2_hands_verifies_short_decks_and_mucks_i
     from engine.hand import Hand
     from engine.variants import TableConfig, find_variant
     from engine.views import visible_events
-    from server.table_config import config_to_json
+    from server.store.table_config import config_to_json
 
     kinds: set[str] = set()
     for n in range(45):

@@ -1,6 +1,6 @@
 """Fuzzing, bounded in time: whatever a client sends, the websocket's frame handling
-(``server.ws.Connection._receive``) answers with frames that can be written, every refusal
-with a stable code, and never a traceback; ``server.commands.parse`` builds a record or
+(``server.edge.ws.Connection._receive``) answers with frames that can be written, every refusal
+with a stable code, and never a traceback; ``server.table.commands.parse`` builds a record or
 refuses with a stable code, nothing else; a chat line never carries a control character."""
 
 from __future__ import annotations
@@ -17,12 +17,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine.errors import ErrorCode, Refusal
-from server import commands as cmd
-from server.bus import MemoryBus
-from server.gateway import Gateway
+from server.bus.memory import MemoryBus
+from server.edge.rate_limits import Gateway
+from server.edge.spectators import Spectators
+from server.edge.ws import Connection, dumps
 from server.settings import Settings
-from server.spectators import Spectators
-from server.ws import Connection, dumps
+from server.table import commands as cmd
 
 CODES = {code.value for code in ErrorCode}
 TYPES = ["auth", "ping", "watch", "unwatch", "resync", *cmd.COMMANDS, "act", "chat", "nope"]

@@ -23,13 +23,13 @@ from test_protocol import examples_server, hello, request
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
+from server.accounts.passwords import HASHING_NICENESS, HashingBusy, Passwords
 from server.app import create_app
-from server.bus import table_channel
-from server.db import migrate
-from server.db.session import make_engine
-from server.gateway import Gateway, TurnBudget
-from server.passwords import HASHING_NICENESS, HashingBusy, Passwords
+from server.bus.memory import table_channel
+from server.edge.rate_limits import Gateway, TurnBudget
 from server.settings import Settings
+from server.store.db import migrate
+from server.store.db.session import make_engine
 
 
 @asynccontextmanager

@@ -28,8 +28,8 @@ from golden_table import TABLE, Scene
 
 from engine.table_events import TableResumed
 from engine.variants import TableConfig, find_variant
-from server.table_config import config_to_json
-from server.table_types import TableSettings
+from server.store.table_config import config_to_json
+from server.table.ports import TableSettings
 
 KEPT = Path(__file__).parent / "golden"
 RECORD = os.environ.get("STUD_GOLDEN_RECORD") == "1"

@@ -18,9 +18,9 @@ from test_hands import down_cards, table
 from engine import phh, phh_replay, phh_rules
 from engine.actions import LegalActions
 from engine.cards import Deck
-from server.lobby import Cardroom
+from server.cardroom.supervisor import Cardroom
 from server.settings import Settings
-from server.table_config import config_to_json
+from server.store.table_config import config_to_json
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "engine"))
 from decks import stud_deck  # noqa: E402

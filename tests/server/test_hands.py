@@ -13,10 +13,10 @@ from server_helpers import FAST_HASHING, bearer, error_code, login, operator_tok
 from sqlalchemy import select
 
 from engine import phh, phh_replay, phh_rules
-from server.db.models import Account, HandPlayer
-from server.lobby import Cardroom
+from server.cardroom.supervisor import Cardroom
 from server.settings import Settings
-from server.table_config import config_to_json
+from server.store.db.models import Account, HandPlayer
+from server.store.table_config import config_to_json
 
 
 @pytest.fixture

@@ -28,7 +28,7 @@ from websockets.asyncio.client import ClientConnection, connect
 
 from engine import phh, phh_replay, phh_rules
 from server.logs import level_of
-from server.table_config import config_to_json
+from server.store.table_config import config_to_json
 
 ROOT = Path(__file__).resolve().parents[2]
 PLAYERS = [f"player{n}" for n in range(1, 9)]

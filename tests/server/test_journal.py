@@ -10,9 +10,9 @@ import logging
 import pytest
 
 from server import logs
-from server.journal import Journal
-from server.lobby import Cardroom
-from server.table_types import StoreUnavailable
+from server.cardroom.supervisor import Cardroom
+from server.table.journal import Journal
+from server.table.ports import StoreUnavailable
 
 
 async def test_a_pause_is_told_from_the_start_of_the_write_that_waited() -> None:

@@ -19,12 +19,12 @@ from play import wait_for
 from server_helpers import FAST_HASHING
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from server import tables
-from server.bus import MemoryBus
-from server.cluster import RedisLeases
-from server.db.session import make_engine, make_sessionmaker
-from server.lobby import Cardroom
+from server.bus.memory import MemoryBus
+from server.cardroom.cluster import RedisLeases
+from server.cardroom.supervisor import Cardroom
 from server.settings import Settings
+from server.store import tables
+from server.store.db.session import make_engine, make_sessionmaker
 
 LEASE = 1.0
 ROUND = LEASE / 3
@@ -133,7 +133,7 @@ def url_of(sessionmaker: async_sessionmaker[AsyncSession]) -> str:
 
 @pytest.fixture
 def dropped(caplog: pytest.LogCaptureFixture) -> Iterator[pytest.LogCaptureFixture]:
-    caplog.set_level(logging.WARNING, logger="server.lobby")
+    caplog.set_level(logging.WARNING, logger="server.cardroom.supervisor")
     yield caplog
 
 

@@ -7,13 +7,13 @@ from sqlalchemy import func, select, text
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from server import accounts, ledger
-from server.db.models import LedgerEntry, Role, Wallet, WalletKind
-from server.ledger import EntryKind
+from server.accounts import ledger, registry
+from server.accounts.ledger import EntryKind
+from server.store.db.models import LedgerEntry, Role, Wallet, WalletKind
 
 
 async def new_player(session: AsyncSession, name: str, grant: int = 0) -> int:
-    account = await accounts.create(session, username=name, password_hash="-", role=Role.PLAYER)
+    account = await registry.create(session, username=name, password_hash="-", role=Role.PLAYER)
     if grant:
         await ledger.grant(session, account_id=account.id, amount=grant)
     return account.id

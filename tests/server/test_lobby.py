@@ -13,13 +13,13 @@ from sqlalchemy import func, select, update
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from engine.views import view
-from server.bus import MemoryBus
-from server.db.models import HandRecord, LiveAction, LiveHand, TableRecord
-from server.db.session import make_sessionmaker
-from server.lobby import Cardroom
+from server.bus.memory import MemoryBus
+from server.cardroom.supervisor import Cardroom
+from server.cardroom.table_stats import STATS_WINDOW, TableStats
 from server.settings import Settings
-from server.table_stats import STATS_WINDOW, TableStats
-from server.table_store import check_books, seated_players
+from server.store.db.models import HandRecord, LiveAction, LiveHand, TableRecord
+from server.store.db.session import make_sessionmaker
+from server.store.table_store import check_books, seated_players
 
 
 @pytest.fixture

@@ -12,13 +12,13 @@ from server_helpers import FAST_HASHING
 from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
-from server.bus import MemoryBus
-from server.db.models import HandRecord, TableRecord
-from server.db.session import make_sessionmaker
-from server.db.types import utcnow
-from server.lobby import Cardroom
+from server.bus.memory import MemoryBus
+from server.cardroom.supervisor import Cardroom
+from server.cardroom.table_stats import TableStats, seed_stats
 from server.settings import Settings
-from server.table_stats import TableStats, seed_stats
+from server.store.db.models import HandRecord, TableRecord
+from server.store.db.session import make_sessionmaker
+from server.store.db.types import utcnow
 
 
 @pytest.fixture

@@ -23,15 +23,15 @@ from websockets.asyncio.client import ClientConnection, connect
 from engine.cards import Deck, parse_cards
 from engine.variants import TableConfig, find_variant
 from server import logs
-from server.actor import TableActor
 from server.app import create_app
-from server.bus import MemoryBus
-from server.commands import Act, Sit
-from server.db import migrate
-from server.db.session import make_engine
+from server.bus.memory import MemoryBus
 from server.metrics import Metrics
 from server.settings import Settings
-from server.table_types import TableSettings
+from server.store.db import migrate
+from server.store.db.session import make_engine
+from server.table.actor import TableActor
+from server.table.commands import Act, Sit
+from server.table.ports import TableSettings
 from tests.server.fakes import MemoryTableStore
 
 # Heads-up, seat 0 gets As Ks / 7h, seat 1 Qd Qc / 2c (and brings in).
@@ -271,7 +271,7 @@ async def test_a_table_logs_its_id_and_hand_and_counts_its_pause(json_lines: io.
     outside = next(line for line in lines if line["message"] == "not a table's line")
     assert "table" not in outside and "hand" not in outside
     paused = next(line for line in lines if "paused" in line["message"])
-    assert paused["logger"] == "server.journal" and paused["level"] == "WARNING"
+    assert paused["logger"] == "server.table.journal" and paused["level"] == "WARNING"
     assert paused["table"] == 7 and paused["hand"] == 1
     back = next(line for line in lines if "database is back" in line["message"])
     assert back["table"] == 7 and back["hand"] == 1 and back["level"] == "INFO"

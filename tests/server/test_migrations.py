@@ -17,11 +17,11 @@ from sqlalchemy import Connection, func, insert, inspect, select, text
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from server import accounts, audit_log, tokens
-from server.db import migrate
-from server.db.models import Account, AuditEntry, Base, Role, Token, Wallet
-from server.db.session import make_engine, make_sessionmaker
-from server.db.types import utcnow
+from server.accounts import audit_log, registry, tokens
+from server.store.db import migrate
+from server.store.db.models import Account, AuditEntry, Base, Role, Token, Wallet
+from server.store.db.session import make_engine, make_sessionmaker
+from server.store.db.types import utcnow
 
 ROOT = Path(__file__).resolve().parents[2]
 MODEL_TABLES = set(Base.metadata.tables)
@@ -120,14 +120,14 @@ async def walk_the_support_role(engine: AsyncEngine) -> None:
     sessions = make_sessionmaker(engine)
     await migrate.upgrade(engine, "0003")
     async with sessions() as session:
-        ann = await accounts.create(session, username="ann", password_hash="-", role=Role.BOT)
+        ann = await registry.create(session, username="ann", password_hash="-", role=Role.BOT)
         await tokens.issue(session, account_id=ann.id, ttl_seconds=3600)
         await session.commit()
     assert await _refused(engine, "sue", "support")
 
     await migrate.upgrade(engine, "0004")
     async with sessions() as session:
-        await accounts.create(session, username="sue", password_hash="-", role=Role.SUPPORT)
+        await registry.create(session, username="sue", password_hash="-", role=Role.SUPPORT)
         await session.commit()
         assert await session.scalar(select(Account.role).where(Account.id == ann.id)) == "bot"
         assert await session.scalar(select(func.count()).select_from(Token)) == 1
@@ -162,7 +162,7 @@ async def walk_the_audit_log(engine: AsyncEngine) -> None:
     await migrate.upgrade(engine, "0004")
     assert "audit_log" not in await table_names(engine)
     async with sessions() as session:
-        boss = await accounts.create(
+        boss = await registry.create(
             session, username="boss", password_hash="-", role=Role.OPERATOR
         )
         await session.commit()

@@ -1,4 +1,4 @@
-"""Shedding while the node's event loop is behind (server/overload.py), driven as clients meet
+"""Shedding while the node's event loop is behind (server/edge/overload.py), driven as clients meet
 it: the loop really blocked (a task sleeping in slices, holding it), then a login, a lobby
 listing, a new websocket and a new seat refused ``server_busy`` with a retry hint, while a
 seated player's action, a ping, ``/healthz``, ``/metrics`` and the back office go through; once
@@ -22,8 +22,8 @@ from test_protocol import Room, examples_server, hello, request, seated, signed_
 from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
+from server.edge.overload import LagMonitor
 from server.metrics import Metrics
-from server.overload import LagMonitor
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 import load_bots  # noqa: E402 - the load bench's bots, beside the tests
@@ -73,7 +73,7 @@ async def login_answer(room: Room, name: str = "ann") -> tuple[int, str | None, 
 async def test_a_node_behind_sheds_new_work_and_keeps_the_tables_playing(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    caplog.set_level(logging.WARNING, logger="server.overload")
+    caplog.set_level(logging.WARNING, logger="server.edge.overload")
     async with examples_server(tmp_path, overload_lag_seconds=THRESHOLD) as room:
         monitor: LagMonitor = room.app.state.overload
         ann = await seated(room, "ann", 0)
@@ -132,7 +132,7 @@ async def test_a_node_behind_sheds_new_work_and_keeps_the_tables_playing(
         late = await hello(room.host)
         for ws in (ann, bob, cat, late):
             await ws.close()
-    messages = [r.getMessage() for r in caplog.records if r.name == "server.overload"]
+    messages = [r.getMessage() for r in caplog.records if r.name == "server.edge.overload"]
     assert len(messages) == 2, messages  # once when it starts, once when it stops
     assert messages[0].startswith("overloaded") and messages[1].startswith("caught up")
     assert "4 calls were shed" in messages[1]
@@ -141,7 +141,7 @@ async def test_a_node_behind_sheds_new_work_and_keeps_the_tables_playing(
 async def test_one_long_pause_sheds_nothing(caplog: pytest.LogCaptureFixture) -> None:
     """A full garbage collection, or the process descheduled on a busy machine: one late
     wake-up among timely ones, never a reason to refuse players."""
-    caplog.set_level(logging.WARNING, logger="server.overload")
+    caplog.set_level(logging.WARNING, logger="server.edge.overload")
     monitor = LagMonitor(0.25, Metrics())
     monitor.start()
     try:

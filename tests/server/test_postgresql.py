@@ -24,11 +24,11 @@ from test_migrations import (
     walk_the_support_role,
 )
 
-from server import accounts, ledger
-from server.db import migrate
-from server.db.models import LedgerEntry, Role, Wallet, WalletKind
-from server.db.session import make_engine, make_sessionmaker
-from server.ledger import EntryKind
+from server.accounts import ledger, registry
+from server.accounts.ledger import EntryKind
+from server.store.db import migrate
+from server.store.db.models import LedgerEntry, Role, Wallet, WalletKind
+from server.store.db.session import make_engine, make_sessionmaker
 
 pytestmark = needs_postgresql
 
@@ -106,7 +106,7 @@ async def pooled(empty_url: str) -> AsyncIterator[async_sessionmaker[AsyncSessio
 
 async def player(sessions: async_sessionmaker[AsyncSession], name: str, chips: int) -> int:
     async with sessions() as session:
-        account = await accounts.create(session, username=name, password_hash="-", role=Role.PLAYER)
+        account = await registry.create(session, username=name, password_hash="-", role=Role.PLAYER)
         if chips:
             await ledger.grant(session, account_id=account.id, amount=chips)
         await session.commit()
@@ -241,8 +241,8 @@ async def test_random_concurrent_movements_keep_the_books(
 
 _MIGRATE_ON_GO = """
 import asyncio, sys
-from server.db import migrate
-from server.db.session import make_engine
+from server.store.db import migrate
+from server.store.db.session import make_engine
 
 async def main():
     engine = make_engine(sys.argv[1])

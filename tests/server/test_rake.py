@@ -22,16 +22,19 @@ from websockets.asyncio.client import ClientConnection, connect
 from engine.actions import LegalActions
 from engine.phh import loads
 from engine.phh_replay import replay
-from server import cli, ledger, tables, time_collection
-from server.actor import TableActor
-from server.bus import MemoryBus
-from server.db import migrate
-from server.db.models import HandPlayer, LedgerEntry
-from server.db.session import make_engine, make_sessionmaker
-from server.deck_seal import DeckSeal
+from server import cli
+from server.accounts import ledger
+from server.bus.memory import MemoryBus
 from server.settings import Settings
-from server.table_store import DatabaseTableStore, check_books, seated_players, time_paid
-from server.table_types import TableSettings
+from server.store import tables
+from server.store.db import migrate
+from server.store.db.models import HandPlayer, LedgerEntry
+from server.store.db.session import make_engine, make_sessionmaker
+from server.store.deck_seal import DeckSeal
+from server.store.table_store import DatabaseTableStore, check_books, seated_players, time_paid
+from server.table import time_collection
+from server.table.actor import TableActor
+from server.table.ports import TableSettings
 
 RAKE = {"rake_percent": 10, "rake_cap": 5, "rake_from_street": 2}
 

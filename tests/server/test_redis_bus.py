@@ -25,8 +25,8 @@ from live import Conversation, run_conversation
 from play import wait_for
 from test_protocol import EXAMPLES, examples_server
 
-from server.bus import MemoryBus, Subscription, bus_from_url, player_channel, table_channel
-from server.redis_bus import RedisBus, split_url
+from server.bus.memory import MemoryBus, Subscription, bus_from_url, player_channel, table_channel
+from server.bus.redis_bus import RedisBus, split_url
 
 pytestmark = [needs_redis, pytest.mark.usefixtures("redis_available")]
 READY = 5.0  # seconds to connect and subscribe
@@ -323,7 +323,7 @@ async def test_documented_conversation_over_redis(
 
 
 async def test_a_publish_says_how_many_nodes_heard_it(bus: RedisBus) -> None:
-    """A command nobody listens for is known lost at once (``server.cluster``)."""
+    """A command nobody listens for is known lost at once (``server.cardroom.cluster``)."""
     other = RedisBus(redis_url(prefix=bus._prefix.decode()))
     try:
         listening = other.subscribe("heard")

@@ -18,15 +18,15 @@ from test_sit_out_leave import SLOW, TOP3, actions, drain, make_actor, wait_unti
 from engine.errors import ErrorCode
 from engine.table import SeatingRules, Table
 from engine.variants import TableConfig, find_variant
-from server import commands, table_edit
-from server.actor import TableActor
-from server.bus import table_channel
-from server.clocks import TableClocks
-from server.db.models import TableRecord
+from server.bus.memory import table_channel
+from server.cardroom.takeover import table_settings
 from server.settings import Settings
-from server.table_build import table_settings
-from server.table_config import config_to_json
-from server.table_types import CommandRefused, TableSettings
+from server.store.db.models import TableRecord
+from server.store.table_config import config_to_json
+from server.table import commands, edit
+from server.table.actor import TableActor
+from server.table.clocks import TableClocks
+from server.table.ports import CommandRefused, TableSettings
 
 
 class HandClock:
@@ -244,9 +244,9 @@ def test_the_showdown_pause_is_a_table_setting_with_the_node_s_default() -> None
     record.showdown_pause = 8.0
     assert table_settings(node, record).showdown_pause == 8.0
     # An operator's change (PATCH /admin/tables/{id}) is played from the next hand on.
-    assert "showdown_pause" in table_edit.NAMES
-    values = table_edit.values_of(record)
+    assert "showdown_pause" in edit.NAMES
+    values = edit.values_of(record)
     values["showdown_pause"] = 3.5
     played = dataclasses.replace(SLOW)
-    table_edit.apply(values, Table(config, 8, SeatingRules(20, 500, 30.0)), played)
+    edit.apply(values, Table(config, 8, SeatingRules(20, 500, 30.0)), played)
     assert played.showdown_pause == 3.5

@@ -18,11 +18,11 @@ from server_helpers import bearer, error_code, login, register
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
-from server import tokens
+from server.accounts import tokens
 from server.app import create_app
-from server.db.models import Token
-from server.sessions import SessionRegistry
+from server.edge.sessions import SessionRegistry
 from server.settings import Settings
+from server.store.db.models import Token
 
 
 @asynccontextmanager

@@ -1,5 +1,5 @@
 """Sitting out and leaving during a hand: the table acts for the player at once at their
-turns (server.absence), never by the clock; and the time bank's events.
+turns (server.table.absence), never by the clock; and the time bank's events.
 
 The clocks here are long (30 s to act, 30 s of bank): an action that waited for them
 would fail the tests' few-second waits. The deck is stacked: seat 0 shows 7h, seat 1 2c
@@ -20,10 +20,10 @@ from engine.cards import Deck, parse_cards
 from engine.errors import ErrorCode
 from engine.events import Turn, announced
 from engine.variants import TableConfig, find_variant
-from server import commands, dealing
-from server.actor import TableActor
-from server.bus import MemoryBus, Subscription, table_channel
-from server.table_types import CommandRefused, TableSettings
+from server.bus.memory import MemoryBus, Subscription, table_channel
+from server.table import commands, dealing
+from server.table.actor import TableActor
+from server.table.ports import CommandRefused, TableSettings
 from tests.server.fakes import MemoryTableStore
 
 SLOW = TableSettings(

@@ -12,8 +12,8 @@ from typing import Any
 from engine.events import decode
 from engine.table_view import TablePicture
 from engine.variants import TableConfig, find_variant
-from server.actor import TableActor
-from server.bus import MemoryBus, Subscription, player_channel, table_channel
+from server.bus.memory import MemoryBus, Subscription, player_channel, table_channel
+from server.table.actor import TableActor
 from tests.server.fakes import MemoryTableStore
 from tests.server.play import play, submit, wait_for
 from tests.server.test_actor import FAST, drain

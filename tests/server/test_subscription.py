@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from server.bus import MemoryBus
+from server.bus.memory import MemoryBus
 
 
 async def test_a_reader_gets_everything_published_in_order_in_batches_up_to_its_limit() -> None:

@@ -8,7 +8,7 @@ from server_helpers import EVERY_RULE
 
 from engine.errors import ConfigError
 from engine.variants import VARIANTS, TableConfig
-from server.table_config import CHIPS, RULES, config_from_json, config_to_json
+from server.store.table_config import CHIPS, RULES, config_from_json, config_to_json
 
 
 def test_the_defaults_round_trip() -> None:

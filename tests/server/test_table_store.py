@@ -10,15 +10,16 @@ from server_helpers import FAST_HASHING
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
-from server import ledger, tables
-from server.actor import TableActor
-from server.bus import MemoryBus
-from server.db.models import HandPlayer, HandRecord, SeatRecord
-from server.db.session import make_sessionmaker
-from server.deck_seal import DeckSeal
+from server.accounts import ledger
+from server.bus.memory import MemoryBus
 from server.settings import Settings
-from server.table_store import BooksError, DatabaseTableStore, check_books, table_chips
-from server.table_types import CommandRefused, FinishedHand, TableSettings
+from server.store import tables
+from server.store.db.models import HandPlayer, HandRecord, SeatRecord
+from server.store.db.session import make_sessionmaker
+from server.store.deck_seal import DeckSeal
+from server.store.table_store import BooksError, DatabaseTableStore, check_books, table_chips
+from server.table.actor import TableActor
+from server.table.ports import CommandRefused, FinishedHand, TableSettings
 
 
 @pytest.fixture

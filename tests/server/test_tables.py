@@ -6,9 +6,9 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from engine.variants import VARIANTS
-from server import tables
-from server.db.models import TableStatus
-from server.table_config import config_from_json
+from server.store import tables
+from server.store.db.models import TableStatus
+from server.store.table_config import config_from_json
 
 
 async def test_a_stored_table_gives_back_its_engine_config(session: AsyncSession) -> None:

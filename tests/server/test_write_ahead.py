@@ -13,15 +13,15 @@ from play import seed, wait_for
 from sqlalchemy import delete, select, text
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession, async_sessionmaker
 
-from server import write_ahead as write_ahead_module
-from server.db.models import LiveAction, LiveHand, TableRecord
-from server.db.session import make_sessionmaker
-from server.db.types import utcnow
-from server.deck_seal import DeckSeal
-from server.fencing import claim_table
-from server.table_store import DatabaseTableStore
-from server.table_types import LiveHandState, TableTakenOver
-from server.write_ahead import WriteAhead
+from server.store import write_ahead as write_ahead_module
+from server.store.db.models import LiveAction, LiveHand, TableRecord
+from server.store.db.session import make_sessionmaker
+from server.store.db.types import utcnow
+from server.store.deck_seal import DeckSeal
+from server.store.fencing import claim_table
+from server.store.table_store import DatabaseTableStore
+from server.store.write_ahead import WriteAhead
+from server.table.ports import LiveHandState, TableTakenOver
 
 SEAL = DeckSeal.generate()
 

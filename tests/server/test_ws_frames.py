@@ -1,4 +1,4 @@
-"""Frames made once and written whole (``server.frames``, ``server.ws_transport``): what is
+"""Frames made once and written whole (``server.edge.frames``, ``server.edge.transport``): what is
 framed reads back as websockets reads it, a connection's waiting frames leave in one write
 and in order, and a reader that falls behind is cut off (4008) as it always was, without
 holding up anyone else."""
@@ -17,9 +17,9 @@ from websockets.exceptions import ConnectionClosed
 from websockets.frames import Frame, Opcode
 from websockets.streams import StreamReader
 
-from server.bus import Delivered, table_channel
-from server.frames import PROTOCOL_VERSION, frame_bytes, text_frame
-from server.ws_transport import FrameWritingProtocol
+from server.bus.memory import Delivered, table_channel
+from server.edge.frames import PROTOCOL_VERSION, frame_bytes, text_frame
+from server.edge.transport import FrameWritingProtocol
 
 
 def parse(data: bytes) -> list[Frame]:

@@ -1,5 +1,5 @@
 """A websocket's messages for different tables do not wait on one another
-(``server.lanes.TableLanes``): a table that does not answer holds only its own messages, those
+(``server.edge.lanes.TableLanes``): a table that does not answer holds only its own messages, those
 of one table keep their order, and a connection has a bounded number in hand."""
 
 from __future__ import annotations
@@ -13,12 +13,12 @@ import orjson
 import pytest
 from play import wait_for
 
-from server import commands as cmd
-from server.bus import MemoryBus
-from server.gateway import Gateway
-from server.sessions import SignIn
+from server.bus.memory import MemoryBus
+from server.edge.rate_limits import Gateway
+from server.edge.sessions import SignIn
+from server.edge.ws import COMMANDS_IN_FLIGHT, Connection, TableLanes
 from server.settings import Settings
-from server.ws import COMMANDS_IN_FLIGHT, Connection, TableLanes
+from server.table import commands as cmd
 
 
 class FakeSocket:

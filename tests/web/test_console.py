@@ -14,7 +14,7 @@ from page_steps import PASSWORD as PLAYER_PASSWORD
 from page_steps import new_name, open_table, sign_up
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
-from server.security_headers import PAGE_POLICY
+from server.api.security_headers import PAGE_POLICY
 
 DESK = {"width": 1366, "height": 900}
 TABLE = "Demo: seven-card stud"

@@ -11,7 +11,7 @@ import pytest
 from live_server import LiveServer
 from playwright.sync_api import Browser, ConsoleMessage, Page, Route, expect
 
-from server.security_headers import PAGE_POLICY, REDOC_POLICY
+from server.api.security_headers import PAGE_POLICY, REDOC_POLICY
 
 
 @pytest.fixture

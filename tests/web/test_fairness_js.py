@@ -21,7 +21,7 @@ from engine.cards import Deck
 from engine.hand import Hand
 from engine.variants import TableConfig, find_variant
 from engine.views import visible_events
-from server.table_config import config_to_json
+from server.store.table_config import config_to_json
 
 DRIVER = Path(__file__).resolve().parent / "fairness_driver.mjs"
 NODE = shutil.which("node")

@@ -1,0 +1,157 @@
+"""Every refusal of the HTTP API: a status and a stable code, in one JSON shape.
+
+``{"error": {"code": "username_taken", "message": "..."}}``: clients branch on ``code``
+(stable), people read ``message`` (may change). The codes are :class:`engine.errors.ErrorCode`,
+the one list of every code a client can receive (HTTP and websocket alike), each with the HTTP
+status it travels with (:attr:`~engine.errors.ErrorCode.http_status`); docs/protocol.md lists
+them. A refusal is any :class:`~engine.errors.Refusal`: domain modules subclass it
+(``InsufficientFunds`` in the ledger) so that the code is decided where the refusal is, and the
+table actors and the websocket raise the same class with the same codes.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import TimeoutError as SQLAlchemyTimeoutError
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from engine.errors import ErrorCode, Refusal
+from server.store.db.session import is_outage
+
+log = logging.getLogger(__name__)
+
+__all__ = [
+    "ErrorCode",
+    "Refusal",
+    "ServerBusy",
+    "error_body",
+    "error_response",
+    "install_error_handlers",
+    "refusal_response",
+]
+
+# The framework's own refusals (no such route, a bad method) by status.
+_STATUS_CODES = {
+    400: ErrorCode.BAD_REQUEST,
+    401: ErrorCode.NOT_AUTHENTICATED,
+    403: ErrorCode.FORBIDDEN,
+    404: ErrorCode.NOT_FOUND,
+    405: ErrorCode.METHOD_NOT_ALLOWED,
+    409: ErrorCode.CONFLICT,
+    413: ErrorCode.BODY_TOO_LARGE,
+    422: ErrorCode.BAD_REQUEST,
+    500: ErrorCode.INTERNAL_ERROR,
+    503: ErrorCode.NOT_READY,
+}
+
+_CODES = frozenset(code.value for code in ErrorCode)
+
+# A refused token tells the client how to authenticate (RFC 6750).
+_BEARER_CHALLENGE = {"WWW-Authenticate": "Bearer"}
+_CHALLENGED = frozenset(
+    {
+        ErrorCode.NOT_AUTHENTICATED,
+        ErrorCode.BAD_TOKEN,
+        ErrorCode.TOKEN_EXPIRED,
+        ErrorCode.TOKEN_REVOKED,
+        ErrorCode.ACCOUNT_SUSPENDED,
+    }
+)
+
+
+def error_body(code: ErrorCode, message: str) -> dict[str, Any]:
+    return {"error": {"code": code, "message": message}}
+
+
+def error_response(
+    status_code: int, code: ErrorCode, message: str, headers: Mapping[str, str] | None = None
+) -> JSONResponse:
+    return JSONResponse(error_body(code, message), status_code=status_code, headers=headers)
+
+
+def refusal_response(refusal: Refusal) -> JSONResponse:
+    """A refusal's HTTP answer: its status, its code, and when to try again if it says."""
+    headers = _BEARER_CHALLENGE if refusal.code in _CHALLENGED else None
+    retry_after = getattr(refusal, "retry_after", None)
+    if isinstance(retry_after, int | float):  # a limit: when to try again (RFC 9110)
+        headers = {"Retry-After": str(max(1, math.ceil(retry_after)))}
+    return error_response(refusal.code.http_status, refusal.code, refusal.message, headers)
+
+
+async def _refusal(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, Refusal)
+    metrics = getattr(request.app.state, "metrics", None)
+    if metrics is not None:  # refusals by code, whoever answered them (/metrics)
+        metrics.refused(exc.code, "http")
+    return refusal_response(exc)
+
+
+async def _http_error(_request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, StarletteHTTPException)
+    default = ErrorCode.BAD_REQUEST if exc.status_code < 500 else ErrorCode.INTERNAL_ERROR
+    code = _STATUS_CODES.get(exc.status_code, default)
+    return error_response(exc.status_code, code, str(exc.detail), exc.headers)
+
+
+async def _validation_error(_request: Request, exc: Exception) -> JSONResponse:
+    """A body or parameter the schemas refuse: ``bad_request``, or the code a rule's
+    validator named as its error's type (``weak_password`` from server/api/schemas.py)."""
+    assert isinstance(exc, RequestValidationError)
+    parts = []
+    code = ErrorCode.BAD_REQUEST
+    for error in exc.errors():
+        where = ".".join(str(part) for part in error.get("loc", ()) if part != "body")
+        parts.append(f"{where}: {error.get('msg', 'invalid')}" if where else error.get("msg", ""))
+        if code is ErrorCode.BAD_REQUEST and error.get("type") in _CODES:
+            code = ErrorCode(error["type"])
+    return error_response(code.http_status, code, "; ".join(parts) or "bad request")
+
+
+class ServerBusy(Refusal):
+    """The node sheds the call at once, to be tried again shortly: every database connection
+    of its pool is in use (its bound, from the settings), or its event loop is behind
+    (:mod:`server.edge.overload`)."""
+
+    code = ErrorCode.SERVER_BUSY
+    retry_after = 1
+
+
+def outage_refusal(error: BaseException | None = None) -> Refusal:
+    """What a caller is told when the database did not answer (or, ``server_busy``, the
+    node had no connection free for it in time): try again, nothing changed."""
+    if isinstance(error, SQLAlchemyTimeoutError):  # the pool's wait, not the database's
+        return ServerBusy("the server is busy: no database connection was free; try again")
+    return Refusal(
+        "the database did not answer in time; try again", code=ErrorCode.DATABASE_UNAVAILABLE
+    )
+
+
+async def _database_error(request: Request, exc: Exception) -> JSONResponse:
+    """A database that did not answer is the caller's 503, not a bug: no traceback."""
+    if is_outage(exc):
+        return refusal_response(outage_refusal(exc))  # 503; server_busy with its Retry-After
+    log.error("a request failed", exc_info=exc)  # a refused statement: a bug, logged
+    return await _unexpected(request, exc)
+
+
+async def _unexpected(_request: Request, _exc: Exception) -> JSONResponse:
+    # The server still logs the traceback; the client learns nothing of the inside.
+    return error_response(500, ErrorCode.INTERNAL_ERROR, "internal server error")
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    """Route every refusal, ours or the framework's, through the one JSON shape."""
+    app.add_exception_handler(Refusal, _refusal)
+    app.add_exception_handler(StarletteHTTPException, _http_error)
+    app.add_exception_handler(RequestValidationError, _validation_error)
+    for outage in (DBAPIError, SQLAlchemyTimeoutError, OSError, TimeoutError):
+        app.add_exception_handler(outage, _database_error)
+    app.add_exception_handler(Exception, _unexpected)

@@ -1,0 +1,154 @@
+"""The back office's table operations: change a table's settings, pause and resume it, void
+its hand in progress, close it.
+
+Operators only (``deps.staff_only`` on the router lets support read, and these all change).
+Each becomes a command of :mod:`server.table.commands` carried to the node that runs the table,
+whose actor checks it against the table as it is, writes it with its audit entry and
+answers (``server.table.operators``); the route reads the table's row back for the answer.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Path, Query
+
+from server.api.deps import CardroomDep, OperatorUser, SessionDep, known_query_only, staff_only
+from server.api.errors import ErrorCode, Refusal
+from server.api.schemas import (
+    HandVoidPublic,
+    OperatorReason,
+    TableOperationPublic,
+    TablePublic,
+    TableUpdate,
+)
+from server.cardroom.supervisor import Cardroom
+from server.store import tables
+from server.store.db.models import Account, TableRecord, TableStatus
+from server.table import commands as cmd
+from server.table import edit
+
+router = APIRouter(
+    prefix="/admin", tags=["admin"], dependencies=[Depends(staff_only), Depends(known_query_only)]
+)
+
+TableId = Annotated[int, Path(ge=1, le=2**31 - 1, description="the table's id")]
+
+
+async def _record(session: SessionDep, table_id: int) -> TableRecord:
+    """The table's row, or ``404 unknown_table``; a closed table is ``409 table_shut``."""
+    record = await tables.get(session, table_id=table_id)
+    if record is None:
+        raise Refusal(f"no table {table_id}", code=ErrorCode.UNKNOWN_TABLE)
+    if record.status != TableStatus.OPEN:
+        raise Refusal(f"table {table_id} is closed", code=ErrorCode.TABLE_SHUT)
+    # Read: the table's own actor writes the change, in a transaction of its own.
+    await session.commit()
+    return record
+
+
+async def _send(cardroom: Cardroom, table_id: int, command: cmd.OperatorCommand) -> dict[str, Any]:
+    """The command answered by the table's actor, wherever it runs."""
+    handle = await cardroom.table(table_id)
+    if handle is None:
+        raise Refusal(f"no table {table_id}", code=ErrorCode.UNKNOWN_TABLE)
+    return await handle.submit(command)
+
+
+async def _answer(
+    session: SessionDep, record: TableRecord, reply: dict[str, Any]
+) -> TableOperationPublic:
+    await session.refresh(record)
+    return TableOperationPublic(
+        table=TablePublic.model_validate(record),
+        after_hand=bool(reply.get("after_hand")),
+        cashed_out=dict(reply.get("cashed_out") or {}),
+    )
+
+
+def _who(operator: Account) -> dict[str, Any]:
+    return {"player": operator.username, "operator_id": operator.id}
+
+
+@router.patch("/tables/{table_id}")
+async def change_table(
+    table_id: TableId,
+    body: TableUpdate,
+    operator: OperatorUser,
+    session: SessionDep,
+    cardroom: CardroomDep,
+) -> TableOperationPublic:
+    """New settings (rules, seats, buy-in range, clocks), judged as at creation
+    (``bad_config``); a hand in progress finishes under the old ones. Audited
+    (``table.update``)."""
+    changes = body.model_dump(exclude_unset=True, exclude={"reason"})
+    if not changes:
+        raise Refusal("nothing to change", code=ErrorCode.BAD_REQUEST)
+    record = await _record(session, table_id)
+    values = edit.merged(record, changes)
+    command = cmd.ChangeSettings(**_who(operator), reason=body.reason, settings=values)
+    return await _answer(session, record, await _send(cardroom, table_id, command))
+
+
+@router.post("/tables/{table_id}/pause")
+async def pause_table(
+    table_id: TableId,
+    body: OperatorReason,
+    operator: OperatorUser,
+    session: SessionDep,
+    cardroom: CardroomDep,
+) -> TableOperationPublic:
+    """No new hand after the one in progress, until resumed. Audited (``table.pause``)."""
+    record = await _record(session, table_id)
+    command = cmd.PauseTable(**_who(operator), reason=body.reason)
+    return await _answer(session, record, await _send(cardroom, table_id, command))
+
+
+@router.post("/tables/{table_id}/resume")
+async def resume_table(
+    table_id: TableId,
+    body: OperatorReason,
+    operator: OperatorUser,
+    session: SessionDep,
+    cardroom: CardroomDep,
+) -> TableOperationPublic:
+    """Hands are dealt again. Audited (``table.resume``)."""
+    record = await _record(session, table_id)
+    command = cmd.ResumeTable(**_who(operator), reason=body.reason)
+    return await _answer(session, record, await _send(cardroom, table_id, command))
+
+
+@router.post("/tables/{table_id}/close")
+async def close_table(
+    table_id: TableId,
+    body: OperatorReason,
+    operator: OperatorUser,
+    session: SessionDep,
+    cardroom: CardroomDep,
+    void: Annotated[
+        bool, Query(description="void the hand in progress and close now (else it finishes)")
+    ] = False,
+) -> TableOperationPublic:
+    """Everyone cashed out, for good: the hand in progress finishes first (or is voided,
+    ``?void=true``). Audited (``table.close``)."""
+    record = await _record(session, table_id)
+    command = cmd.CloseTable(**_who(operator), reason=body.reason, void=void)
+    return await _answer(session, record, await _send(cardroom, table_id, command))
+
+
+@router.post("/tables/{table_id}/void")
+async def void_hand(
+    table_id: TableId,
+    body: OperatorReason,
+    operator: OperatorUser,
+    session: SessionDep,
+    cardroom: CardroomDep,
+) -> HandVoidPublic:
+    """The hand in progress void now: every chip back as at its start. Audited
+    (``hand.void``)."""
+    await _record(session, table_id)
+    command = cmd.VoidHand(**_who(operator), reason=body.reason)
+    reply = await _send(cardroom, table_id, command)
+    return HandVoidPublic(
+        table_id=table_id, hand=reply["hand"], stacks=reply["stacks"], reason=body.reason
+    )

@@ -1,0 +1,420 @@
+"""Several nodes, one cardroom: which node runs which table, and commands for tables run elsewhere.
+
+Leases. A node runs a table while it holds the table's lease: a Redis key naming the node,
+set only if absent and renewed every third of its lifetime (``lease_seconds``). When a node
+dies its leases run out and the other nodes take its tables over. A lease alone does not
+guard the database (a node stalled past its lease may wake up still believing it runs the
+table), so taking a table over also raises the table's fencing token in the database
+(:func:`server.store.fencing.claim_table`); every write of the table checks it, and the stale
+node's first write is refused (:class:`~server.table.ports.TableTakenOver`), before it changes
+anything. Redis is only ever asked who may try; the database says who succeeded.
+
+One process without Redis holds every lease itself (:class:`LocalLeases`): the same code
+path, with nobody to share with.
+
+Commands. A websocket on any node may play any table. A command for a table this node does
+not run is published on the table's command channel, which only its running node listens
+to; the answer comes back on this node's reply channel. Events never take that road: they
+fan out from the running node over the bus to every node's websockets. Pub/sub keeps nothing
+for a listener to come, so a command that reached no node (the table's node died, and no
+other has taken the table yet) is refused at once, ``table_unavailable`` with a
+``retry_after`` of one lease round, by when the next node may run it; it is never left to
+wait for an answer that cannot come. A node that heard the command but does not answer
+(frozen: its sockets open, nothing running) is found out the same way its players' tables
+are: once the cardroom hears another node run the table, or nobody for a lease, the
+sender is refused with the same hint, without waiting out its timeout.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+import time
+from collections.abc import Callable, Collection
+from typing import Any, Protocol
+
+from redis.asyncio import Redis
+from redis.exceptions import NoScriptError, RedisError
+
+from engine.errors import ErrorCode, Refusal
+from server.bus.memory import Bus, Subscription
+from server.bus.redis_bus import split_url
+from server.table import commands as cmd
+from server.table.ports import CommandRefused
+
+log = logging.getLogger(__name__)
+
+COMMAND_QUEUE_SIZE = 4096
+
+
+def command_channel(table_id: int) -> str:
+    """Commands for the table, heard by the node running it."""
+    return f"table:{table_id}:commands"
+
+
+def reply_channel(node_id: str) -> str:
+    """Answers to the commands this node sent to tables run elsewhere."""
+    return f"node:{node_id}:replies"
+
+
+LOBBY_CHANNEL = "cardroom:lobby"  # each node's table summaries, every lease renewal
+
+
+class Leases(Protocol):
+    """Who runs which table; see the module's docstring."""
+
+    node_id: str
+    lapses: bool  # whether a lease not renewed in time may pass to another node
+
+    async def acquire(self, table_id: int) -> bool:
+        """Take the table's lease if nobody holds it."""
+
+    async def renew(self, table_id: int) -> bool:
+        """Keep the lease; False when another node holds it now. Raises when Redis does
+        not answer (the caller keeps the table until its lease would have run out)."""
+
+    async def renew_many(self, table_ids: Collection[int]) -> dict[int, bool]:
+        """:meth:`renew` for every table at once, in one round trip: a node's lease round
+        must not take a round trip per table (with a hundred tables on a busy loop, the
+        last ones' leases would lapse while the first are renewed). Raises as ``renew``
+        does, for all of them."""
+
+    async def release(self, table_id: int) -> None: ...
+
+    async def close(self) -> None: ...
+
+
+class LocalLeases:
+    """One node and nobody else: every lease is this node's."""
+
+    lapses = False
+
+    def __init__(self, node_id: str) -> None:
+        self.node_id = node_id
+
+    async def acquire(self, table_id: int) -> bool:
+        return True
+
+    async def renew(self, table_id: int) -> bool:
+        return True
+
+    async def renew_many(self, table_ids: Collection[int]) -> dict[int, bool]:
+        return dict.fromkeys(table_ids, True)
+
+    async def release(self, table_id: int) -> None:
+        return None
+
+    async def close(self) -> None:
+        return None
+
+
+# Renew a lease that is ours; take it again if it vanished (a Redis restart): fencing keeps
+# that safe, since a node that took the table meanwhile made our token stale.
+_RENEW = """
+local held = redis.call('GET', KEYS[1])
+if held == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+if not held then
+    redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+    return 1
+end
+return 0
+"""
+_RELEASE = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
+
+
+class RedisLeases:
+    """Leases as Redis keys ``<prefix>lease:table:<id>``, valued with this node's id and
+    incarnation (a restarted node with the same id does not inherit its old leases)."""
+
+    lapses = True
+
+    def __init__(self, url: str, node_id: str, lease_seconds: float) -> None:
+        redis_url, prefix = split_url(url)
+        timeout = max(0.5, lease_seconds / 3)
+        self._redis: Redis = Redis.from_url(
+            redis_url, socket_timeout=timeout, socket_connect_timeout=timeout
+        )
+        self._prefix = prefix
+        self.node_id = node_id
+        self._value = f"{node_id} {secrets.token_hex(4)}"
+        self._ttl_ms = int(lease_seconds * 1000)
+        self._renew = self._redis.register_script(_RENEW)
+        self._release = self._redis.register_script(_RELEASE)
+
+    def _key(self, table_id: int) -> str:
+        return f"{self._prefix}lease:table:{table_id}"
+
+    async def acquire(self, table_id: int) -> bool:
+        done = await self._redis.set(self._key(table_id), self._value, nx=True, px=self._ttl_ms)
+        return bool(done)
+
+    async def renew(self, table_id: int) -> bool:
+        return (await self.renew_many([table_id]))[table_id]
+
+    async def renew_many(self, table_ids: Collection[int]) -> dict[int, bool]:
+        """Every table's renewal script in one pipeline (no transaction: each key stands
+        alone), by its hash. A Redis that lost its scripts (restarted, flushed) answers
+        NOSCRIPT: the script is loaded and those tables asked again, a second trip only
+        then (a pipeline given the script itself would ask SCRIPT EXISTS every round)."""
+        ids = list(table_ids)
+        answers = dict(zip(ids, await self._renew_pipeline(ids), strict=True))
+        unknown = [t for t, answer in answers.items() if isinstance(answer, NoScriptError)]
+        if unknown:
+            self._renew.sha = await self._redis.script_load(_RENEW)
+            answers.update(zip(unknown, await self._renew_pipeline(unknown), strict=True))
+        for answer in answers.values():
+            if isinstance(answer, Exception):
+                raise answer
+        return {table_id: bool(answer) for table_id, answer in answers.items()}
+
+    async def _renew_pipeline(self, table_ids: list[int]) -> list[Any]:
+        if not table_ids:
+            return []
+        pipe = self._redis.pipeline(transaction=False)
+        for table_id in table_ids:
+            pipe.evalsha(self._renew.sha, 1, self._key(table_id), self._value, self._ttl_ms)
+        return await pipe.execute(raise_on_error=False)
+
+    async def release(self, table_id: int) -> None:
+        await self._release(keys=[self._key(table_id)], args=[self._value])
+
+    async def holder(self, table_id: int) -> str | None:
+        """The node holding the table's lease, if any."""
+        value = await self._redis.get(self._key(table_id))
+        if value is None:
+            return None
+        text = value.decode() if isinstance(value, bytes) else str(value)
+        return text.split(" ")[0]
+
+    async def close(self) -> None:
+        await self._redis.aclose()
+
+
+class LeaseProof:
+    """How long this node may still speak for one table: until its lease, last made sure of
+    at ``renewed`` (monotonic, taken before Redis was asked, so never late), may have
+    lapsed; never again once lost. A node frozen past its lease wakes with its proof gone,
+    and says nothing more of the table before its lease round finds out who runs it now.
+    ``seconds`` None: a lease that cannot lapse (one node alone)."""
+
+    def __init__(self, seconds: float | None, renewed: float) -> None:
+        self.seconds = seconds
+        self.renewed = renewed
+        self.lost = False
+
+    def renew(self, at: float) -> None:
+        self.renewed = max(self.renewed, at)
+
+    def lose(self) -> None:
+        self.lost = True
+
+    def holds(self) -> bool:
+        if self.lost:
+            return False
+        return self.seconds is None or time.monotonic() < self.renewed + self.seconds
+
+
+class TableHandle(Protocol):
+    """What a websocket needs of a table, wherever it runs."""
+
+    async def submit(self, command: cmd.TableCommand) -> dict[str, Any]: ...
+
+
+class ServedTable(TableHandle, Protocol):
+    """A table this node runs (its actor): the router hands it other nodes' commands."""
+
+    table_id: int
+
+
+class RemoteTable:
+    """A table run by another node: its commands travel over the bus."""
+
+    def __init__(self, router: CommandRouter, table_id: int) -> None:
+        self.router = router
+        self.table_id = table_id
+
+    async def submit(self, command: cmd.TableCommand) -> dict[str, Any]:
+        return await self.router.send(self.table_id, command)
+
+
+class TableUnavailable(Refusal):
+    """No node runs the table this moment (it is changing hands): nothing was done, and in
+    ``retry_after`` seconds another node may run it."""
+
+    code = ErrorCode.TABLE_UNAVAILABLE
+
+    def __init__(self, message: str, *, retry_after: float) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class CommandRouter:
+    """Sends this node's commands for tables run elsewhere; serves those for its own.
+    ``retry_after``: how soon a table no node runs may be run again (a lease round).
+    ``runner``: which node the cardroom last heard run a table (None: nobody lately)."""
+
+    def __init__(
+        self,
+        bus: Bus,
+        node_id: str,
+        *,
+        timeout: float,
+        retry_after: float,
+        runner: Callable[[int], str | None] | None = None,
+    ) -> None:
+        self.bus = bus
+        self.node_id = node_id
+        self.timeout = timeout
+        self.retry_after = retry_after
+        self.runner = runner
+        self._replies_channel = reply_channel(node_id)
+        self._waiting: dict[str, asyncio.Future[dict[str, Any]]] = {}
+        self._serving: dict[int, asyncio.Task[None]] = {}
+        self._handling: set[asyncio.Task[None]] = set()
+        self._listener: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        replies = self.bus.subscribe(self._replies_channel, size=COMMAND_QUEUE_SIZE)
+        self._listener = asyncio.create_task(self._listen(replies), name="command-replies")
+
+    async def send(self, table_id: int, command: cmd.TableCommand) -> dict[str, Any]:
+        """The command's answer from the node running the table; ``table_unavailable`` at
+        once when no node heard it, or when none answers in time (the table is changing
+        hands: the client tries again)."""
+        request_id = secrets.token_hex(8)
+        answer: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self._waiting[request_id] = answer
+        message = {
+            "type": "command",
+            "id": request_id,
+            "table": table_id,
+            "command": cmd.encode(command),
+            "reply_to": self._replies_channel,
+        }
+        try:
+            async with asyncio.timeout(self.timeout):
+                heard_by = self.runner(table_id) if self.runner is not None else None
+                if not await self.bus.publish_heard(command_channel(table_id), message):
+                    raise self._unavailable()
+                reply = await self._answer_while_run(table_id, heard_by, answer)
+        except TimeoutError:
+            raise CommandRefused(
+                "the table did not answer (it may be changing hands); try again",
+                code=ErrorCode.TABLE_UNAVAILABLE,
+            ) from None
+        finally:
+            self._waiting.pop(request_id, None)
+        error = reply.get("error")
+        if isinstance(error, dict):
+            raise CommandRefused(str(error.get("message")), code=_error_code(error.get("code")))
+        result = reply.get("result")
+        return result if isinstance(result, dict) else {}
+
+    def _unavailable(self) -> TableUnavailable:
+        return TableUnavailable(
+            "no node runs the table this moment (it is changing hands); "
+            f"try again in {self.retry_after:.1f} s",
+            retry_after=self.retry_after,
+        )
+
+    async def _answer_while_run(
+        self, table_id: int, heard_by: str | None, answer: asyncio.Future[dict[str, Any]]
+    ) -> dict[str, Any]:
+        """The answer, unless the node that heard the command stops running the table
+        first (another runs it now, or none has said so for a lease): then it never will."""
+        if self.runner is None:
+            return await answer
+        while True:
+            done, _ = await asyncio.wait({answer}, timeout=self.retry_after)
+            if done:
+                return answer.result()
+            running = self.runner(table_id)
+            if heard_by is None:
+                heard_by = running
+            elif running != heard_by:
+                raise self._unavailable()
+
+    async def _listen(self, replies: Subscription) -> None:
+        while True:
+            async for reply in replies:
+                waiting = self._waiting.get(str(reply.get("id")))
+                if waiting is not None and not waiting.done():
+                    waiting.set_result(reply)
+            # Dropped for falling behind: listen again (the senders time out and retry).
+            replies = self.bus.subscribe(self._replies_channel, size=COMMAND_QUEUE_SIZE)
+
+    def serve(self, actor: ServedTable) -> None:
+        """Hand the commands other nodes send to the table over to its actor, in order."""
+        self.unserve(actor.table_id)
+        self._serving[actor.table_id] = asyncio.create_task(
+            self._serve(actor), name=f"table-{actor.table_id}-commands"
+        )
+
+    def unserve(self, table_id: int) -> None:
+        task = self._serving.pop(table_id, None)
+        if task is not None:
+            task.cancel()
+
+    async def _serve(self, actor: ServedTable) -> None:
+        channel = command_channel(actor.table_id)
+        while True:
+            commands = self.bus.subscribe(channel, size=COMMAND_QUEUE_SIZE)
+            try:
+                async for message in commands:
+                    # One task each, made in arrival order: each puts its command in the
+                    # inbox at once, so the actor sees them in the order they came.
+                    task = asyncio.create_task(self._answer(actor, message))
+                    self._handling.add(task)
+                    task.add_done_callback(self._handling.discard)
+            finally:
+                commands.close()
+
+    async def _answer(self, actor: ServedTable, message: dict[str, Any]) -> None:
+        reply_to = message.get("reply_to")
+        if not isinstance(reply_to, str):
+            return
+        reply: dict[str, Any] = {"type": "command_reply", "id": message.get("id")}
+        try:
+            reply["result"] = await actor.submit(cmd.decode(message.get("command")))
+        except Refusal as refusal:
+            reply["error"] = {"code": refusal.code, "message": refusal.message}
+        self.bus.publish_now(reply_to, reply)
+
+    async def close(self) -> None:
+        tasks = [*self._serving.values(), *self._handling]
+        if self._listener is not None:
+            tasks.append(self._listener)
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        self._serving.clear()
+
+
+def leases_for(redis_url: str | None, node_id: str, lease_seconds: float) -> Leases:
+    """Redis leases when the nodes share a Redis; else this node holds them all."""
+    if redis_url is None or redis_url.startswith("memory://"):
+        return LocalLeases(node_id)
+    return RedisLeases(redis_url, node_id, lease_seconds)
+
+
+# What a lease call raises when Redis does not answer (not a bug of ours).
+LEASE_FAILURES = (RedisError, OSError, TimeoutError)
+
+
+def renewal_failed(error: BaseException) -> bool:
+    """Whether a lease call failed because Redis did not answer (not a bug of ours)."""
+    return isinstance(error, LEASE_FAILURES)
+
+
+def _error_code(value: Any) -> ErrorCode:
+    """The code in another node's answer. One this node does not know (a newer node's) is
+    logged and passed on as ``internal_error``."""
+    try:
+        return ErrorCode(value)
+    except ValueError:
+        log.warning("cluster: an answer with an unknown error code %r", value)
+        return ErrorCode.INTERNAL_ERROR

@@ -1,0 +1,532 @@
+"""The cardroom: every open table, run by one table actor on one node, supervised and listed.
+
+A node runs the tables whose lease it holds (``server.cardroom.cluster``; alone, it holds them all).
+Taking a table, it claims the table's fencing token in the database and builds the actor from
+what is stored (``server.cardroom.takeover``): the seated players with the chips their seat rows
+hold, the hand numbers carried on, and the hand in progress dealt again from its stored deck
+and replayed to where it was (or, when that cannot be done, voided with every chip back). The
+sequence of the table's events jumps ahead at every change of node, so clients resync. An
+operator's new table is run at once by the node that made it. Every third of a lease the node
+renews its leases, stops running a table whose lease it lost (writing nothing more), takes the
+tables nobody runs (none another node told of lately, unless it gave the table back), and tells
+the other nodes how its tables look for their lobbies. If an actor's task dies, its hand in
+progress is recorded as cancelled and the actor is built again from the database: the other
+tables never notice. The lobby list (seats taken, waiting list, average pot, hands per hour)
+comes from the actors, this node's and the others', never from the database.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections import deque
+from collections.abc import Awaitable, Callable, Coroutine
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from engine.cards import Deck
+from engine.errors import ErrorCode
+from engine.table_events import TableRestarted
+from server.bus.memory import Bus
+from server.cardroom.cluster import (
+    COMMAND_QUEUE_SIZE,
+    LEASE_FAILURES,
+    LOBBY_CHANNEL,
+    CommandRouter,
+    LeaseProof,
+    Leases,
+    LocalLeases,
+    RemoteTable,
+    TableHandle,
+    renewal_failed,
+)
+from server.cardroom.gossip import HeardTable, forget_stale, hear_lobby, tell_lobby
+from server.cardroom.live_tables import live_rows
+from server.cardroom.table_stats import (
+    TableStats,
+    lobby_line,
+    seed_stats,
+)
+from server.cardroom.takeover import build_actor
+from server.logs import named
+from server.metrics import Metrics
+from server.settings import Settings
+from server.store import fencing, tables
+from server.store.db.models import TableRecord, TableStatus
+from server.store.deck_seal import DeckSeal
+from server.store.write_ahead import WriteAhead
+from server.table.actor import TableActor
+from server.table.operators import ShutTable
+
+log = logging.getLogger(__name__)
+
+RESTART_BACKOFF_MAX = 30.0
+
+
+@dataclass(slots=True)
+class _Table:
+    record: TableRecord
+    stats: TableStats
+    actor: TableActor
+    fence: int
+    lease: LeaseProof  # until when this node may speak for the table
+    restarts: int = 0
+    crashes: deque[float] = field(default_factory=lambda: deque(maxlen=10))
+
+
+class Cardroom:
+    """Every open table; runs those whose lease this node holds (all of them, alone);
+    what ``server.edge.ws`` calls the cardroom."""
+
+    def __init__(
+        self,
+        *,
+        bus: Bus,
+        sessionmaker: async_sessionmaker[AsyncSession],
+        settings: Settings,
+        seal: DeckSeal,
+        leases: Leases | None = None,
+        deck_factory: Callable[[], Deck] | None = None,
+        metrics: Metrics | None = None,
+    ) -> None:
+        self.bus = bus
+        self.seal = seal  # what the decks of hands in progress are sealed with at rest
+        self.metrics = metrics if metrics is not None else Metrics()
+        self.settings = settings
+        self.node_id = settings.node_id
+        self.sessionmaker = sessionmaker
+        # Every table's actions written ahead in groups; on SQLite, its one writer's gate.
+        self.write_ahead = WriteAhead(sessionmaker.kw["bind"])
+        self.leases: Leases = leases or LocalLeases(settings.node_id)
+        self.deck_factory = deck_factory  # tests stack the deck; None: a fresh shuffle
+        self.router = CommandRouter(
+            bus,
+            settings.node_id,
+            timeout=max(10.0, 2 * settings.lease_seconds),
+            retry_after=settings.lease_seconds / 3,
+            runner=self.runner,
+        )
+        self._records: dict[int, TableRecord] = {}  # every open table of the cardroom
+        self._tables: dict[int, _Table] = {}  # the tables this node runs
+        self._taking: dict[int, asyncio.Lock] = {}  # one take of a table at a time
+        self._claiming: dict[int, LeaseProof] = {}  # leases held by takes not yet running
+        self._elsewhere: dict[int, HeardTable] = {}  # tables other nodes run, as told
+        self._background: set[asyncio.Task[None]] = set()
+        self._stopping = False
+        self._stop_asked = asyncio.Event()  # wakes the lease rounds to end
+        self._lease_rounds: asyncio.Task[None] | None = None
+        self._opening: asyncio.Task[None] | None = None  # the tables nobody runs, being taken
+
+    # ------------------------------------------------------------------ ws.Cardroom
+
+    def actor(self, table_id: int) -> TableActor | None:
+        """The table's actor, if this node runs it."""
+        table = self._tables.get(table_id)
+        return table.actor if table is not None else None
+
+    def actors(self) -> list[TableActor]:
+        """The actors of the tables this node runs."""
+        return [table.actor for table in self._tables.values()]
+
+    async def table(self, table_id: int) -> TableHandle | None:
+        """The table wherever it runs (None: no such table; a closed one refuses everything)."""
+        actor = self.actor(table_id)
+        if actor is not None:
+            return actor
+        if table_id not in self._records:
+            async with self.sessionmaker() as session:
+                record = await session.get(TableRecord, table_id)
+            if record is None:
+                return None
+            if record.status != TableStatus.OPEN:
+                return ShutTable(table_id)
+            self._records[table_id] = record
+        return RemoteTable(self.router, table_id)
+
+    # ------------------------------------------------------------------ lifecycle
+
+    async def start(self) -> None:
+        """Run every open table this node can take. A database that does not answer yet (or
+        is not migrated) is tried again in the background: the app still starts, and
+        ``/readyz`` says why it is not ready."""
+        self.router.start()
+        lobby = self.bus.subscribe(LOBBY_CHANNEL, size=COMMAND_QUEUE_SIZE)
+        self._spawn(hear_lobby(self, lobby))
+        # A node (re)started knows of no other node's tables until they next tell: ask now,
+        # so its lobby names who runs each table at once, not a third of a lease later.
+        self.bus.publish_now(LOBBY_CHANNEL, {"type": "hello", "node": self.node_id})
+        # The rounds renew from the start, beside the opening: a node taking a hundred
+        # tables must not let the first ones' leases lapse while it takes the last.
+        self._lease_rounds = self._spawn(self._keep_leases())
+        self._opening = self._spawn(self._open_first())
+        await self._opening
+
+    async def _open_first(self) -> None:
+        try:
+            await self._open_all()
+        except Exception as exc:  # noqa: BLE001 - retried by the lease rounds
+            log.warning("cardroom: tables not loaded yet (%s); retrying", named(exc))
+
+    async def _open_all(self) -> None:
+        async with self.sessionmaker() as session:
+            records = await tables.list_tables(session, status=TableStatus.OPEN)
+        self._records = {record.id: record for record in records}
+        for record in records:
+            # A table another node told of lately is its node's, even when its lease is
+            # missing (Redis restarted empty: the holder sets it again at its renewal).
+            if record.id not in self._tables and self._run_elsewhere(record.id) is None:
+                await self._take(record)
+
+    async def _keep_leases(self) -> None:
+        """Every third of a lease: renew ours, drop those lost, take those nobody runs,
+        tell the other nodes what ours look like."""
+        every = self.settings.lease_seconds / 3
+        while True:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._stop_asked.wait(), every)
+            if self._stopping:
+                return
+            renewed = await self._attempt(self._renew_all)
+            # Told before the database is asked for new tables: a slow database must not
+            # make the other nodes' lobbies forget who runs these.
+            tell_lobby(self)
+            if renewed and (self._opening is None or self._opening.done()):
+                # Beside the rounds, not in them: a database slow to answer must not hold
+                # the next renewal back (the lease would lapse under a table that runs).
+                self._opening = self._spawn(self._open_new())
+            forget_stale(self)
+
+    async def _open_new(self) -> None:
+        await self._attempt(self._open_all)
+
+    @staticmethod
+    async def _attempt(step: Callable[[], Awaitable[None]]) -> bool:
+        """One step of a lease round; a failure is logged and tried again next round."""
+        try:
+            await step()
+        except Exception as exc:  # noqa: BLE001 - Redis or the database away: next time
+            log.warning("cardroom: lease round failed at %s (%s)", step.__name__, named(exc))
+            return False
+        return True
+
+    def runner(self, table_id: int) -> str | None:
+        """The node running the table, as far as this node knows (None: nobody lately)."""
+        if table_id in self._tables:
+            return self.node_id
+        heard = self._run_elsewhere(table_id)
+        return heard.node if heard is not None else None
+
+    def _run_elsewhere(self, table_id: int) -> HeardTable | None:
+        """What another node said of the table, if it said lately that it runs it (within a
+        lease, and not giving it back)."""
+        heard = self._elsewhere.get(table_id)
+        if heard is None or heard.released:
+            return None
+        return heard if heard.at >= time.monotonic() - self.settings.lease_seconds else None
+
+    async def _renew_all(self) -> None:
+        """One round trip for every table's lease (``Leases.renew_many``): a round that
+        asked table by table would take long enough, with a hundred tables on a busy
+        loop, for the last ones' leases to lapse before they are reached."""
+        taken_over = {t: table for t, table in self._tables.items() if table.actor.taken_over}
+        await self._drop_all(taken_over, "another node took the table over")
+        running = dict(self._tables)
+        # A take in progress holds its lease too: one slower than a lease (a cold database,
+        # a long hand to load) must not let the lease lapse before its table runs.
+        claiming = dict(self._claiming)
+        now = time.monotonic()  # before Redis is asked: a proof never outlasts the lease
+        try:
+            held = await self.leases.renew_many([*running, *claiming])
+        except Exception as exc:  # noqa: BLE001 - Redis away: keep them while the lease lasts
+            if not renewal_failed(exc):
+                raise
+            lapsing = {
+                table_id: table
+                for table_id, table in running.items()
+                if now - table.lease.renewed > self.settings.lease_seconds * 0.9
+            }
+            await self._drop_all(lapsing, f"the lease could not be renewed ({named(exc)})")
+            return
+        for table_id, proof in claiming.items():
+            if held.get(table_id, False):
+                proof.renew(now)
+            else:
+                proof.lose()
+        lost: dict[int, _Table] = {}
+        for table_id, table in running.items():
+            if held.get(table_id, False):
+                table.lease.renew(now)
+            else:
+                lost[table_id] = table
+        await self._drop_all(lost, "another node holds the lease")
+
+    async def _drop_all(self, dropping: dict[int, _Table], why: str) -> None:
+        """Drop these tables side by side (one slow to stop, or whose lease Redis is slow
+        to take back, holds no other up); each only if this node still runs it as it did
+        when the round began (not dropped and taken again meanwhile)."""
+        await asyncio.gather(
+            *(
+                self._drop(table_id, why)
+                for table_id, table in dropping.items()
+                if self._tables.get(table_id) is table
+            )
+        )
+
+    async def _take(self, record: TableRecord) -> bool:
+        """Run the table if its lease is free: claim it in the database, build its actor
+        from what is stored, resume the hand in progress, start. One take of a table at a
+        time: an operator's new table and a lease round may both reach for it, and a second
+        claim would start a second actor (and fence out the first)."""
+        async with self._taking.setdefault(record.id, asyncio.Lock()):
+            if record.id in self._tables:
+                return True
+            return await self._claim(record)
+
+    async def _claim(self, record: TableRecord) -> bool:
+        lease = LeaseProof(
+            self.settings.lease_seconds if self.leases.lapses else None, time.monotonic()
+        )
+        try:
+            if not await self.leases.acquire(record.id):
+                return False
+        except Exception as exc:  # noqa: BLE001 - Redis away: not now
+            if not renewal_failed(exc):
+                raise
+            return False
+        self._claiming[record.id] = lease
+        try:
+            async with self.sessionmaker() as session, session.begin():
+                fence = await fencing.claim_table(session, table_id=record.id)
+                # As it is now: an operator's change made since the list was read holds.
+                record = await session.get(TableRecord, record.id, populate_existing=True) or record
+            if record.status != TableStatus.OPEN:
+                self._records.pop(record.id, None)
+                await self._release(record.id, "the table is closed")
+                return False
+            self._records[record.id] = record
+            stats = TableStats()
+            await seed_stats(self.sessionmaker, record.id, stats)
+            actor = await self._build(record, stats, fence, lease)
+        except BaseException:
+            await self._release(record.id, "the table could not be taken")
+            raise
+        finally:
+            self._claiming.pop(record.id, None)
+        if lease.lost:  # another node holds the lease now (and, claiming, fenced this one out)
+            log.warning("table %s: its lease was lost while it was taken", record.id)
+            return False
+        heard = self._elsewhere.pop(record.id, None)
+        self._tables[record.id] = _Table(record, stats, actor, fence, lease)
+        self._run(record.id, actor)
+        if heard is not None:  # another node ran it lately: a takeover
+            self.metrics.takeover("released" if heard.released else "lease_expired")
+        log.info(
+            "table %s: run by node %s (token %s)",
+            record.id,
+            self.node_id,
+            fence,
+            extra={"table": record.id},
+        )
+        return True
+
+    async def _drop(self, table_id: int, why: str) -> None:
+        """Stop running the table here, writing nothing more (another node runs it)."""
+        table = self._tables.pop(table_id, None)
+        if table is None:
+            return
+        table.lease.lose()  # whatever the actor still does, it says nothing of it
+        log.warning(
+            "table %s: no longer run by node %s: %s",
+            table_id,
+            self.node_id,
+            why,
+            extra={"table": table_id},
+        )
+        self.router.unserve(table_id)
+        await table.actor.stop(taken_over=True)
+        await self._release(table_id, why)
+
+    async def _release(self, table_id: int, why: str) -> None:
+        """Give the lease back; if Redis does not answer, it runs out by itself."""
+        try:
+            await self.leases.release(table_id)
+        except LEASE_FAILURES as exc:
+            log.warning(
+                "table %s: lease not given back (%s: %s); it runs out by itself",
+                table_id,
+                why,
+                named(exc),
+                extra={"table": table_id},
+            )
+
+    async def open_table(self, record: TableRecord) -> TableActor | None:
+        """A new table: run it here at once (idempotent). None if another node runs it."""
+        self._records[record.id] = record
+        existing = self._tables.get(record.id)
+        if existing is not None:
+            return existing.actor
+        await self._take(record)
+        return self.actor(record.id)
+
+    def _spawn(self, coroutine: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
+        task = asyncio.get_running_loop().create_task(coroutine)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+        return task
+
+    async def stop(self) -> None:
+        """Stop every actor and give the leases back, so other nodes take over at once."""
+        self._stopping = True
+        # A lease round in the middle of its database work finishes it (cancelled there, the
+        # connection's reset would be cut short); everything else in the background waits on
+        # the bus or a timer and is cancelled.
+        self._stop_asked.set()
+        rounds = {t for t in (self._lease_rounds, self._opening) if t is not None}
+        if rounds:
+            await asyncio.wait(rounds, timeout=self.settings.lease_seconds)
+        for task in list(self._background):
+            task.cancel()
+        await asyncio.gather(*self._background, return_exceptions=True)
+        await self.router.close()
+        for table in self._tables.values():
+            await table.actor.stop()
+        tell_lobby(self, released=True)  # the players as they are now, for whoever takes over
+        for table_id in self._tables:
+            await self._release(table_id, "the node stops")
+        await self.write_ahead.close()
+
+    async def _build(
+        self,
+        record: TableRecord,
+        stats: TableStats,
+        fence: int,
+        lease: LeaseProof,
+        previous: TableActor | None = None,
+    ) -> TableActor:
+        seen = self._elsewhere.get(record.id) if previous is None else None
+        return await build_actor(self, record, stats, fence, lease, previous=previous, seen=seen)
+
+    # ------------------------------------------------------------------ supervision
+
+    def _run(self, table_id: int, actor: TableActor) -> None:
+        task = actor.start()
+        task.add_done_callback(lambda done: self._on_done(table_id, actor, done))
+        self.router.serve(actor)
+
+    def _on_done(self, table_id: int, actor: TableActor, task: asyncio.Task[None]) -> None:
+        if self._stopping or task.cancelled():
+            return
+        if actor.shut:
+            self._spawn(self._retire(table_id))
+            return
+        if actor.taken_over:
+            self._spawn(self._drop(table_id, "another node took the table over"))
+            return
+        error = task.exception()
+        log.error(
+            "table %s: the actor died (%r); restarting it",
+            table_id,
+            error,
+            extra={"table": table_id, "hand": actor.hand_number},
+        )
+        self._spawn(self._restart(table_id, actor))
+
+    async def _retire(self, table_id: int) -> None:
+        """An operator closed the table: nobody runs it again; the other nodes forget it."""
+        self._tables.pop(table_id, None)
+        self._records.pop(table_id, None)
+        self.router.unserve(table_id)
+        self.bus.publish_now(
+            LOBBY_CHANNEL, {"type": "closed", "node": self.node_id, "table": table_id}
+        )
+        await self._release(table_id, "the table is closed")
+        log.info("table %s: closed", table_id, extra={"table": table_id})
+
+    async def _restart(self, table_id: int, dead: TableActor) -> None:
+        """Void the dead actor's hand (every chip back) and build the table again."""
+        table = self._tables.get(table_id)
+        if table is None or table.actor is not dead:
+            return
+        dead.fail_pending(ErrorCode.TABLE_RESTARTING, "the table is restarting; try again")
+        record = dead.cancelled_record("table_restarted")
+        if record is not None:
+            try:
+                await dead.store.save_hand(record)
+            except Exception:  # noqa: BLE001 - the stored stacks are still the hand's start
+                log.exception(
+                    "table %s: could not record the voided hand",
+                    table_id,
+                    extra={"table": table_id, "hand": record.number},
+                )
+        now = time.monotonic()
+        table.crashes.append(now)
+        recent = sum(1 for at in table.crashes if at > now - 60.0)
+        await asyncio.sleep(min(RESTART_BACKOFF_MAX, 0.05 * 2 ** (recent - 1)))
+        while True:
+            try:
+                actor = await self._build(
+                    table.record, table.stats, table.fence, table.lease, previous=dead
+                )
+                break
+            except Exception:  # noqa: BLE001 - the database may be back in a moment
+                log.exception(
+                    "table %s: could not rebuild the actor", table_id, extra={"table": table_id}
+                )
+                await asyncio.sleep(RESTART_BACKOFF_MAX)
+        seats = actor.table.seats
+        actor.announce(
+            TableRestarted(
+                cancelled_hand=record.number if record is not None else None,
+                stacks=tuple((n, s.stack) for n, s in enumerate(seats) if s is not None),
+            )
+        )
+        if self._tables.get(table_id) is not table:
+            return  # dropped meanwhile: another node runs it
+        table.actor = actor
+        table.restarts += 1
+        self._run(table_id, actor)
+
+    # ------------------------------------------------------------------ the lobby
+
+    def lobby(self) -> list[dict[str, Any]]:
+        """Every open table, as the lobby lists it: this node's own, the others' as they
+        last told (a table between nodes is listed from its record)."""
+        listed: dict[int, dict[str, Any]] = {}
+        for table_id in self._elsewhere:
+            heard = self._run_elsewhere(table_id)
+            if heard is not None:
+                listed[table_id] = heard.summary
+        for table_id in self._tables:
+            listed[table_id] = self.summary(table_id)
+        for table_id, record in self._records.items():
+            if table_id not in listed:
+                listed[table_id] = self._record_summary(record)
+        return [listed[table_id] for table_id in sorted(listed)]
+
+    def live_tables(self, *, stuck_after: float) -> list[dict[str, Any]]:
+        """Every open table as it is now, for the back office (``server.cardroom.live_tables``)."""
+        return live_rows(self, stuck_after=stuck_after)
+
+    def summary(self, table_id: int) -> dict[str, Any]:
+        table = self._tables[table_id]
+        actor = table.actor
+        return lobby_line(
+            table.record,
+            actor.table.config,
+            seats=len(actor.table.seats),
+            buy_in=(actor.settings.min_buy_in, actor.settings.max_buy_in),
+            paused=actor.ops.paused is not None,
+            seats_taken=sum(1 for s in actor.table.seats if s is not None),
+            waiting=len(actor.waiting),
+            average_pot=table.stats.average_pot(),
+            hands_per_hour=table.stats.hands_per_hour(),
+            restarts=table.restarts,
+            node=self.node_id,
+        )
+
+    def _record_summary(self, record: TableRecord) -> dict[str, Any]:
+        return lobby_line(record, tables.table_config(record))

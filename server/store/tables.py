@@ -1,0 +1,176 @@
+"""Tables as the operator creates them (validated by the engine, stored with every rule),
+and the hands played at them.
+
+Keyword-only repository functions; the caller commits. A table's chip pool (its wallet,
+``table:<id>``) is opened with it, in the same transaction; a hand's record commits with the
+ledger movements of its result.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, cast
+
+import sqlalchemy
+from sqlalchemy import insert, select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from engine.errors import ConfigError, EngineError
+from engine.table import Table
+from engine.variants import TableConfig
+from server.accounts import ledger
+from server.api.errors import ErrorCode, Refusal
+from server.store.db.models import HandRecord, TableRecord, TableStatus, WalletKind
+from server.store.table_config import CHIPS, config_from_json, config_to_json
+
+
+class BadConfig(Refusal):
+    code = ErrorCode.BAD_CONFIG
+
+
+class TableNameTaken(Refusal):
+    code = ErrorCode.TABLE_NAME_TAKEN
+
+
+def check_table(
+    data: Mapping[str, Any], *, seats: int | None, min_buy_in: int | None, max_buy_in: int | None
+) -> tuple[TableConfig, int, int, int]:
+    """The config, seat count and buy-in range of a new table, or :class:`BadConfig`.
+
+    The engine judges the rules and the seat count (it builds the very ``Table`` a table
+    actor will play); buy-ins default to 20 and 100 big bets.
+    """
+    try:
+        config = config_from_json(data)
+        table = Table(config, seats)
+    except (ConfigError, EngineError) as exc:
+        raise BadConfig(str(exc)) from None
+    low = min_buy_in if min_buy_in is not None else 20 * config.big_bet
+    high = max_buy_in if max_buy_in is not None else 100 * config.big_bet
+    if low < table.needed_to_play():
+        raise BadConfig(
+            f"min_buy_in must cover one hand's ante and bring-in ({table.needed_to_play()})"
+        )
+    if high < low:
+        raise BadConfig("max_buy_in must be at least min_buy_in")
+    if high > CHIPS:
+        raise BadConfig(f"max_buy_in must be at most {CHIPS:,} (64 bits; 100 big bets unless set)")
+    return config, len(table.seats), low, high
+
+
+def check_time_fee(fee: int, period: float, *, min_buy_in: int) -> None:
+    """Time collection's settings, or :class:`BadConfig`: a fee of whole chips below the
+    table's least buy-in (0: none), a period of a minute to a day."""
+    if not isinstance(fee, int) or isinstance(fee, bool) or fee < 0:
+        raise BadConfig("time_fee must be a whole number of chips >= 0")
+    if fee >= min_buy_in:
+        raise BadConfig(f"time_fee must be less than min_buy_in ({min_buy_in})")
+    if not isinstance(period, int | float) or isinstance(period, bool):
+        raise BadConfig("time_fee_period must be a number of seconds")
+    if not 60 <= period <= 86_400:
+        raise BadConfig("time_fee_period must be between 60 and 86400 seconds")
+
+
+async def create(
+    session: AsyncSession,
+    *,
+    name: str,
+    config: Mapping[str, Any],
+    seats: int | None = None,
+    min_buy_in: int | None = None,
+    max_buy_in: int | None = None,
+    spectator_chat: bool = False,
+    time_fee: int = 0,
+    time_fee_period: float = 1800.0,
+) -> TableRecord:
+    """A new open table and its empty chip pool."""
+    table_config, seat_count, low, high = check_table(
+        config, seats=seats, min_buy_in=min_buy_in, max_buy_in=max_buy_in
+    )
+    check_time_fee(time_fee, time_fee_period, min_buy_in=low)
+    if await session.scalar(select(TableRecord.id).where(TableRecord.name == name)) is not None:
+        raise TableNameTaken(f"a table is already named {name!r}")
+    record = TableRecord(
+        name=name,
+        variant=table_config.variant.name,
+        config=config_to_json(table_config),
+        seats=seat_count,
+        min_buy_in=low,
+        max_buy_in=high,
+        status=TableStatus.OPEN.value,
+        spectator_chat=spectator_chat,
+        time_fee=time_fee,
+        time_fee_period=float(time_fee_period),
+    )
+    session.add(record)
+    try:
+        await session.flush()
+    except IntegrityError:
+        raise TableNameTaken(f"a table is already named {name!r}") from None
+    await ledger.open_wallet(session, name=ledger.table_pool(record.id), kind=WalletKind.TABLE)
+    return record
+
+
+async def get(session: AsyncSession, *, table_id: int) -> TableRecord | None:
+    return await session.get(TableRecord, table_id)
+
+
+async def list_tables(
+    session: AsyncSession, *, status: TableStatus | None = None
+) -> list[TableRecord]:
+    query = select(TableRecord).order_by(TableRecord.id)
+    if status is not None:
+        query = query.where(TableRecord.status == status.value)
+    return list((await session.scalars(query)).all())
+
+
+def table_config(record: TableRecord) -> TableConfig:
+    """The engine config of a stored table (what a table actor plays)."""
+    return config_from_json(record.config)
+
+
+async def record_hand(
+    session: AsyncSession,
+    *,
+    table_id: int,
+    number: int,
+    phh: str,
+    events: list[Any],
+    result: dict[str, Any],
+    config: dict[str, Any] | None = None,
+    rake: int = 0,
+    deck: dict[str, Any] | None = None,
+) -> int:
+    """Keep a finished hand; (table, number) is unique, so a retried save cannot double it.
+    ``config``: the rules it was dealt under (what a player's verifier replays it by);
+    ``deck``: the seeds of its deal, sealed (server.store.deck_seal), for the operator's audit.
+    Returns the hand's id. (One statement built once: every table writes one a hand.)"""
+    values = {
+        "table_id": table_id,
+        "number": number,
+        "phh": phh,
+        "events": events,
+        "result": result,
+        "config": config,
+        "rake": rake,
+        "deck": deck,
+    }
+    return int((await session.execute(_INSERT_HAND, values)).scalar_one())
+
+
+_HANDS = cast(sqlalchemy.Table, HandRecord.__table__)
+_INSERT_HAND = insert(_HANDS).returning(_HANDS.c.id)
+
+
+async def recent_hands(
+    session: AsyncSession, *, table_id: int, limit: int = 20
+) -> list[HandRecord]:
+    """The table's latest hands, newest first."""
+    query = (
+        select(HandRecord)
+        .where(HandRecord.table_id == table_id)
+        .order_by(HandRecord.number.desc())
+        .limit(limit)
+    )
+    return list((await session.scalars(query)).all())

@@ -1,0 +1,618 @@
+"""One table actor per table: the only writer of its table's state.
+
+Commands (typed records of :mod:`server.table.commands`) reach the actor through a bounded
+inbox and are carried out one at a time, dispatched on their type; the actor answers
+each with a reply and tells everyone what changed through events on the bus. It deals
+while two or more players sit in, runs the clocks (:mod:`server.table.clocks`), acts for
+absent players by the rules (a forced bring-in is posted, a check where it can, else a
+fold), and contains its own crashes: a hand that blows up is cancelled with every chip
+returned, and the table plays on.
+
+The parts, each readable alone: the rules of the table and its seating in the pure
+``engine.table.Table``; the clocks; the write-ahead (:mod:`server.table.journal`: nothing is
+shown before it is written, and the table pauses while the database is away); the
+records of hands and their replay (:mod:`server.table.dealing`); the numbered events
+(:mod:`server.table.publisher`); the snapshot (:mod:`server.table.snapshot`). Its life is the
+loop's (:mod:`server.table.loop`): an explicit state with the moves it allows. A store
+that finds the table run by another node (a newer fencing token) stops the actor at
+once, without writing anything.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import time
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine import fair2
+from engine.actions import Action
+from engine.cards import Deck
+from engine.errors import ErrorCode
+from engine.events import Event, Turn
+from engine.table import Departure, SeatingRules, Table
+from engine.table_events import (
+    ChatSaid,
+    DeckCommitted,
+    HandNumber,
+    Leaving,
+    TablePaused,
+    TableUnpaused,
+)
+from engine.variants import TableConfig
+from server.bus.memory import Bus
+from server.cardroom.cluster import LeaseProof
+from server.metrics import Metrics
+from server.store.table_config import config_from_json
+from server.table import absence, dealing, operators, removal, time_collection, turns
+from server.table import commands as cmd
+from server.table.clocks import TableClocks
+from server.table.journal import Journal
+from server.table.loop import TableLoop
+from server.table.ports import (
+    CommandRefused,
+    FinishedHand,
+    LiveHandState,
+    TableSettings,
+    TableStore,
+)
+from server.table.publisher import Publisher
+from server.table.snapshot import snapshot_of
+
+log = logging.getLogger(__name__)
+
+REMEMBERED_ACTION_IDS = 64
+
+
+@dataclass(slots=True)
+class PlayerState:
+    """What the table keeps of a player beyond the seat: time bank, when they sat out,
+    how many connections they have here, until when their time is paid, and the answers to
+    their recent actions."""
+
+    time_bank: float
+    sat_out_at: float | None = None
+    connections: int = 0
+    time_paid_until: float | None = None  # time collection: the paid period's end (wall clock)
+    check_when_free: bool = False  # sat out during a hand: checks where free (server.table.absence)
+    action_ids: OrderedDict[str, dict[str, Any]] = field(default_factory=OrderedDict)
+
+
+class TableActor(TableLoop):
+    def __init__(
+        self,
+        table_id: int,
+        config: TableConfig,
+        *,
+        bus: Bus,
+        store: TableStore,
+        settings: TableSettings | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        wall_clock: Callable[[], float] = time.time,
+        rng_factory: Callable[[], random.Random] | None = None,
+        deck_factory: Callable[[], Deck] | None = None,
+        deck_method: str = fair2.METHOD,
+        run: int = 1,
+        metrics: Metrics | None = None,
+        lease: LeaseProof | None = None,
+    ) -> None:
+        super().__init__(table_id, metrics=metrics)
+        self.settings = settings = settings or TableSettings()
+        rules = SeatingRules(settings.min_buy_in, settings.max_buy_in, settings.waiting_offer)
+        self.table = Table(config, settings.seat_count, rules)
+        self.bus = bus
+        self.clock = clock
+        self.wall_clock = wall_clock  # time collection's periods, which outlive the node
+        self.rng_factory = rng_factory  # seeds server seeds (tests); None: ``secrets``
+        self.deck_factory = deck_factory  # tests stack the deck; None: a provably fair deal
+        self.next_deal: dealing.NextDeal | None = None  # committed to, not dealt yet
+        # How decks are committed to and proven: stud-deck/2 (engine.fair2); a table made with
+        # stud-deck/1 deals as hands were dealt before it (tests of those hands' histories).
+        self.deck_method = deck_method
+        self.publisher = Publisher(bus, table_id, run=run, lease=lease)
+        self.clocks = TableClocks(settings, clock)
+        self.journal = Journal(
+            store,
+            table_id,
+            clock=clock,
+            on_pause=self._paused,
+            on_resume=self._unpaused,
+            metrics=self.metrics,
+        )
+        self.hand_number = 0
+        self.hands_cancelled = 0
+        # When the table last moved (a deal, an action, a time-out; ``clock`` time): the
+        # back office's live list flags a hand that stays still too long.
+        self.last_action_at: float | None = None
+        self.players: dict[str, PlayerState] = {}
+        self._players_in_hand: dict[int, str] = {}  # seat -> player, of the hand in progress
+        self._starting: dict[str, int] = {}  # player -> chips at the start of that hand
+        self._unresumable: tuple[LiveHandState, str] | None = None
+        self.ops = operators.TableOps()  # what operators asked that outlasts the command
+
+    # ------------------------------------------------------------------ what others read
+
+    @property
+    def store(self) -> TableStore:
+        return self.journal.store
+
+    @property
+    def seq(self) -> int:
+        return self.publisher.seq
+
+    @property
+    def run_number(self) -> int:
+        """The run of the table this actor is (the fencing token its node took it with)."""
+        return self.publisher.run
+
+    @property
+    def waiting(self) -> list[str]:
+        return self.table.waiting
+
+    @property
+    def offer(self) -> tuple[str, int] | None:
+        return self.table.offer
+
+    @property
+    def deadline(self) -> float | None:
+        return self.clocks.deadline
+
+    @property
+    def paused_since(self) -> float | None:
+        return self.journal.paused_since
+
+    @property
+    def paused(self) -> bool:
+        return self.journal.paused_since is not None
+
+    @property
+    def recorded_actions(self) -> int:
+        """Actions of the hand in progress written so far (what a resume replays)."""
+        return self.journal.recorded
+
+    # ------------------------------------------------------------------ before the start
+
+    def restore(
+        self,
+        seats: list[tuple[int, str, int]],
+        *,
+        hand_number: int = 0,
+        seq: int | None = None,
+        sitting_out: set[str] | None = None,
+        waiting: list[str] | None = None,
+        connections: dict[str, int] | None = None,
+        time_paid: dict[str, float] | None = None,
+        check_when_free: set[str] | None = None,
+    ) -> None:
+        """Seat the players the store knows (seat, player, chips) and carry on the hand
+        numbers (and ``seq``, for the same run started again). ``sitting_out``: None sits
+        everyone out (after a restart nobody is connected yet; the sit-out limit removes
+        whoever never returns). ``time_paid``: until when each player's time is paid.
+        ``check_when_free``: who sat out asking the table to check for them where free."""
+        self.table.restore(seats, sitting_out=sitting_out, waiting=waiting or ())
+        now = self.clock()
+        for _, player, _ in seats:
+            out = sitting_out is None or player in sitting_out
+            self._state(player).sat_out_at = now if out else None
+        for player, count in (connections or {}).items():
+            if count:
+                self._state(player).connections = count
+        for player, until in (time_paid or {}).items():
+            self._state(player).time_paid_until = until
+        for player in check_when_free or ():
+            self._state(player).check_when_free = True
+        self.hand_number = hand_number
+        if seq is not None:
+            self.publisher.seq = seq
+
+    def resume(self, live: LiveHandState) -> bool:
+        """After ``restore``: deal the stored hand again from its deck and replay its
+        actions, so play goes on exactly where it was. False when that cannot be done:
+        the actor then voids the hand first thing (every chip back, the log saying why)."""
+        try:
+            config = config_from_json(live.config) if live.config else self.table.config
+            hand = dealing.replay(config, self.table.seats, live)
+            self.table.resume_hand(hand)
+        except Exception as error:  # noqa: BLE001 - any failure means: not resumable
+            log.exception(
+                "table %s: hand %s cannot be resumed",
+                self.table_id,
+                live.number,
+                extra={"table": self.table_id, "hand": live.number},
+            )
+            self._unresumable = (live, f"{type(error).__name__}: {error}")
+            self.hand_number = max(self.hand_number, live.number)
+            return False
+        for _, player, _ in live.players:
+            self._state(player).sat_out_at = None
+        self.hand_number = live.number
+        self.journal.resumed(live)
+        self._starting = {player: stack for _, player, stack in live.players}
+        self._players_in_hand = {seat: player for seat, player, _ in live.players}
+        for action in live.actions:
+            action_id = action.get("action_id")
+            actor = self._players_in_hand.get(action.get("seat", -1))
+            if isinstance(action_id, str) and actor is not None:
+                # A retry of an action written before the table moved: answered, not redone.
+                self._state(actor).action_ids[action_id] = {"seq": self.seq, "accepted": True}
+        return True
+
+    def announce(self, event: Event) -> None:
+        """Publish a table event from outside the loop (before ``start``, or between tasks)."""
+        self.publisher.publish(event)
+
+    # ------------------------------------------------------------------ running
+
+    async def _carry_on(self) -> None:
+        """First thing in the loop: what a resumed table still owes (see :meth:`resume`)."""
+        hand = self.table.hand
+        if self._unresumable is not None:
+            live, reason = self._unresumable
+            self._unresumable = None
+            await operators.void_unresumable(self, live, reason)
+        elif hand is not None and hand.is_over():
+            await self._finish_hand()  # its last action was written, its record was not
+        elif hand is not None:
+            turns.start_clock(self, hand)
+            self._commit_next_hand()  # the commitment the previous node made is gone with it
+            await absence.act_for_absent(self)  # who asked to leave, in the resumed hand
+        if self.table.hand is None:
+            await operators.between_hands(self)
+        self._schedule_next_hand()
+
+    async def _dispatch(self, command: cmd.TableCommand) -> dict[str, Any]:
+        handler = _HANDLERS.get(type(command))
+        if handler is None:
+            raise CommandRefused(f"no command {command.name!r}", code=ErrorCode.UNKNOWN_COMMAND)
+        return await handler(self, command)
+
+    def _wake_at(self) -> float | None:
+        sat_out = (p.sat_out_at for p in self.players.values() if p.sat_out_at is not None)
+        return self.clocks.wake_at(sat_out)
+
+    def _now(self) -> float:
+        return self.clock()
+
+    async def _contain(self, error: Exception) -> None:
+        await operators.cancel_hand(self, "internal_error")
+
+    # ------------------------------------------------------------------ the database away
+
+    def _paused(self) -> None:
+        self.publisher.publish(TablePaused(reason="database"))
+
+    def _unpaused(self, seconds: float) -> None:
+        self.publisher.publish(TableUnpaused(seconds=round(seconds, 1)))
+        self.clocks.shift(seconds)  # the pause is nobody's thinking time
+
+    # ------------------------------------------------------------------ events out
+
+    def _tell(self, events: list[Event]) -> None:
+        """Publish table events; the offered seat's clock follows the table's offer."""
+        self.publisher.publish_all(events)
+        if self.table.offer is None:
+            self.clocks.offer_until = None
+        elif self.clocks.offer_until is None:
+            self.clocks.hold_offer()
+
+    def _tell_hand(self, events: list[Event], after: list[Event] | None = None) -> None:
+        """Publish a hand's events (then ``after``, table events they caused), and start the
+        clock of the next seat to act. A turn of a seat gone from the hand is not told: the
+        table plays it at once (:mod:`server.table.absence`), its action marked ``absent``."""
+        table = self.table
+        told = [
+            e for e in events if type(e) is not Turn or absence.reason_absent(table, e.seat) is None
+        ]
+        self.publisher.publish_hand(told, self._player_at)
+        if after:
+            self.publisher.publish_all(after)
+        hand = self.table.hand
+        if hand is not None and not hand.is_over():
+            turns.start_clock(self, hand)
+
+    def _player_at(self, seat: int) -> str | None:
+        occupant = self.table.seats[seat]
+        return occupant.player if occupant is not None else None
+
+    def snapshot(self, player: str | None) -> dict[str, Any]:
+        """The table as ``player`` may see it (None: a spectator), with the current seq."""
+        return snapshot_of(
+            self.table_id,
+            self.table,
+            player,
+            players=self.players,
+            seq=self.seq,
+            hand_number=self.hand_number,
+            buy_in=(self.settings.min_buy_in, self.settings.max_buy_in),
+            clock_remaining=self.clocks.remaining(),
+            operator_pause=self.ops.paused,
+            committed=(
+                (self.next_deal.number, self.next_deal.commitment)
+                if self.next_deal is not None
+                else None
+            ),
+        )
+
+    # ------------------------------------------------------------------ commands
+
+    def _state(self, player: str) -> PlayerState:
+        state = self.players.get(player)
+        if state is None:
+            state = self.players[player] = PlayerState(self.settings.time_bank)
+        return state
+
+    async def _sit(self, command: cmd.Sit) -> dict[str, Any]:
+        player, chips = command.player, command.buy_in
+        seat = self.table.choose_seat(player, chips, command.seat)
+        self.ops.check_seat(seat)
+        await self.journal.buy_in(player, chips, seat=seat)
+        events = self.table.sit(seat, player, chips)
+        self._state(player).sat_out_at = None
+        self._tell(events)
+        self._schedule_next_hand()
+        return {"seat": seat, "stack": chips}
+
+    async def _add_chips(self, command: cmd.AddChips) -> dict[str, Any]:
+        seat = self.table.seated(command.player)
+        self.table.check_add_chips(seat, command.amount)
+        await self.journal.buy_in(command.player, command.amount, seat=seat)
+        self._tell(self.table.add_chips(seat, command.amount))
+        self._schedule_next_hand()
+        occupant = self.table.seats[seat]
+        assert occupant is not None
+        return {"seat": seat, "stack": occupant.stack, "pending": occupant.pending_chips}
+
+    async def _sit_out(self, command: cmd.SitOut) -> dict[str, Any]:
+        seat = self.table.seated(command.player)
+        events = self.table.sit_out(seat, next_hand=command.next_hand)
+        occupant = self.table.seats[seat]
+        assert occupant is not None
+        state = self._state(command.player)
+        state.check_when_free = command.check_when_free
+        if occupant.sitting_out:
+            state.sat_out_at = self.clock()
+        self._tell(events)
+        # Sat out during the hand: the table acts for them at their turns (server.table.absence),
+        # at once if it is theirs now (before the reply, which follows what it caused).
+        await absence.act_for_absent(self)
+        return {
+            "seat": seat,
+            "sitting_out": occupant.sitting_out,
+            "after_hand": occupant.sit_out_next_hand,
+        }
+
+    async def _sit_in(self, command: cmd.SitIn) -> dict[str, Any]:
+        seat = self.table.seated(command.player)
+        self._tell(self.table.sit_in(seat))
+        self._state(command.player).sat_out_at = None
+        self._schedule_next_hand()
+        return {"seat": seat}
+
+    async def _leave(self, command: cmd.Leave) -> dict[str, Any]:
+        player = command.player
+        if player in self.table.waiting:
+            self._tell(self.table.leave_waiting_list(player))
+            if self.table.seat_of(player) is None:
+                return {"left_waiting_list": True}
+        seat = self.table.seated(player)
+        chips = self.table.leave(seat)
+        if chips is None:
+            self.publisher.publish(Leaving(seat=seat))
+            await absence.act_for_absent(self)  # their turn now: folded at once
+            return {"seat": seat, "after_hand": True}
+        await self._settle_departure(Departure(seat, player, chips))
+        return {"seat": seat, "cashed_out": chips}
+
+    async def _settle_departure(self, departure: Departure) -> None:
+        # Even with nothing left: the store frees the seat it keeps.
+        await self.journal.cash_out(departure.player, departure.chips)
+        self.players.pop(departure.player, None)
+        self._tell(self.table.left(departure))
+
+    async def _join_waiting_list(self, command: cmd.JoinWaitingList) -> dict[str, Any]:
+        position, events = self.table.join_waiting_list(command.player)
+        self._tell(events)
+        return {"position": position}
+
+    async def _chat(self, command: cmd.Chat) -> dict[str, Any]:
+        if not self.settings.spectator_chat and self.table.seat_of(command.player) is None:
+            raise CommandRefused(
+                "only players seated here may chat", code=ErrorCode.CHAT_NOT_ALLOWED
+            )
+        self.publisher.publish(ChatSaid(player=command.player, text=command.text))
+        return {}
+
+    async def _snapshot(self, command: cmd.Snapshot) -> dict[str, Any]:
+        snapshot = self.snapshot(command.player or None)
+        if command.reply_to is None:
+            return snapshot
+        # In line with the events: the listener misses none after it, sees none before it;
+        # the command's own answer is a receipt, so the snapshot travels once.
+        self.publisher.reply(command.reply_to, command.reply_id, snapshot)
+        return {"seq": snapshot["seq"]}
+
+    async def _client_seed(self, command: cmd.ClientSeed) -> dict[str, Any]:
+        """A seated player's seed for the next hand, whose commitment is already published
+        (docs/fairness.md); the last seed a player sends before the deal counts. One meant
+        for a hand dealt already goes to the next (its commitment was out before it came);
+        the reply names the hand it went to."""
+        self.table.seated(command.player)
+        deal = self.next_deal
+        if deal is None or (command.hand is not None and command.hand > deal.number):
+            waiting = f"hand {deal.number}" if deal is not None else "no hand yet"
+            raise CommandRefused(
+                f"client seeds are taken for the committed next hand only ({waiting})",
+                code=ErrorCode.SEED_WINDOW_CLOSED,
+            )
+        deal.seeds[command.player] = command.seed
+        return {"hand": deal.number}
+
+    async def _presence(self, command: cmd.Presence) -> dict[str, Any]:
+        """A connection of the player's came or went (a player may have several). One told
+        to a given run of the table is refused by any other: a node's actor that has not
+        yet learnt the table moved must not count it."""
+        if command.run is not None and command.run != self.run_number:
+            raise CommandRefused(
+                "the table moved to another node; try again", code=ErrorCode.TABLE_MOVED
+            )
+        state = self._state(command.player)
+        state.connections = max(0, state.connections + (1 if command.connected else -1))
+        if not state.connections and self.table.seat_of(command.player) is None:
+            del self.players[command.player]  # a spectator gone: nothing to remember
+        return {"run": self.run_number}
+
+    async def _act(self, command: cmd.Act) -> dict[str, Any]:
+        seat = self.table.seated(command.player)
+        state = self._state(command.player)
+        remembered = state.action_ids.get(command.action_id)
+        if remembered is not None:
+            return remembered  # a retry: the same answer, no second action
+        hand = self.table.hand
+        if hand is None or hand.is_over():
+            raise CommandRefused("no hand is being played", code=ErrorCode.NO_HAND)
+        kind, amount = command.kind, command.amount
+        events = hand.apply(Action(seat, kind, amount))
+        self.last_action_at = self.clock()
+        await self.journal.record(
+            self.hand_number,
+            {"seat": seat, "kind": kind, "amount": amount, "action_id": command.action_id},
+        )
+        self.metrics.action(kind)
+        spent = turns.turn_over(self, seat, state)
+        reply = {"seq": self.seq + sum(1 for e in events if e.to is None), "accepted": True}
+        state.action_ids[command.action_id] = reply
+        while len(state.action_ids) > REMEMBERED_ACTION_IDS:
+            state.action_ids.popitem(last=False)
+        self._tell_hand(events, after=spent)
+        if hand.is_over():
+            await self._finish_hand()
+        await absence.act_for_absent(self)  # the next seat to act may be gone from the hand
+        return reply
+
+    # ------------------------------------------------------------------ clocks
+
+    async def _on_clock(self) -> None:
+        await turns.on_clock(self)
+
+    # ------------------------------------------------------------------ hands
+
+    def _schedule_next_hand(self, *, after_showdown: bool = False) -> None:
+        if self.table.hand is None and not self.ops.holds_play and len(self.table.dealt_in()) >= 2:
+            self._commit_next_hand()
+            self.clocks.schedule_next_hand(after_showdown=after_showdown)
+
+    def _commit_next_hand(self) -> None:
+        """Draw the next hand's server seed and publish its commitment, unless done: client
+        seeds are taken from then until its deal (a stacked deck has none)."""
+        number = self.hand_number + 1
+        if self.deck_factory is not None or (
+            self.next_deal is not None and self.next_deal.number == number
+        ):
+            return
+        self.next_deal = dealing.NextDeal(
+            number, dealing.server_seed(self.rng_factory), self.table_id, self.deck_method
+        )
+        self.publisher.publish(DeckCommitted(hand=number, commitment=self.next_deal.commitment))
+
+    async def _start_hand(self) -> None:
+        if len(self.table.dealt_in()) < 2 or self.ops.holds_play:
+            return
+        fees = time_collection.fees_due(self)  # may sit out a stack that cannot pay
+        dealt = self.table.dealt_in()
+        if len(dealt) < 2:
+            return
+        seats = self.table.seats
+        players = [
+            (n, seats[n].player, seats[n].stack - fees.get(n, 0))  # type: ignore[union-attr]
+            for n in dealt
+        ]
+        number = self.hand_number + 1
+        self._commit_next_hand()  # dealt without the pause between hands: no seed came
+        committed, self.next_deal = self.next_deal, None
+        deal = committed.deal(players) if committed is not None else None
+        deck, deck_record = dealing.new_deck(self.deck_factory, deal)
+        config = self.ops.config_json(self.table.config)
+        paid_until = time_collection.paid_until(self, fees)
+        live = LiveHandState(
+            self.table_id,
+            number,
+            deck_record,
+            players,
+            config=config,
+            time_fees={seats[n].player: fee for n, fee in fees.items()},  # type: ignore[union-attr]
+            time_paid_until=paid_until,
+        )
+        await self.journal.start_hand(live)
+        time_collection.collect(self, fees, paid_until)
+        self.hand_number = number
+        hand = self.table.start_hand(deck)
+        self.last_action_at = self.clock()
+        self._starting = {player: stack for _, player, stack in players}
+        self._players_in_hand = {seat: player for seat, player, _ in players}
+        self.publisher.publish(HandNumber(hand=self.hand_number))
+        self._tell_hand(list(hand.events))
+        # The next hand's seeds may come in all through this one.
+        self._commit_next_hand()
+
+    async def _finish_hand(self) -> None:
+        hand = self.table.hand
+        assert hand is not None and hand.is_over()
+        record = dealing.finished_record(
+            self.table_id, self.hand_number, hand, self._players_in_hand, self._starting
+        )
+        await self.journal.save_hand(record)
+        self.metrics.hands_finished.inc()
+        # Saved: from here on the stored stacks are the hand's final ones, so nothing may
+        # cancel it (a cancel would put back the starting stacks).
+        showdown = hand.result().showdown
+        departures = self.table.finish_hand()
+        self.clocks.deadline = None
+        self._tell(turns.refill_banks(self))
+        # Broke: sat out until chips are added (and removed after the sit-out limit).
+        self._tell(self.table.sit_out_busted())
+        # A showdown is left on the table long enough to read it (the table's showdown pause).
+        await self._after_hand(departures, after_showdown=showdown)
+
+    async def _after_hand(
+        self, departures: list[Departure], *, after_showdown: bool = False
+    ) -> None:
+        for occupant in self.table.seats:
+            if occupant is not None and occupant.sitting_out:
+                state = self._state(occupant.player)
+                if state.sat_out_at is None:  # counts toward the sit-out limit from now on
+                    state.sat_out_at = self.clock()
+        for departure in departures:
+            await self._settle_departure(departure)
+        await operators.between_hands(self)
+        self._schedule_next_hand(after_showdown=after_showdown)
+
+    def cancelled_record(self, reason: str, detail: str | None = None) -> FinishedHand | None:
+        """The record of the hand in progress voided: everyone keeps the chips they began
+        with. None when no hand is in progress."""
+        hand = self.table.hand
+        if hand is None:
+            return None
+        return dealing.cancelled_record(
+            self.table_id, self.hand_number, hand, self._players_in_hand, reason, detail
+        )
+
+
+_Handler = Callable[[TableActor, Any], Awaitable[dict[str, Any]]]
+_HANDLERS: dict[type[cmd.TableCommand], _Handler] = {
+    cmd.Sit: TableActor._sit,
+    cmd.AddChips: TableActor._add_chips,
+    cmd.SitOut: TableActor._sit_out,
+    cmd.SitIn: TableActor._sit_in,
+    cmd.Leave: TableActor._leave,
+    cmd.JoinWaitingList: TableActor._join_waiting_list,
+    cmd.Chat: TableActor._chat,
+    cmd.Act: TableActor._act,
+    cmd.Snapshot: TableActor._snapshot,
+    cmd.Presence: TableActor._presence,
+    cmd.ClientSeed: TableActor._client_seed,
+    **operators.HANDLERS,
+    cmd.Remove: removal.remove,
+}

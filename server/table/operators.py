@@ -1,0 +1,313 @@
+"""An operator's commands to a table (the back office's table operations), as its actor
+carries them out: change its settings, pause and resume it, void the hand in progress,
+close it; and the voiding of a hand, every chip back, which the table also does on its own
+(a bug contained, a stored hand that no longer replays).
+
+Each is a typed record of :mod:`server.table.commands` that only the REST API builds, routed like
+a player's command to the node that runs the table, and answered by its actor, the table's
+only writer: it writes the change and its audit entry in one fenced transaction through its
+store, then plays it and tells the players. What waits for the hand in progress (new
+settings, a pause, a close) is kept in :class:`TableOps` and done between hands
+(:func:`between_hands`); what is written survives a restart and a takeover, since the
+cardroom builds each actor with it (:meth:`TableOps.restore`).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from engine.errors import ErrorCode, Refusal
+from engine.table import Departure
+from engine.table_events import HandCancelled, OperatorClosed, OperatorPaused, OperatorResumed
+from engine.variants import TableConfig
+from server.accounts.audit_log import AuditAction
+from server.store.db.types import utcnow
+from server.store.table_config import config_to_json
+from server.table import commands as cmd
+from server.table import edit
+from server.table.dealing import revealed_seed, unresumable_record
+from server.table.ports import AuditNote, CommandRefused, LiveHandState, TableTakenOver
+
+if TYPE_CHECKING:
+    from server.table.actor import TableActor
+
+log = logging.getLogger(__name__)
+
+VOIDED = "operator_void"  # the reason of a hand an operator voided (``hand_cancelled``)
+
+
+@dataclass(slots=True)
+class TableOps:
+    """What the operators asked of a table that outlasts the command: a pause, a close,
+    settings waiting for the hand in progress to end."""
+
+    paused: str | None = None  # the operator's reason; None: not paused
+    closing: str | None = None  # the operator's reason; the table closes between hands
+    pending: dict[str, Any] | None = None  # new settings, played from the next hand
+    cashed_out: dict[str, int] = field(default_factory=dict)  # player -> chips, at the close
+    _config: tuple[TableConfig, dict[str, Any]] | None = None  # the rules and their JSON
+
+    def restore(self, *, paused: str | None, closing: str | None) -> None:
+        """What the table's row says (a node building the table's actor)."""
+        self.paused, self.closing = paused, closing
+
+    @property
+    def holds_play(self) -> bool:
+        """No new hand: the table is paused or closing."""
+        return self.paused is not None or self.closing is not None
+
+    def check_seat(self, seat: int) -> None:
+        """A seat that new settings waiting for the hand's end remove takes nobody."""
+        if self.pending is not None and seat >= int(self.pending["seats"]):
+            raise CommandRefused(
+                f"seat {seat} goes when this hand ends (new table settings)",
+                code=ErrorCode.BAD_SEAT,
+            )
+
+    def config_json(self, config: TableConfig) -> dict[str, Any]:
+        """The rules as JSON (what a hand's write-ahead keeps), made once per rule set."""
+        if self._config is None or self._config[0] is not config:
+            self._config = (config, config_to_json(config))
+        return self._config[1]
+
+
+class ShutTable:
+    """A table an operator closed, wherever a command for it comes from: refused, for good."""
+
+    def __init__(self, table_id: int) -> None:
+        self.table_id = table_id
+
+    async def submit(self, command: cmd.TableCommand) -> dict[str, Any]:
+        raise CommandRefused(f"table {self.table_id} is closed", code=ErrorCode.TABLE_SHUT)
+
+
+def _note(command: cmd.OperatorCommand, action: AuditAction, **values: Any) -> AuditNote:
+    return AuditNote(command.operator_id, command.player, action.value, command.reason, **values)
+
+
+def _in_hand(actor: TableActor) -> bool:
+    hand = actor.table.hand
+    return hand is not None and not hand.is_over()
+
+
+def _open(actor: TableActor) -> None:
+    if actor.ops.closing is not None:
+        raise CommandRefused(
+            f"table {actor.table_id} is closing: {actor.ops.closing}", code=ErrorCode.TABLE_SHUT
+        )
+
+
+# ---------------------------------------------------------------------- the commands
+
+
+async def change_settings(actor: TableActor, command: cmd.ChangeSettings) -> dict[str, Any]:
+    _open(actor)
+    values = command.settings
+    actor.table.check_seat_count(int(values["seats"]))
+    note = _note(command, AuditAction.TABLE_UPDATE, changes=True)
+    await actor.store.save_table(actor.table_id, dict(values), note)
+    actor.ops.pending = dict(values)
+    after_hand = _in_hand(actor)
+    if not after_hand:
+        _play_settings(actor)
+    return {"after_hand": after_hand}
+
+
+async def pause(actor: TableActor, command: cmd.PauseTable) -> dict[str, Any]:
+    _open(actor)
+    if actor.ops.paused is not None:
+        raise CommandRefused(
+            f"table {actor.table_id} is paused already: {actor.ops.paused}",
+            code=ErrorCode.TABLE_ALREADY_PAUSED,
+        )
+    reason = command.reason or ""
+    after_hand = _in_hand(actor)
+    note = _note(
+        command,
+        AuditAction.TABLE_PAUSE,
+        before={"paused": None},
+        after={"paused": reason, "after_hand": after_hand},
+    )
+    await actor.store.save_table(
+        actor.table_id, {"paused_reason": reason, "paused_at": utcnow()}, note
+    )
+    actor.ops.paused = reason
+    actor.clocks.next_hand_at = None
+    actor.publisher.publish(OperatorPaused(reason=reason, after_hand=after_hand))
+    return {"after_hand": after_hand}
+
+
+async def resume(actor: TableActor, command: cmd.ResumeTable) -> dict[str, Any]:
+    _open(actor)
+    paused = actor.ops.paused
+    if paused is None:
+        raise CommandRefused(
+            f"table {actor.table_id} is not paused", code=ErrorCode.TABLE_NOT_PAUSED
+        )
+    reason = command.reason or ""
+    note = _note(
+        command, AuditAction.TABLE_RESUME, before={"paused": paused}, after={"paused": None}
+    )
+    await actor.store.save_table(actor.table_id, {"paused_reason": None, "paused_at": None}, note)
+    actor.ops.paused = None
+    actor.publisher.publish(OperatorResumed(reason=reason))
+    actor._schedule_next_hand()
+    return {"after_hand": False}
+
+
+async def void(actor: TableActor, command: cmd.VoidHand) -> dict[str, Any]:
+    _open(actor)
+    hand = actor.table.hand
+    if hand is None or hand.is_over():
+        raise CommandRefused(
+            f"no hand is being played at table {actor.table_id}",
+            code=ErrorCode.NO_HAND_IN_PROGRESS,
+        )
+    number = actor.hand_number
+    players = actor._players_in_hand
+    now = {players[seat]: hand.stacks[i] for i, seat in enumerate(hand.seats)}
+    restored = {players[seat]: hand.starting[i] for i, seat in enumerate(hand.seats)}
+    note = _note(
+        command,
+        AuditAction.HAND_VOID,
+        before={"hand": number, "stacks": now, "pot": hand.pot_total()},
+        after={"hand": number, "stacks": restored},
+    )
+    await actor.store.save_table(actor.table_id, {}, note)
+    await cancel_hand(actor, VOIDED, detail=command.reason)
+    return {"hand": number, "stacks": restored}
+
+
+async def close(actor: TableActor, command: cmd.CloseTable) -> dict[str, Any]:
+    _open(actor)
+    reason = command.reason or ""
+    in_hand = _in_hand(actor)
+    seated = {s.player: s.stack for s in actor.table.seats if s is not None}
+    after_hand = in_hand and not command.void
+    note = _note(
+        command,
+        AuditAction.TABLE_CLOSE,
+        before={"status": "open", "players": seated},
+        after={"status": "closing" if after_hand else "closed", "void": command.void},
+    )
+    await actor.store.save_table(actor.table_id, {"closing_reason": reason}, note)
+    actor.ops.closing = reason
+    actor.clocks.next_hand_at = None
+    if after_hand:
+        actor.publisher.publish(OperatorClosed(reason=reason, after_hand=True))
+        return {"after_hand": True, "cashed_out": {}}
+    if in_hand:  # void: the hand ends now, and the table closes as it ends (between_hands)
+        await cancel_hand(actor, VOIDED, detail=reason)
+    else:
+        await shut(actor)
+    return {"after_hand": False, "cashed_out": dict(actor.ops.cashed_out)}
+
+
+HANDLERS: dict[type[cmd.TableCommand], Callable[[TableActor, Any], Awaitable[dict[str, Any]]]] = {
+    cmd.ChangeSettings: change_settings,
+    cmd.PauseTable: pause,
+    cmd.ResumeTable: resume,
+    cmd.VoidHand: void,
+    cmd.CloseTable: close,
+}
+
+
+# ---------------------------------------------------------------------- between hands
+
+
+async def between_hands(actor: TableActor) -> None:
+    """No hand in progress: play the settings that waited for it; close if asked to."""
+    if actor.shut:
+        return
+    if actor.ops.pending is not None:
+        _play_settings(actor)
+    if actor.ops.closing is not None:
+        await shut(actor)
+
+
+def _play_settings(actor: TableActor) -> None:
+    values = actor.ops.pending
+    assert values is not None
+    try:
+        edit.apply(values, actor.table, actor.settings)
+    except Refusal as refusal:  # a seat in use (taken meanwhile): tried again after the hand
+        log.warning("table %s: new settings wait (%s)", actor.table_id, refusal.message)
+        return
+    actor.ops.pending = None
+    event = edit.settings_event(actor.table.config, len(actor.table.seats), actor.settings)
+    actor.publisher.publish(event)
+
+
+async def shut(actor: TableActor) -> None:
+    """Close the table now (no hand in progress): the waiting list is told, everyone is
+    cashed out to their wallet, the table's row says closed, and the actor stops."""
+    table = actor.table
+    for player in list(table.waiting):
+        actor._tell(table.leave_waiting_list(player))
+    for number, seat in enumerate(table.seats):
+        if seat is None:
+            continue
+        chips = table.leave(number)
+        assert chips is not None  # no hand in progress
+        actor.ops.cashed_out[seat.player] = chips
+        await actor._settle_departure(Departure(number, seat.player, chips))
+    await actor.journal.persist(
+        "close",
+        lambda: actor.store.save_table(
+            actor.table_id, {"status": "closed", "closed_at": utcnow()}, None
+        ),
+    )
+    actor.publisher.publish(OperatorClosed(reason=actor.ops.closing or "", after_hand=False))
+    actor._close_for_good()
+
+
+# ---------------------------------------------------------------------- voiding a hand
+
+
+async def cancel_hand(actor: TableActor, reason: str, detail: str | None = None) -> None:
+    """Void the hand in progress: every chip of it goes back where it came from.
+
+    The hand was not persisted (that happens last, in one transaction), so the stored
+    stacks are still those it started with; the table goes back to them too.
+    """
+    actor.clocks.deadline = None
+    hand = actor.table.hand
+    record = actor.cancelled_record(reason, detail)
+    if hand is None or record is None:
+        return
+    actor.hands_cancelled += 1
+    actor.metrics.hands_cancelled.inc()
+    departures = actor.table.cancel_hand()
+    actor.publisher.publish(
+        HandCancelled(
+            hand=actor.hand_number,
+            reason=reason,
+            stacks=tuple(zip(hand.seats, hand.starting, strict=True)),
+            detail=detail,
+            server_seed=revealed_seed(hand),
+        )
+    )
+    try:
+        await actor.journal.save_hand(record)
+    except TableTakenOver:
+        raise
+    except Exception:  # noqa: BLE001 - the chips are already back; keep the table alive
+        log.exception("table %s: could not record the cancelled hand", actor.table_id)
+    await actor._after_hand(departures)
+
+
+async def void_unresumable(actor: TableActor, live: LiveHandState, reason: str) -> None:
+    """The stored hand could not be dealt again: void it, every chip where it was."""
+    await actor.journal.save_hand(unresumable_record(live, reason))
+    actor.hands_cancelled += 1
+    actor.metrics.hands_cancelled.inc()
+    actor.publisher.publish(
+        HandCancelled(
+            hand=live.number,
+            reason="resume_failed",
+            stacks=tuple((seat, stack) for seat, _, stack in live.players),
+        )
+    )

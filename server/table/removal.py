@@ -1,0 +1,39 @@
+"""An operator removes a player from a table (a kick, a suspension): the table's handler of
+:class:`server.table.commands.Remove`, kept beside the actor rather than in it.
+
+The player leaves as by their own ``leave``, with the cause in the events: at once when they
+are not in the hand in play (``seat_left`` with ``removed``, cashed out), else after it
+(``leaving`` with ``removed`` now, ``seat_left`` when the hand is over). While the hand lasts
+the table acts for them at their turns, at once (:mod:`server.table.absence`: a forced bring-in,
+else a fold); their chips go back to their wallet by the ledger's one cash-out path.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from engine.errors import ErrorCode
+from engine.table import Departure
+from engine.table_events import Leaving
+from server.table import absence
+from server.table import commands as cmd
+from server.table.ports import CommandRefused
+
+if TYPE_CHECKING:
+    from server.table.actor import TableActor
+
+
+async def remove(actor: TableActor, command: cmd.Remove) -> dict[str, Any]:
+    player = command.player
+    seat = actor.table.seat_of(player)
+    if seat is None:
+        raise CommandRefused(
+            f"{player} does not sit at table {actor.table_id}", code=ErrorCode.NOT_SEATED
+        )
+    chips = actor.table.leave(seat, removed=command.cause)
+    if chips is None:
+        actor.publisher.publish(Leaving(seat=seat, removed=command.cause))
+        await absence.act_for_absent(actor)
+        return {"seat": seat, "after_hand": True}
+    await actor._settle_departure(Departure(seat, player, chips))
+    return {"seat": seat, "cashed_out": chips}
