@@ -14,7 +14,7 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 WORKDIR /app
 
 # Only what the install and the server read: the migrations sit outside the packages, next to
-# server/ (server/store/db/migrate.py finds them there), which an editable install keeps in place.
+# server/ (server/db/migrate.py finds them there), which an editable install keeps in place.
 COPY pyproject.toml README.md LICENSE alembic.ini ./
 COPY migrations/ migrations/
 COPY engine/ engine/

@@ -40,10 +40,10 @@ from engine.variants import TableConfig  # noqa: E402
 from server.accounts import registry  # noqa: E402
 from server.accounts.passwords import Passwords  # noqa: E402
 from server.bus.memory import MemoryBus, table_channel  # noqa: E402
+from server.db import migrate  # noqa: E402
+from server.db.models import Role  # noqa: E402
+from server.db.session import make_engine, make_sessionmaker  # noqa: E402
 from server.store import tables
-from server.store.db import migrate  # noqa: E402
-from server.store.db.models import Role  # noqa: E402
-from server.store.db.session import make_engine, make_sessionmaker  # noqa: E402
 from server.store.deck_seal import DeckSeal  # noqa: E402
 from server.store.fencing import claim_table  # noqa: E402
 from server.store.table_store import DatabaseTableStore  # noqa: E402

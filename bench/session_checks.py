@@ -17,11 +17,11 @@ from datetime import timedelta
 
 from server.accounts import registry, tokens
 from server.bus.memory import MemoryBus
+from server.db import migrate
+from server.db.models import Role
+from server.db.session import make_engine, make_sessionmaker
+from server.db.types import utcnow
 from server.edge.sessions import SessionRegistry, SignIn
-from server.store.db import migrate
-from server.store.db.models import Role
-from server.store.db.session import make_engine, make_sessionmaker
-from server.store.db.types import utcnow
 
 RUNS = 2000
 BOUND = 1000

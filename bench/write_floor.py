@@ -34,8 +34,8 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "server"), str(ROOT / "tests" / 
 
 from play import seed  # noqa: E402
 
-from server.store.db import migrate  # noqa: E402
-from server.store.db.session import make_engine, make_sessionmaker  # noqa: E402
+from server.db import migrate  # noqa: E402
+from server.db.session import make_engine, make_sessionmaker  # noqa: E402
 from server.store.deck_seal import DeckSeal  # noqa: E402
 from server.store.fencing import claim_table  # noqa: E402
 from server.store.table_store import DatabaseTableStore  # noqa: E402

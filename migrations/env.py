@@ -1,6 +1,6 @@
 """Alembic environment: the URL comes from the server's settings, the engine is async.
 
-Run by hand through ``alembic.ini``, or from ``server.store.db.migrate`` on a connection the
+Run by hand through ``alembic.ini``, or from ``server.db.migrate`` on a connection the
 server already holds (``config.attributes["connection"]``).
 """
 
@@ -12,9 +12,9 @@ from logging.config import fileConfig
 from alembic import context
 from sqlalchemy import Connection, pool, text
 
+from server.db.models import Base
+from server.db.session import make_engine
 from server.settings import Settings
-from server.store.db.models import Base
-from server.store.db.session import make_engine
 
 config = context.config
 # Logging from alembic.ini by hand; a caller that has its own logging says configure_logger=False.

@@ -33,6 +33,8 @@ from server.bus.memory import bus_from_url
 from server.bus.redis_bus import RedisBus
 from server.cardroom.cluster import leases_for
 from server.cardroom.supervisor import Cardroom
+from server.db.migrate import head_revision
+from server.db.session import make_engine, make_sessionmaker
 from server.edge import ws
 from server.edge.overload import LagMonitor
 from server.edge.rate_limits import Gateway
@@ -40,8 +42,6 @@ from server.edge.sessions import SessionRegistry
 from server.edge.spectators import Spectators
 from server.metrics import Metrics
 from server.settings import Settings
-from server.store.db.migrate import head_revision
-from server.store.db.session import make_engine, make_sessionmaker
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:

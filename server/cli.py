@@ -36,11 +36,11 @@ from server import logs, workers
 from server.accounts import registry
 from server.accounts.passwords import Passwords
 from server.api.schemas import AccountCreate
+from server.db import data_dir, migrate
+from server.db.models import STAFF_ROLES, Role
+from server.db.session import is_outage, make_engine, make_sessionmaker
 from server.settings import Settings
-from server.store import data_dir, table_store
-from server.store.db import migrate
-from server.store.db.models import STAFF_ROLES, Role
-from server.store.db.session import is_outage, make_engine, make_sessionmaker
+from server.store import table_store
 from server.store.deck_seal import DeckKeyError
 
 if TYPE_CHECKING:

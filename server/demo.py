@@ -25,8 +25,8 @@ from server.accounts import registry
 from server.accounts.account_rules import HOUSE_BOT_PREFIX
 from server.accounts.passwords import Passwords
 from server.cardroom.supervisor import Cardroom
+from server.db.models import Role
 from server.store import tables
-from server.store.db.models import Role
 from stud_bots.strategies import Bot, make_bot
 from stud_client import ConnectionLost, EventStream, ServerError, StudClient, Table
 

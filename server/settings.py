@@ -3,7 +3,7 @@
 ``DATABASE_URL`` and ``REDIS_URL`` are honoured without the prefix because hosting
 platforms and docker-compose files set them that way; ``STUD_DATABASE_URL`` wins over
 ``DATABASE_URL`` when both are set. Without either, the database is SQLite in the data
-directory (``STUD_DATA_DIR``: server/store/data_dir.py).
+directory (``STUD_DATA_DIR``: server/db/data_dir.py).
 
 >>> Settings(database_url="postgresql://u:p@db/stud").database_url
 'postgresql+asyncpg://u:p@db/stud'
@@ -21,7 +21,7 @@ from typing import Literal
 from pydantic import AliasChoices, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from server.store.data_dir import DEFAULT_DATA_DIR, default_database_url
+from server.db.data_dir import DEFAULT_DATA_DIR, default_database_url
 from server.store.deck_seal import DeckSeal, load_seal
 
 DEFAULT_DATABASE_URL = default_database_url(DEFAULT_DATA_DIR)

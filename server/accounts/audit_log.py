@@ -16,7 +16,7 @@ from typing import Any, Protocol
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from server.store.db.models import AuditEntry
+from server.db.models import AuditEntry
 
 
 class AuditAction(enum.StrEnum):

@@ -16,7 +16,7 @@ from datetime import datetime
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from server.accounts import audit_log, ledger, registry, tokens
-from server.store.db.models import Account, AuditEntry, Role
+from server.db.models import Account, AuditEntry, Role
 
 #: The stored "hash" of a bot made by an operator: not an Argon2 hash, so no password
 #: verifies against it (``Passwords.verify`` answers False), and a login says only

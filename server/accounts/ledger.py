@@ -1,6 +1,6 @@
 """The only module that moves chips.
 
-Every movement is one :class:`~server.store.db.models.LedgerEntry`: ``amount`` leaves the
+Every movement is one :class:`~server.db.models.LedgerEntry`: ``amount`` leaves the
 *debit* wallet and reaches the *credit* wallet, with a ``kind`` and a ``reference`` that
 say why (the buy-in, the hand). Wallets are named: ``player:<account id>``,
 ``house:bankroll`` (the issuer of play money), ``house:revenue`` (what the house collects:
@@ -28,7 +28,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import aliased
 
 from server.api.errors import ErrorCode, Refusal
-from server.store.db.models import LedgerEntry, Wallet, WalletKind
+from server.db.models import LedgerEntry, Wallet, WalletKind
 
 HOUSE = "house:bankroll"
 REVENUE = "house:revenue"

@@ -17,7 +17,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from server.accounts import audit_log, ledger, registry
 from server.api.errors import ErrorCode, Refusal
-from server.store.db.models import Account, AuditEntry, SeatRecord, TableRecord
+from server.db.models import Account, AuditEntry, SeatRecord, TableRecord
 
 
 class UnknownPlayer(Refusal):

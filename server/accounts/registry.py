@@ -13,7 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from server.accounts import ledger
 from server.accounts.passwords import Passwords
 from server.api.errors import ErrorCode, Refusal
-from server.store.db.models import Account, Role, Suspension, WalletKind
+from server.db.models import Account, Role, Suspension, WalletKind
 
 USERNAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{2,31}$"
 

@@ -20,8 +20,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from engine.errors import ErrorCode, Refusal
 from server.accounts import audit_log, tokens
 from server.cardroom.cluster import TableHandle
-from server.store.db.models import Account, AuditEntry, SeatRecord, Suspension
-from server.store.db.types import utcnow
+from server.db.models import Account, AuditEntry, SeatRecord, Suspension
+from server.db.types import utcnow
 from server.table import commands as cmd
 
 

@@ -14,8 +14,8 @@ from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from server.api.errors import ErrorCode, Refusal
-from server.store.db.models import Account, Suspension, Token
-from server.store.db.types import utcnow
+from server.db.models import Account, Suspension, Token
+from server.db.types import utcnow
 
 
 class TokenRefused(Refusal):

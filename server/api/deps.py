@@ -19,10 +19,10 @@ from server.accounts import tokens
 from server.accounts.passwords import Passwords
 from server.api.errors import ErrorCode, Refusal
 from server.cardroom.supervisor import Cardroom
+from server.db.models import STAFF_ROLES, Account, Role, Token
 from server.edge.rate_limits import Gateway
 from server.edge.sessions import SessionRegistry
 from server.settings import Settings
-from server.store.db.models import STAFF_ROLES, Account, Role, Token
 
 
 class NotOperator(Refusal):

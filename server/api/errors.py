@@ -24,7 +24,7 @@ from sqlalchemy.exc import TimeoutError as SQLAlchemyTimeoutError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from engine.errors import ErrorCode, Refusal
-from server.store.db.session import is_outage
+from server.db.session import is_outage
 
 log = logging.getLogger(__name__)
 

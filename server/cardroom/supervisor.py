@@ -52,11 +52,11 @@ from server.cardroom.table_stats import (
     seed_stats,
 )
 from server.cardroom.takeover import build_actor
+from server.db.models import TableRecord, TableStatus
 from server.logs import named
 from server.metrics import Metrics
 from server.settings import Settings
 from server.store import fencing, tables
-from server.store.db.models import TableRecord, TableStatus
 from server.store.deck_seal import DeckSeal
 from server.store.write_ahead import WriteAhead
 from server.table.actor import TableActor

@@ -13,7 +13,7 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from engine.variants import TableConfig
-from server.store.db.models import HandRecord, TableRecord
+from server.db.models import HandRecord, TableRecord
 from server.table.ports import AuditNote, FinishedHand, LiveHandState, TableStore
 
 STATS_WINDOW = 3600.0  # hands per hour counts the last hour

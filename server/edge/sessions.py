@@ -27,8 +27,8 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from engine.errors import ErrorCode
 from server.bus.memory import Bus
-from server.store.db.models import Suspension, Token
-from server.store.db.types import utcnow
+from server.db.models import Suspension, Token
+from server.db.types import utcnow
 
 log = logging.getLogger(__name__)
 

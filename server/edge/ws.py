@@ -53,6 +53,7 @@ from server.bus.memory import (
     table_channel,
 )
 from server.cardroom.cluster import TableHandle
+from server.db.session import is_outage
 from server.edge.frames import PROTOCOL_VERSION, Outbox, dumps
 from server.edge.lanes import TableLanes
 from server.edge.overload import SHED_COMMANDS, LagMonitor
@@ -62,7 +63,6 @@ from server.edge.sessions import SessionRegistry, SignIn
 from server.edge.spectators import Spectators
 from server.metrics import Metrics
 from server.settings import Settings
-from server.store.db.session import is_outage
 from server.table import commands as cmd
 
 MAX_FRAME_BYTES = 16_384

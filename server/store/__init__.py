@@ -1,5 +1,6 @@
-"""What the cardroom keeps: the database (models, sessions, migrations), tables and their
-rules as JSON, the table actors' store (hands, stacks, write-ahead, fencing tokens), decks
-sealed at rest, hand histories and hand records, and where the embedded default keeps its
-files. May import the engine; never the table, the cardroom, the edge or the HTTP API.
+"""What the cardroom keeps, over the database (``server.db``): tables and their rules as
+JSON, the table actors' store (hands, stacks, write-ahead, fencing tokens) and the records
+it writes, decks sealed at rest, hand histories and hand records. May import the engine,
+``server.accounts`` (chips move in the ledger) and ``server.db``; never the table, the
+cardroom, the edge or the HTTP API.
 """

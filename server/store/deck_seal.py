@@ -10,7 +10,7 @@ The key comes from ``STUD_DECK_KEY`` (32 bytes, base64 or hex) or the file
 ``STUD_DECK_KEY_FILE`` names: in production, a secret handed to the process, not a file on
 the database's disk. With neither, the embedded SQLite default keeps a key file in its data
 directory, beside its database file (``<database>.deck-key``, made on first start, owner-only:
-mode 0600; server/store/data_dir.py); an in-memory database gets a key for the life of the process.
+mode 0600; server/db/data_dir.py); an in-memory database gets a key for the life of the process.
 A key file that other users may read is used, with a warning at start. PostgreSQL refuses to
 start without a key: nodes sharing a database must share the key, and no node may make its
 own. ``STUD_DECK_OLD_KEYS`` lists keys that are only read (rotation: docs/operators.md).
@@ -32,7 +32,7 @@ from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from sqlalchemy.engine import make_url
 
-from server.store.data_dir import make_private_file, open_to_others, sqlite_file
+from server.db.data_dir import make_private_file, open_to_others, sqlite_file
 
 KEY_BYTES = 32
 NONCE_BYTES = 12

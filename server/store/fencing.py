@@ -18,8 +18,8 @@ from sqlalchemy import CursorResult, Integer, Table, any_, bindparam, select, up
 from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from server.store.db.driver import DriverStatement
-from server.store.db.models import TableRecord
+from server.db.driver import DriverStatement
+from server.db.models import TableRecord
 from server.table.ports import TableTakenOver
 
 _TABLES = cast(Table, TableRecord.__table__)

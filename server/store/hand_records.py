@@ -14,7 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from engine import fair2
 from server.api.errors import ErrorCode, Refusal
-from server.store.db.models import Account, HandPlayer, HandRecord, TableRecord
+from server.db.models import Account, HandPlayer, HandRecord, TableRecord
 from server.store.deck_seal import DeckSeal, SealBroken
 from server.store.hands import NoPhh, UnknownHand
 

@@ -21,7 +21,7 @@ from engine.events import Event, HandEnded, HandStarted, decode_all
 from engine.table_events import HandCancelled
 from engine.views import visible_events
 from server.api.errors import ErrorCode, Refusal
-from server.store.db.models import Account, HandPlayer, HandRecord, TableRecord
+from server.db.models import Account, HandPlayer, HandRecord, TableRecord
 from server.store.deck_seal import DeckSeal
 
 

@@ -49,8 +49,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from server.accounts import audit_log, ledger, registry
 from server.api.errors import ErrorCode
-from server.store import tables
-from server.store.db.models import (
+from server.db.models import (
     Account,
     HandPlayer,
     HandRecord,
@@ -61,8 +60,9 @@ from server.store.db.models import (
     TableRecord,
     Wallet,
 )
-from server.store.db.session import is_outage
-from server.store.db.types import utcnow
+from server.db.session import is_outage
+from server.db.types import utcnow
+from server.store import tables
 from server.store.deck_seal import DeckSeal, SealBroken
 from server.store.fencing import check_fence
 from server.store.write_ahead import WriteAhead

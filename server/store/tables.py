@@ -21,7 +21,7 @@ from engine.table import Table
 from engine.variants import TableConfig
 from server.accounts import ledger
 from server.api.errors import ErrorCode, Refusal
-from server.store.db.models import HandRecord, TableRecord, TableStatus, WalletKind
+from server.db.models import HandRecord, TableRecord, TableStatus, WalletKind
 from server.store.table_config import CHIPS, config_from_json, config_to_json
 
 

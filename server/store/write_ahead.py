@@ -10,7 +10,7 @@ transaction. The statements are SQLAlchemy Core, built once.
 SQLite has one writer at a time. The node's writes of table state (this one and the
 store's, :class:`~server.store.table_store.DatabaseTableStore`) take :attr:`WriteAhead.gate` in
 turn rather than meeting in SQLite's busy handler, which sleeps in steps up to 100 ms. A
-group goes to the driver as its statements were compiled once (:mod:`server.store.db.driver`),
+group goes to the driver as its statements were compiled once (:mod:`server.db.driver`),
 without SQLAlchemy's work for each, on a connection of the write-ahead's own, written on
 the event loop at once: with the log ahead (WAL) and ``synchronous=NORMAL`` a commit is an
 append to the log, tens of microseconds, less than handing it to a thread and back. What
@@ -41,10 +41,10 @@ from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from server.store.db.driver import DriverStatement
-from server.store.db.models import LiveAction
-from server.store.db.session import is_outage, sqlite_pragmas
-from server.store.db.types import utcnow
+from server.db.driver import DriverStatement
+from server.db.models import LiveAction
+from server.db.session import is_outage, sqlite_pragmas
+from server.db.types import utcnow
 from server.store.fencing import (
     FENCE_HELD,
     FENCES_HELD_ARRAY,
@@ -264,7 +264,7 @@ class WriteAhead:
         now: datetime,
     ) -> set[int]:
         """SQLite's group on a connection of the driver's own: every statement in one go,
-        each compiled once (:class:`~server.store.db.driver.DriverStatement`)."""
+        each compiled once (:class:`~server.db.driver.DriverStatement`)."""
         cursor = writer.connection.cursor()
         try:
             # The write lock from the start, so no statement of the group finds another

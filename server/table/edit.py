@@ -21,7 +21,7 @@ from typing import Any
 from engine.table import SeatingRules, Table
 from engine.table_events import TableSettingsChanged
 from engine.variants import TableConfig
-from server.store.db.models import TableRecord
+from server.db.models import TableRecord
 from server.store.table_config import config_from_json, config_to_json
 from server.store.tables import check_table, check_time_fee
 from server.table.ports import TableSettings

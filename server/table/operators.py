@@ -24,7 +24,7 @@ from engine.table import Departure
 from engine.table_events import HandCancelled, OperatorClosed, OperatorPaused, OperatorResumed
 from engine.variants import TableConfig
 from server.accounts.audit_log import AuditAction
-from server.store.db.types import utcnow
+from server.db.types import utcnow
 from server.store.table_config import config_to_json
 from server.table import commands as cmd
 from server.table import edit

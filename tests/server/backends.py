@@ -38,9 +38,9 @@ import redis.asyncio
 from sqlalchemy import pool
 from sqlalchemy.engine import make_url
 
-from server.store.db import migrate
-from server.store.db.models import Base
-from server.store.db.session import make_engine
+from server.db import migrate
+from server.db.models import Base
+from server.db.session import make_engine
 
 T = TypeVar("T")
 __all__ = ["database_url", "postgres_server", "redis_available"]  # the fixtures conftest takes in

@@ -13,9 +13,9 @@ from server_helpers import FAST_HASHING
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 
 from server.app import create_app
+from server.db import migrate
+from server.db.session import make_engine, make_sessionmaker
 from server.settings import Settings
-from server.store.db import migrate
-from server.store.db.session import make_engine, make_sessionmaker
 
 
 @pytest.fixture

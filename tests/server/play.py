@@ -17,8 +17,8 @@ from engine.actions import LegalActions
 from server.accounts import registry
 from server.accounts.passwords import Passwords
 from server.cardroom.cluster import TableHandle
+from server.db.models import Role
 from server.store import tables
-from server.store.db.models import Role
 from server.table import commands
 from server.table.actor import TableActor
 from server.table.ports import CommandRefused

@@ -14,8 +14,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from server import cli
 from server.accounts import ledger
+from server.db.models import Account, AuditEntry, Role
 from server.settings import Settings
-from server.store.db.models import Account, AuditEntry, Role
 
 
 @pytest.fixture

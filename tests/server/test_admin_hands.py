@@ -19,8 +19,8 @@ from test_hands import table
 from server import cli
 from server.cardroom.live_tables import LiveState, live_row
 from server.cardroom.supervisor import Cardroom
+from server.db.models import Account, HandPlayer, HandRecord, Role
 from server.settings import Settings
-from server.store.db.models import Account, HandPlayer, HandRecord, Role
 
 
 @pytest.fixture

@@ -13,8 +13,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from server import cli
 from server.accounts import ledger
+from server.db.models import AuditEntry, HandPlayer, HandRecord, Role, SeatRecord
 from server.settings import Settings
-from server.store.db.models import AuditEntry, HandPlayer, HandRecord, Role, SeatRecord
 
 START = 10_000  # the starting bankroll of the tests' settings
 

@@ -8,8 +8,8 @@ import pytest
 from server_helpers import FAST_HASHING, bearer, error_code, login, operator_token, register
 
 from server import cli
+from server.db.models import Role
 from server.settings import Settings
-from server.store.db.models import Role
 
 
 @pytest.fixture

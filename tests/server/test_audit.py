@@ -16,10 +16,10 @@ from sqlalchemy import func, select, text
 
 from server import cli
 from server.bus.memory import MemoryBus
+from server.db import migrate
+from server.db.models import HandRecord, LiveHand
+from server.db.session import make_engine, make_sessionmaker
 from server.store import tables
-from server.store.db import migrate
-from server.store.db.models import HandRecord, LiveHand
-from server.store.db.session import make_engine, make_sessionmaker
 from server.store.deck_seal import DeckSeal
 from server.store.table_store import DatabaseTableStore
 from server.table.actor import TableActor

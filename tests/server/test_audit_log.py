@@ -10,8 +10,8 @@ import pytest
 from server_helpers import PASSWORD, bearer, error_code, login, operator_token, player_token
 
 from server import cli
+from server.db.models import Role
 from server.settings import Settings
-from server.store.db.models import Role
 
 
 @pytest.fixture

@@ -8,8 +8,8 @@ from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from server.accounts import tokens
-from server.store.db.models import Account, Token
-from server.store.db.types import utcnow
+from server.db.models import Account, Token
+from server.db.types import utcnow
 
 
 async def test_register_creates_a_player_with_the_starting_bankroll(

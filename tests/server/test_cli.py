@@ -21,8 +21,8 @@ from websockets.sync.client import connect
 
 from server import cli, logs
 from server.accounts import registry
+from server.db.models import Role
 from server.settings import Settings
-from server.store.db.models import Role
 
 
 def test_flags_override_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:

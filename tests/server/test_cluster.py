@@ -35,10 +35,10 @@ from server.bus.redis_bus import RedisBus
 from server.cardroom import supervisor
 from server.cardroom.cluster import RedisLeases, RemoteTable, command_channel
 from server.cardroom.supervisor import Cardroom
+from server.db.models import Account, HandRecord, LiveHand, Role, TableRecord
+from server.db.session import make_engine, make_sessionmaker
 from server.settings import Settings
 from server.store import tables
-from server.store.db.models import Account, HandRecord, LiveHand, Role, TableRecord
-from server.store.db.session import make_engine, make_sessionmaker
 from server.store.deck_seal import DeckSeal
 from server.store.fencing import claim_table
 from server.store.table_store import DatabaseTableStore, check_books, seated_players

@@ -32,7 +32,7 @@ import yaml
 from server_helpers import end_process
 
 from server import cli
-from server.store.db import migrate
+from server.db import migrate
 
 REPO = Path(__file__).resolve().parents[2]
 DOCKERFILE = REPO / "Dockerfile"
@@ -237,7 +237,7 @@ class DockerIgnore:
 def test_the_dockerignore_matcher_reads_patterns_as_docker_does() -> None:
     ignore = DockerIgnore("*.db\n**/__pycache__\ndocs\n!docs/keep.md\n/build\n")
     assert ignore.excludes("stud.db") and not ignore.excludes("server/stud.db")
-    assert ignore.excludes("server/store/db/__pycache__/models.cpython-311.pyc")
+    assert ignore.excludes("server/db/__pycache__/models.cpython-311.pyc")
     assert ignore.excludes("docs/rules.md") and not ignore.excludes("docs/keep.md")
     assert ignore.excludes("build/lib/x.py") and not ignore.excludes("server/build.py")
 
@@ -389,7 +389,7 @@ def test_the_default_command_parses_and_listens_on_every_address(
 
 
 def test_the_image_ships_what_the_migrations_need(dockerfile: Dockerfile) -> None:
-    # server/store/db/migrate.py finds migrations/ next to the source tree, not in a package: the
+    # server/db/migrate.py finds migrations/ next to the source tree, not in a package: the
     # image must hold them there and run the source tree in place (an editable install).
     assert migrate.MIGRATIONS_DIR == REPO / "migrations"
     landed = {copy.source: copy.destination for copy in copies(dockerfile)}

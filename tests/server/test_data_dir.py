@@ -1,4 +1,4 @@
-"""The embedded default's data directory (server/store/data_dir.py), as an operator meets it: a
+"""The embedded default's data directory (server/db/data_dir.py), as an operator meets it: a
 real ``stud-server`` started in a checkout of the repository keeps its database and deck key
 in one owner-only directory that git leaves out, and says so when its key is open to others."""
 
@@ -20,9 +20,9 @@ import httpx
 import pytest
 from server_helpers import FAST_HASHING, PASSWORD, end_process
 
+from server.db import data_dir
+from server.db.session import make_engine
 from server.settings import Settings
-from server.store import data_dir
-from server.store.db.session import make_engine
 from server.store.deck_seal import load_seal, new_key_text
 
 REPO = Path(__file__).resolve().parents[2]

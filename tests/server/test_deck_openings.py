@@ -30,9 +30,9 @@ from engine import fair2
 from engine.cards import format_card
 from server.app import create_app
 from server.cardroom.supervisor import Cardroom
+from server.db import migrate
+from server.db.session import make_engine
 from server.settings import Settings
-from server.store.db import migrate
-from server.store.db.session import make_engine
 from server.verify import verify
 from stud_bots.strategies import RandomBot
 from stud_client import ServerError, StudClient, Table, TableView

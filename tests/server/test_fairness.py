@@ -23,10 +23,10 @@ from engine.events import HandStarted
 from server.accounts import registry
 from server.api.routers.hands import get_hand
 from server.bus.memory import MemoryBus
+from server.db.models import Account, Base, HandRecord, Role
+from server.db.session import make_sessionmaker
 from server.settings import Settings
 from server.store import tables
-from server.store.db.models import Account, Base, HandRecord, Role
-from server.store.db.session import make_sessionmaker
 from server.store.deck_seal import DeckSeal
 from server.store.hands import UnknownHand
 from server.store.table_store import DatabaseTableStore, live_hand

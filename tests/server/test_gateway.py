@@ -26,10 +26,10 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus
 from server.accounts.passwords import HASHING_NICENESS, HashingBusy, Passwords
 from server.app import create_app
 from server.bus.memory import table_channel
+from server.db import migrate
+from server.db.session import make_engine
 from server.edge.rate_limits import Gateway, TurnBudget
 from server.settings import Settings
-from server.store.db import migrate
-from server.store.db.session import make_engine
 
 
 @asynccontextmanager

@@ -14,8 +14,8 @@ from sqlalchemy import select
 
 from engine import phh, phh_replay, phh_rules
 from server.cardroom.supervisor import Cardroom
+from server.db.models import Account, HandPlayer
 from server.settings import Settings
-from server.store.db.models import Account, HandPlayer
 from server.store.table_config import config_to_json
 
 

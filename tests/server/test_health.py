@@ -12,8 +12,8 @@ from server_helpers import FAST_HASHING, error_code
 
 from server.app import create_app
 from server.cli import apply_migrations
+from server.db.migrate import head_revision
 from server.settings import Settings
-from server.store.db.migrate import head_revision
 
 
 async def test_healthz(client: httpx.AsyncClient) -> None:

@@ -22,9 +22,9 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from server.bus.memory import MemoryBus
 from server.cardroom.cluster import RedisLeases
 from server.cardroom.supervisor import Cardroom
+from server.db.session import make_engine, make_sessionmaker
 from server.settings import Settings
 from server.store import tables
-from server.store.db.session import make_engine, make_sessionmaker
 
 LEASE = 1.0
 ROUND = LEASE / 3

@@ -9,7 +9,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from server.accounts import ledger, registry
 from server.accounts.ledger import EntryKind
-from server.store.db.models import LedgerEntry, Role, Wallet, WalletKind
+from server.db.models import LedgerEntry, Role, Wallet, WalletKind
 
 
 async def new_player(session: AsyncSession, name: str, grant: int = 0) -> int:

@@ -16,9 +16,9 @@ from engine.views import view
 from server.bus.memory import MemoryBus
 from server.cardroom.supervisor import Cardroom
 from server.cardroom.table_stats import STATS_WINDOW, TableStats
+from server.db.models import HandRecord, LiveAction, LiveHand, TableRecord
+from server.db.session import make_sessionmaker
 from server.settings import Settings
-from server.store.db.models import HandRecord, LiveAction, LiveHand, TableRecord
-from server.store.db.session import make_sessionmaker
 from server.store.table_store import check_books, seated_players
 
 

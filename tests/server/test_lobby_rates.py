@@ -15,10 +15,10 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from server.bus.memory import MemoryBus
 from server.cardroom.supervisor import Cardroom
 from server.cardroom.table_stats import TableStats, seed_stats
+from server.db.models import HandRecord, TableRecord
+from server.db.session import make_sessionmaker
+from server.db.types import utcnow
 from server.settings import Settings
-from server.store.db.models import HandRecord, TableRecord
-from server.store.db.session import make_sessionmaker
-from server.store.db.types import utcnow
 
 
 @pytest.fixture

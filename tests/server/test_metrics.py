@@ -25,10 +25,10 @@ from engine.variants import TableConfig, find_variant
 from server import logs
 from server.app import create_app
 from server.bus.memory import MemoryBus
+from server.db import migrate
+from server.db.session import make_engine
 from server.metrics import Metrics
 from server.settings import Settings
-from server.store.db import migrate
-from server.store.db.session import make_engine
 from server.table.actor import TableActor
 from server.table.commands import Act, Sit
 from server.table.ports import TableSettings

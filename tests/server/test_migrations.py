@@ -18,10 +18,10 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from server.accounts import audit_log, registry, tokens
-from server.store.db import migrate
-from server.store.db.models import Account, AuditEntry, Base, Role, Token, Wallet
-from server.store.db.session import make_engine, make_sessionmaker
-from server.store.db.types import utcnow
+from server.db import migrate
+from server.db.models import Account, AuditEntry, Base, Role, Token, Wallet
+from server.db.session import make_engine, make_sessionmaker
+from server.db.types import utcnow
 
 ROOT = Path(__file__).resolve().parents[2]
 MODEL_TABLES = set(Base.metadata.tables)

@@ -26,9 +26,9 @@ from server_helpers import FAST_HASHING, PASSWORD, bearer
 from server import cli
 from server.app import create_app
 from server.cli import create_operator
+from server.db import migrate
+from server.db.session import make_engine
 from server.settings import Settings
-from server.store.db import migrate
-from server.store.db.session import make_engine
 
 EXAMPLES = 25  # per operation and caller: bounded, so CI stays quick
 

@@ -26,9 +26,9 @@ from test_migrations import (
 
 from server.accounts import ledger, registry
 from server.accounts.ledger import EntryKind
-from server.store.db import migrate
-from server.store.db.models import LedgerEntry, Role, Wallet, WalletKind
-from server.store.db.session import make_engine, make_sessionmaker
+from server.db import migrate
+from server.db.models import LedgerEntry, Role, Wallet, WalletKind
+from server.db.session import make_engine, make_sessionmaker
 
 pytestmark = needs_postgresql
 
@@ -241,8 +241,8 @@ async def test_random_concurrent_movements_keep_the_books(
 
 _MIGRATE_ON_GO = """
 import asyncio, sys
-from server.store.db import migrate
-from server.store.db.session import make_engine
+from server.db import migrate
+from server.db.session import make_engine
 
 async def main():
     engine = make_engine(sys.argv[1])

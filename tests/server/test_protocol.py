@@ -29,9 +29,9 @@ from websockets.exceptions import ConnectionClosed
 from engine.cards import Deck, parse_cards
 from server.app import create_app
 from server.cardroom.supervisor import Cardroom
+from server.db import migrate
+from server.db.session import make_engine, make_sessionmaker
 from server.settings import Settings
-from server.store.db import migrate
-from server.store.db.session import make_engine, make_sessionmaker
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = conversations((ROOT / "docs" / "protocol.md").read_text())

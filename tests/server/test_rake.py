@@ -25,11 +25,11 @@ from engine.phh_replay import replay
 from server import cli
 from server.accounts import ledger
 from server.bus.memory import MemoryBus
+from server.db import migrate
+from server.db.models import HandPlayer, LedgerEntry
+from server.db.session import make_engine, make_sessionmaker
 from server.settings import Settings
 from server.store import tables
-from server.store.db import migrate
-from server.store.db.models import HandPlayer, LedgerEntry
-from server.store.db.session import make_engine, make_sessionmaker
 from server.store.deck_seal import DeckSeal
 from server.store.table_store import DatabaseTableStore, check_books, seated_players, time_paid
 from server.table import time_collection

@@ -21,8 +21,8 @@ from server_helpers import PASSWORD, bearer, error_code, login, operator_token, 
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from server import cli
+from server.db.models import HandRecord, Role, TableRecord
 from server.settings import Settings
-from server.store.db.models import HandRecord, Role, TableRecord
 
 WRITES = {"POST", "PUT", "PATCH", "DELETE"}
 

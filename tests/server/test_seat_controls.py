@@ -20,8 +20,8 @@ from engine.table import SeatingRules, Table
 from engine.variants import TableConfig, find_variant
 from server.bus.memory import table_channel
 from server.cardroom.takeover import table_settings
+from server.db.models import TableRecord
 from server.settings import Settings
-from server.store.db.models import TableRecord
 from server.store.table_config import config_to_json
 from server.table import commands, edit
 from server.table.actor import TableActor

@@ -20,9 +20,9 @@ from websockets.exceptions import ConnectionClosed
 
 from server.accounts import tokens
 from server.app import create_app
+from server.db.models import Token
 from server.edge.sessions import SessionRegistry
 from server.settings import Settings
-from server.store.db.models import Token
 
 
 @asynccontextmanager

@@ -18,7 +18,7 @@ def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_defaults_run_one_process_on_sqlite() -> None:
     settings = Settings()
-    # SQLite in the data directory (server/store/data_dir.py), under the working directory.
+    # SQLite in the data directory (server/db/data_dir.py), under the working directory.
     assert settings.data_dir == Path("stud-data")
     assert settings.database_url == DEFAULT_DATABASE_URL == "sqlite+aiosqlite:///stud-data/stud.db"
     assert settings.redis_url is None

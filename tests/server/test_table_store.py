@@ -12,10 +12,10 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from server.accounts import ledger
 from server.bus.memory import MemoryBus
+from server.db.models import HandPlayer, HandRecord, SeatRecord
+from server.db.session import make_sessionmaker
 from server.settings import Settings
 from server.store import tables
-from server.store.db.models import HandPlayer, HandRecord, SeatRecord
-from server.store.db.session import make_sessionmaker
 from server.store.deck_seal import DeckSeal
 from server.store.table_store import BooksError, DatabaseTableStore, check_books, table_chips
 from server.table.actor import TableActor

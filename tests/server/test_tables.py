@@ -6,8 +6,8 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from engine.variants import VARIANTS
+from server.db.models import TableStatus
 from server.store import tables
-from server.store.db.models import TableStatus
 from server.store.table_config import config_from_json
 
 

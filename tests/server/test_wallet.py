@@ -5,7 +5,7 @@ from server_helpers import bearer, error_code, player_token
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from server.accounts import ledger
-from server.store.db.models import Account, WalletKind
+from server.db.models import Account, WalletKind
 
 
 async def test_wallet_shows_balance_and_latest_movements(

@@ -13,10 +13,10 @@ from play import seed, wait_for
 from sqlalchemy import delete, select, text
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession, async_sessionmaker
 
+from server.db.models import LiveAction, LiveHand, TableRecord
+from server.db.session import make_sessionmaker
+from server.db.types import utcnow
 from server.store import write_ahead as write_ahead_module
-from server.store.db.models import LiveAction, LiveHand, TableRecord
-from server.store.db.session import make_sessionmaker
-from server.store.db.types import utcnow
 from server.store.deck_seal import DeckSeal
 from server.store.fencing import claim_table
 from server.store.table_store import DatabaseTableStore

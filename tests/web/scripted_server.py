@@ -16,9 +16,9 @@ import httpx
 
 from engine.cards import Deck
 from server.app import create_app
+from server.db import migrate
+from server.db.session import make_engine
 from server.settings import Settings
-from server.store.db import migrate
-from server.store.db.session import make_engine
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "server"))
 from live import serve  # noqa: E402

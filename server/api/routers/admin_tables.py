@@ -23,8 +23,8 @@ from server.api.schemas import (
     TableUpdate,
 )
 from server.cardroom.supervisor import Cardroom
+from server.db.models import Account, TableRecord, TableStatus
 from server.store import tables
-from server.store.db.models import Account, TableRecord, TableStatus
 from server.table import commands as cmd
 from server.table import edit
 

@@ -23,8 +23,8 @@ from server.api.schemas import (
     LoginCreate,
     TokenPublic,
 )
+from server.db.models import Role
 from server.edge.overload import SHED_RESPONSE, shed_when_busy
-from server.store.db.models import Role
 
 router = APIRouter(tags=["auth"])
 

@@ -8,7 +8,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from server.api.errors import ErrorCode, Refusal
 from server.api.schemas import HealthPublic
 from server.bus.redis_bus import RedisBus
-from server.store.db import migrate
+from server.db import migrate
 
 router = APIRouter(tags=["health"])
 

@@ -34,7 +34,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
-from server.store.db.types import BigId, Json, UTCDateTime, utcnow
+from server.db.types import BigId, Json, UTCDateTime, utcnow
 
 # Named constraints: Alembic can then drop and alter them, on SQLite through batch mode.
 NAMING_CONVENTION = {

@@ -1,6 +1,8 @@
-"""Persistence: SQLAlchemy models, the async engine, and Alembic migrations."""
+"""The database: SQLAlchemy models and column types, the async engine and its sessions, the
+driver's quirks, Alembic migrations run from code, and the data directory where the embedded
+default keeps its files. The bottom of the server: imports nothing of it."""
 
-from server.store.db.models import (
+from server.db.models import (
     Account,
     Base,
     HandRecord,

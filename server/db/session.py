@@ -15,7 +15,7 @@ from sqlalchemy.ext.asyncio import (
     create_async_engine,
 )
 
-from server.store.data_dir import prepare_sqlite
+from server.db.data_dir import prepare_sqlite
 
 
 def make_engine(
@@ -33,7 +33,7 @@ def make_engine(
     hanging its caller; connections are checked before use, so those broken by a database
     restart are replaced rather than failing a transaction. ``pool_size`` and
     ``pool_overflow`` (PostgreSQL) bound its connections. A SQLite file that is missing is
-    made owner-only first, its directory too (server/store/data_dir.py)."""
+    made owner-only first, its directory too (server/db/data_dir.py)."""
     prepare_sqlite(url)
     if url.startswith("postgresql"):
         pool: dict[str, Any] = {"pool_size": pool_size, "max_overflow": pool_overflow}
