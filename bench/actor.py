@@ -46,10 +46,11 @@ from server.db.session import make_engine, make_sessionmaker  # noqa: E402
 from server.store import tables
 from server.store.deck_seal import DeckSeal  # noqa: E402
 from server.store.fencing import claim_table  # noqa: E402
+from server.store.records import FinishedHand, LiveHandState
 from server.store.table_store import DatabaseTableStore  # noqa: E402
 from server.table.actor import TableActor  # noqa: E402
 from server.table.commands import Act, Sit  # noqa: E402
-from server.table.ports import FinishedHand, LiveHandState, TableSettings, TableStore  # noqa: E402
+from server.table.ports import TableSettings, TableStore  # noqa: E402
 
 SEATS = 8
 BUY_IN = 5_000

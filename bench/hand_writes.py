@@ -30,8 +30,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from actor import BUY_IN, SEATS, database_store, scratch_postgres  # noqa: E402
 
+from server.store.records import FinishedHand, LiveHandState  # noqa: E402
 from server.store.table_store import DatabaseTableStore  # noqa: E402
-from server.table.ports import FinishedHand, LiveHandState  # noqa: E402
 
 CARDS = [rank + suit for rank in "23456789TJQKA" for suit in "cdhs"]
 EVENTS_A_HAND = 60  # about what a hand of eight logs

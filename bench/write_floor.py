@@ -38,9 +38,9 @@ from server.db import migrate  # noqa: E402
 from server.db.session import make_engine, make_sessionmaker  # noqa: E402
 from server.store.deck_seal import DeckSeal  # noqa: E402
 from server.store.fencing import claim_table  # noqa: E402
+from server.store.records import LiveHandState  # noqa: E402
 from server.store.table_store import DatabaseTableStore  # noqa: E402
 from server.store.write_ahead import WriteAhead  # noqa: E402
-from server.table.ports import LiveHandState  # noqa: E402
 
 ACTION = {"kind": "bet", "player": "p0", "amount": 20, "action_id": "a1b2c3d4"}
 INSERT = (

@@ -42,6 +42,7 @@ from server.edge.sessions import SessionRegistry
 from server.edge.spectators import Spectators
 from server.metrics import Metrics
 from server.settings import Settings
+from server.table.loop import Lifecycle
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -76,7 +77,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             leases=leases,
             metrics=app_metrics,
         )
-        app_metrics.watch_tables(cardroom.actors)
+        app_metrics.watch_tables(cardroom.actors, states=(state.value for state in Lifecycle))
         app.state.cardroom = cardroom
         # Signed-in websockets, ended on every node when their token or account is.
         sessions = SessionRegistry(

@@ -16,15 +16,24 @@ import gc
 import time
 import weakref
 from collections.abc import Callable, Iterable, Iterator
-from typing import TYPE_CHECKING, Any, TypeVar
+from enum import Enum
+from typing import Any, Protocol, TypeVar
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.exposition import choose_encoder
 from prometheus_client.registry import Collector
 
-if TYPE_CHECKING:
-    from server.table.loop import TableLoop
+
+class WatchedTable(Protocol):
+    """What the table gauges read of a table (a ``server.table.loop.TableLoop``)."""
+
+    @property
+    def state(self) -> Enum: ...
+
+    @property
+    def paused(self) -> bool: ...
+
 
 # From half a millisecond (an in-memory command) to ten seconds (a database timing out).
 LATENCY_BUCKETS = (
@@ -138,7 +147,8 @@ class Metrics:
         )
         _GC_TIMER.watch(self)
         self._children: dict[tuple[object, ...], Counter | Histogram] = {}
-        self._tables: Callable[[], Iterable[TableLoop]] = tuple
+        self._tables: Callable[[], Iterable[WatchedTable]] = tuple
+        self._table_states: tuple[str, ...] = ()
         for reason in ("released", "lease_expired"):  # at zero from the start
             self._child(self.takeovers, reason)
         registry.register(_TablesCollector(self))
@@ -176,12 +186,19 @@ class Metrics:
     def gc_paused(self, generation: int, seconds: float) -> None:
         self._gc_children[generation].observe(seconds)
 
-    def watch_tables(self, tables: Callable[[], Iterable[TableLoop]]) -> None:
-        """Where the table gauges are read from at each scrape: this node's actors."""
+    def watch_tables(
+        self, tables: Callable[[], Iterable[WatchedTable]], states: Iterable[str]
+    ) -> None:
+        """Where the table gauges are read from at each scrape: this node's actors, and
+        every state they may be in (each listed, at zero too)."""
         self._tables = tables
+        self._table_states = tuple(states)
 
-    def tables(self) -> Iterable[TableLoop]:
+    def tables(self) -> Iterable[WatchedTable]:
         return self._tables()
+
+    def table_states(self) -> tuple[str, ...]:
+        return self._table_states
 
     def exposition(self, accept: str | None) -> tuple[bytes, str]:
         """The metrics in the format the scraper accepts (Prometheus' text format unless
@@ -198,18 +215,17 @@ class _TablesCollector(Collector):
         self.metrics = metrics
 
     def collect(self) -> Iterator[Metric]:
-        from server.table.loop import Lifecycle  # the loop imports this module
-
-        counts = dict.fromkeys(Lifecycle, 0)
+        counts = dict.fromkeys(self.metrics.table_states(), 0)
         paused = 0
         for table in self.metrics.tables():
-            counts[table.state] += 1
+            state = str(table.state.value)
+            counts[state] = counts.get(state, 0) + 1
             paused += table.paused
         by_state = GaugeMetricFamily(
             "stud_tables", "Tables run by this node, by lifecycle state.", labels=["state"]
         )
         for state, count in counts.items():
-            by_state.add_metric([state.value], count)
+            by_state.add_metric([state], count)
         yield by_state
         yield GaugeMetricFamily(
             "stud_tables_paused",

@@ -27,7 +27,7 @@ from sqlalchemy import CursorResult, case, func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import aliased
 
-from server.api.errors import ErrorCode, Refusal
+from engine.errors import ErrorCode, Refusal
 from server.db.models import LedgerEntry, Wallet, WalletKind
 
 HOUSE = "house:bankroll"

@@ -15,8 +15,8 @@ from datetime import datetime
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from engine.errors import ErrorCode, Refusal
 from server.accounts import audit_log, ledger, registry
-from server.api.errors import ErrorCode, Refusal
 from server.db.models import Account, AuditEntry, SeatRecord, TableRecord
 
 

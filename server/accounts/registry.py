@@ -10,9 +10,9 @@ from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from engine.errors import ErrorCode, Refusal
 from server.accounts import ledger
 from server.accounts.passwords import Passwords
-from server.api.errors import ErrorCode, Refusal
 from server.db.models import Account, Role, Suspension, WalletKind
 
 USERNAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{2,31}$"

@@ -13,7 +13,7 @@ from datetime import datetime, timedelta
 from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from server.api.errors import ErrorCode, Refusal
+from engine.errors import ErrorCode, Refusal
 from server.db.models import Account, Suspension, Token
 from server.db.types import utcnow
 

@@ -6,7 +6,7 @@ dies its leases run out and the other nodes take its tables over. A lease alone 
 guard the database (a node stalled past its lease may wake up still believing it runs the
 table), so taking a table over also raises the table's fencing token in the database
 (:func:`server.store.fencing.claim_table`); every write of the table checks it, and the stale
-node's first write is refused (:class:`~server.table.ports.TableTakenOver`), before it changes
+node's first write is refused (:class:`~server.store.records.TableTakenOver`), before it changes
 anything. Redis is only ever asked who may try; the database says who succeeded.
 
 One process without Redis holds every lease itself (:class:`LocalLeases`): the same code
@@ -30,7 +30,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
-import time
 from collections.abc import Callable, Collection
 from typing import Any, Protocol
 
@@ -192,30 +191,6 @@ class RedisLeases:
 
     async def close(self) -> None:
         await self._redis.aclose()
-
-
-class LeaseProof:
-    """How long this node may still speak for one table: until its lease, last made sure of
-    at ``renewed`` (monotonic, taken before Redis was asked, so never late), may have
-    lapsed; never again once lost. A node frozen past its lease wakes with its proof gone,
-    and says nothing more of the table before its lease round finds out who runs it now.
-    ``seconds`` None: a lease that cannot lapse (one node alone)."""
-
-    def __init__(self, seconds: float | None, renewed: float) -> None:
-        self.seconds = seconds
-        self.renewed = renewed
-        self.lost = False
-
-    def renew(self, at: float) -> None:
-        self.renewed = max(self.renewed, at)
-
-    def lose(self) -> None:
-        self.lost = True
-
-    def holds(self) -> bool:
-        if self.lost:
-            return False
-        return self.seconds is None or time.monotonic() < self.renewed + self.seconds
 
 
 class TableHandle(Protocol):

@@ -37,7 +37,6 @@ from server.cardroom.cluster import (
     LEASE_FAILURES,
     LOBBY_CHANNEL,
     CommandRouter,
-    LeaseProof,
     Leases,
     LocalLeases,
     RemoteTable,
@@ -60,6 +59,7 @@ from server.store import fencing, tables
 from server.store.deck_seal import DeckSeal
 from server.store.write_ahead import WriteAhead
 from server.table.actor import TableActor
+from server.table.lease import LeaseProof
 from server.table.operators import ShutTable
 
 log = logging.getLogger(__name__)

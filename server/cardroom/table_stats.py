@@ -14,7 +14,8 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from engine.variants import TableConfig
 from server.db.models import HandRecord, TableRecord
-from server.table.ports import AuditNote, FinishedHand, LiveHandState, TableStore
+from server.store.records import AuditNote, FinishedHand, LiveHandState
+from server.table.ports import TableStore
 
 STATS_WINDOW = 3600.0  # hands per hour counts the last hour
 AVERAGE_OF = 50  # the average pot is over the last hands, this many at most

@@ -14,13 +14,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from engine.table_events import TableResumed
-from server.cardroom.cluster import LeaseProof
 from server.cardroom.gossip import HeardTable
 from server.cardroom.table_stats import CountingStore, TableStats
 from server.db.models import TableRecord
 from server.settings import Settings
 from server.store import table_store, tables
 from server.table.actor import TableActor
+from server.table.lease import LeaseProof
 from server.table.ports import TableSettings
 
 if TYPE_CHECKING:

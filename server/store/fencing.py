@@ -20,7 +20,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from server.db.driver import DriverStatement
 from server.db.models import TableRecord
-from server.table.ports import TableTakenOver
+from server.store.records import TableTakenOver
 
 _TABLES = cast(Table, TableRecord.__table__)
 

@@ -13,7 +13,7 @@ from sqlalchemy import Select, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from engine import fair2
-from server.api.errors import ErrorCode, Refusal
+from engine.errors import ErrorCode, Refusal
 from server.db.models import Account, HandPlayer, HandRecord, TableRecord
 from server.store.deck_seal import DeckSeal, SealBroken
 from server.store.hands import NoPhh, UnknownHand

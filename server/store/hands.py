@@ -17,10 +17,10 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from engine import fair, fair2, phh, phh_export
+from engine.errors import ErrorCode, Refusal
 from engine.events import Event, HandEnded, HandStarted, decode_all
 from engine.table_events import HandCancelled
 from engine.views import visible_events
-from server.api.errors import ErrorCode, Refusal
 from server.db.models import Account, HandPlayer, HandRecord, TableRecord
 from server.store.deck_seal import DeckSeal
 

@@ -20,8 +20,8 @@ Fencing (:mod:`server.store.fencing`): a store made with ``fence`` (the token
 :func:`~server.store.fencing.claim_table` gave the node running the
 table) checks it first thing in every write of the table, under the table row's lock; a node
 that has lost the table to another (a newer token) is refused with
-:class:`~server.table.ports.TableTakenOver` and writes nothing. A database that does not answer
-raises :class:`~server.table.ports.StoreUnavailable`: the write did not happen, or happened
+:class:`~server.store.records.TableTakenOver` and writes nothing. A database that does not answer
+raises :class:`~server.store.records.StoreUnavailable`: the write did not happen, or happened
 exactly once (every write here may be retried).
 """
 
@@ -47,8 +47,8 @@ from sqlalchemy import (
 )
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from engine.errors import ErrorCode, Refusal
 from server.accounts import audit_log, ledger, registry
-from server.api.errors import ErrorCode
 from server.db.models import (
     Account,
     HandPlayer,
@@ -65,14 +65,8 @@ from server.db.types import utcnow
 from server.store import tables
 from server.store.deck_seal import DeckSeal, SealBroken
 from server.store.fencing import check_fence
+from server.store.records import AuditNote, FinishedHand, LiveHandState, StoreUnavailable
 from server.store.write_ahead import WriteAhead
-from server.table.ports import (
-    AuditNote,
-    CommandRefused,
-    FinishedHand,
-    LiveHandState,
-    StoreUnavailable,
-)
 
 
 class BooksError(Exception):
@@ -122,7 +116,7 @@ class DatabaseTableStore:
         if account_id is None:
             account = await registry.find_by_username(session, username=player)
             if account is None:
-                raise CommandRefused(f"no account {player!r}", code=ErrorCode.UNKNOWN_PLAYER)
+                raise Refusal(f"no account {player!r}", code=ErrorCode.UNKNOWN_PLAYER)
             account_id = self._account_ids[player] = account.id
         return account_id
 

@@ -16,11 +16,10 @@ from sqlalchemy import insert, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from engine.errors import ConfigError, EngineError
+from engine.errors import ConfigError, EngineError, ErrorCode, Refusal
 from engine.table import Table
 from engine.variants import TableConfig
 from server.accounts import ledger
-from server.api.errors import ErrorCode, Refusal
 from server.db.models import HandRecord, TableRecord, TableStatus, WalletKind
 from server.store.table_config import CHIPS, config_from_json, config_to_json
 

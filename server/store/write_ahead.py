@@ -54,7 +54,7 @@ from server.store.fencing import (
     taken_over,
 )
 from server.store.fencing import refused as fencing_refused
-from server.table.ports import StoreUnavailable
+from server.store.records import StoreUnavailable
 
 _ACTIONS = cast(Table, LiveAction.__table__)
 CHECKPOINT_EVERY = 200  # groups written on the event loop between checkpoints (SQLite)

@@ -44,21 +44,16 @@ from engine.table_events import (
 )
 from engine.variants import TableConfig
 from server.bus.memory import Bus
-from server.cardroom.cluster import LeaseProof
 from server.metrics import Metrics
+from server.store.records import FinishedHand, LiveHandState
 from server.store.table_config import config_from_json
 from server.table import absence, dealing, operators, removal, time_collection, turns
 from server.table import commands as cmd
 from server.table.clocks import TableClocks
 from server.table.journal import Journal
+from server.table.lease import LeaseProof
 from server.table.loop import TableLoop
-from server.table.ports import (
-    CommandRefused,
-    FinishedHand,
-    LiveHandState,
-    TableSettings,
-    TableStore,
-)
+from server.table.ports import CommandRefused, TableSettings, TableStore
 from server.table.publisher import Publisher
 from server.table.snapshot import snapshot_of
 

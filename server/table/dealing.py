@@ -19,8 +19,8 @@ from engine.phh_export import export
 from engine.table import Seat
 from engine.table_events import HandCancelled
 from engine.variants import TableConfig
+from server.store.records import FinishedHand, LiveHandState
 from server.store.table_config import config_to_json
-from server.table.ports import FinishedHand, LiveHandState
 
 FairDeal = fair.FairDeal | fair2.Deal2
 """A provably fair deal as the server deals it: ``stud-deck/2``, or ``stud-deck/1`` (the

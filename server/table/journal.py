@@ -18,7 +18,8 @@ from typing import Any
 
 from server.logs import named
 from server.metrics import Metrics
-from server.table.ports import FinishedHand, LiveHandState, StoreUnavailable, TableStore
+from server.store.records import FinishedHand, LiveHandState, StoreUnavailable
+from server.table.ports import TableStore
 
 log = logging.getLogger(__name__)
 

@@ -22,8 +22,9 @@ from typing import Any
 from engine.errors import ErrorCode, Refusal
 from server.logs import table_context
 from server.metrics import Metrics
+from server.store.records import StoreUnavailable, TableTakenOver
 from server.table.commands import TableCommand
-from server.table.ports import CommandRefused, StoreUnavailable, TableTakenOver
+from server.table.ports import CommandRefused
 
 log = logging.getLogger(__name__)
 

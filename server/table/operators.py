@@ -25,11 +25,12 @@ from engine.table_events import HandCancelled, OperatorClosed, OperatorPaused, O
 from engine.variants import TableConfig
 from server.accounts.audit_log import AuditAction
 from server.db.types import utcnow
+from server.store.records import AuditNote, LiveHandState, TableTakenOver
 from server.store.table_config import config_to_json
 from server.table import commands as cmd
 from server.table import edit
 from server.table.dealing import revealed_seed, unresumable_record
-from server.table.ports import AuditNote, CommandRefused, LiveHandState, TableTakenOver
+from server.table.ports import CommandRefused
 
 if TYPE_CHECKING:
     from server.table.actor import TableActor

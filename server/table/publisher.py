@@ -9,7 +9,7 @@ resyncs. Events for one player's eyes ride on that player's channel with
 ``"private": true`` and the ``seq`` of the public event they precede.
 
 A node publishes for a table only while it can prove the table's lease is its own
-(:class:`~server.cardroom.cluster.LeaseProof`): once the lease may have passed to another node,
+(:class:`~server.table.lease.LeaseProof`): once the lease may have passed to another node,
 whatever it would say is dropped, never sent beside the new run's events.
 """
 
@@ -21,7 +21,7 @@ from typing import Any
 
 from engine.events import Event
 from server.bus.memory import Bus, player_channel, table_channel
-from server.cardroom.cluster import LeaseProof
+from server.table.lease import LeaseProof
 
 log = logging.getLogger(__name__)
 

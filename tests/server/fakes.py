@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from server.accounts.ledger import InsufficientFunds
-from server.table.ports import AuditNote, FinishedHand, LiveHandState, StoreUnavailable
+from server.store.records import AuditNote, FinishedHand, LiveHandState, StoreUnavailable
 
 
 class MemoryTableStore:

@@ -21,16 +21,11 @@ from typing import Any
 
 from engine.variants import TableConfig
 from server.bus.memory import MemoryBus
+from server.store.records import AuditNote, FinishedHand, LiveHandState
 from server.table import commands as cmd
 from server.table.actor import TableActor
 from server.table.loop import Lifecycle
-from server.table.ports import (
-    AuditNote,
-    CommandRefused,
-    FinishedHand,
-    LiveHandState,
-    TableSettings,
-)
+from server.table.ports import CommandRefused, TableSettings
 from tests.server.fakes import MemoryTableStore
 from tests.server.play import random_legal, submit
 

@@ -41,10 +41,11 @@ from server.settings import Settings
 from server.store import tables
 from server.store.deck_seal import DeckSeal
 from server.store.fencing import claim_table
+from server.store.records import TableTakenOver
 from server.store.table_store import DatabaseTableStore, check_books, seated_players
 from server.table import absence, commands
 from server.table.actor import TableActor
-from server.table.ports import CommandRefused, TableSettings, TableTakenOver
+from server.table.ports import CommandRefused, TableSettings
 from server.table.publisher import SEQ_PER_RUN
 
 LEASE = 1.0

@@ -11,8 +11,8 @@ import pytest
 
 from server import logs
 from server.cardroom.supervisor import Cardroom
+from server.store.records import StoreUnavailable
 from server.table.journal import Journal
-from server.table.ports import StoreUnavailable
 
 
 async def test_a_pause_is_told_from_the_start_of_the_write_that_waited() -> None:

@@ -31,6 +31,7 @@ from server.metrics import Metrics
 from server.settings import Settings
 from server.table.actor import TableActor
 from server.table.commands import Act, Sit
+from server.table.loop import Lifecycle
 from server.table.ports import TableSettings
 from tests.server.fakes import MemoryTableStore
 
@@ -240,7 +241,7 @@ async def test_a_table_logs_its_id_and_hand_and_counts_its_pause(json_lines: io.
         settings=TableSettings(min_buy_in=20, max_buy_in=500, pause_between_hands=0.0),
         deck_factory=lambda: Deck(order=STACKED),
     )
-    actor.metrics.watch_tables(lambda: [actor])
+    actor.metrics.watch_tables(lambda: [actor], states=(state.value for state in Lifecycle))
     logging.getLogger("server").info("not a table's line")
     actor.start()
     try:

@@ -17,9 +17,10 @@ from server.db.session import make_sessionmaker
 from server.settings import Settings
 from server.store import tables
 from server.store.deck_seal import DeckSeal
+from server.store.records import FinishedHand
 from server.store.table_store import BooksError, DatabaseTableStore, check_books, table_chips
 from server.table.actor import TableActor
-from server.table.ports import CommandRefused, FinishedHand, TableSettings
+from server.table.ports import CommandRefused, TableSettings
 
 
 @pytest.fixture

@@ -19,9 +19,9 @@ from server.db.types import utcnow
 from server.store import write_ahead as write_ahead_module
 from server.store.deck_seal import DeckSeal
 from server.store.fencing import claim_table
+from server.store.records import LiveHandState, TableTakenOver
 from server.store.table_store import DatabaseTableStore
 from server.store.write_ahead import WriteAhead
-from server.table.ports import LiveHandState, TableTakenOver
 
 SEAL = DeckSeal.generate()
 

@@ -1,13 +1,13 @@
 """The back office's hold on accounts and seats: suspend and unsuspend a player, kick a
 player off a table. Operators only (support reads the results in the player's detail and
-the audit log); each is audited. See ``server.accounts.suspensions``."""
+the audit log); each is audited. See ``server.cardroom.suspensions``."""
 
 from __future__ import annotations
 
 from fastapi import APIRouter, Depends
 
 from engine.errors import ErrorCode
-from server.accounts import audit_log, players, suspensions
+from server.accounts import audit_log, players
 from server.api.deps import (
     CardroomDep,
     OperatorUser,
@@ -25,6 +25,7 @@ from server.api.schemas import (
     SuspensionPublic,
     UnsuspendPublic,
 )
+from server.cardroom import suspensions
 
 router = APIRouter(
     prefix="/admin", tags=["admin"], dependencies=[Depends(staff_only), Depends(known_query_only)]

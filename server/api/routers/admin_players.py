@@ -13,7 +13,7 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Query
 from pydantic import AwareDatetime
 
-from server.accounts import audit_log, ledger, players, suspensions
+from server.accounts import audit_log, ledger, players
 from server.api.deps import OperatorUser, SessionDep, StaffUser, known_query_only, staff_only
 from server.api.schemas import (
     AdjustmentCreate,
@@ -28,6 +28,7 @@ from server.api.schemas import (
     SeatPublic,
     SuspensionPublic,
 )
+from server.cardroom import suspensions
 from server.store import hands
 
 router = APIRouter(
