@@ -15,7 +15,7 @@ frame); docs/protocol.md lists every one, and a test holds that list to this enu
           │    ├── IllegalAction     well formed, but the rules forbid it now
           │    │    └── NotYourTurn  another seat is to act
           │    └── ConfigError       a table or variant setting that cannot be played
-          └── the server's refusals  (server.api.errors, server.table.ports, server.edge.ws, ...)
+          └── the server's refusals  (server.edge.refusals, server.table.ports, server.edge.ws, ...)
 
 Raising any of them changes nothing: not the hand, not the table, not a wallet.
 """

@@ -20,15 +20,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import functools
-import gc
 import getpass
 import logging
-import socket
 import sys
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
@@ -42,10 +38,6 @@ from server.db.session import is_outage, make_engine, make_sessionmaker
 from server.settings import Settings
 from server.store import table_store
 from server.store.deck_seal import DeckKeyError
-
-if TYPE_CHECKING:
-    import uvicorn
-    from fastapi import FastAPI
 
 log = logging.getLogger("stud_server")
 _TITLES = {Role.OPERATOR: "an operator", Role.SUPPORT: "a support account"}
@@ -295,73 +287,8 @@ def serve(settings: Settings, log_level: str) -> int:
     asyncio.run(apply_migrations(settings))  # once, before any worker starts
     if settings.workers > 1:
         return workers.Supervisor(settings, log_level).run()
-    run_node(settings, log_level)
+    workers.run_node(settings, log_level)
     return 0
-
-
-def run_node(
-    settings: Settings,
-    log_level: str,
-    *,
-    sockets: list[socket.socket] | None = None,
-    on_started: Callable[[], object] | None = None,
-) -> None:
-    """Serve one node in this process until a stop signal: on ``settings``' host and port,
-    or on ``sockets`` already bound (a worker's); ``on_started`` once it accepts."""
-    import uvicorn
-    from uvicorn.config import STARTUP_FAILURE
-
-    from server.app import create_app
-
-    app = create_app(settings)
-    # What was built to start is kept for the node's life: frozen, the collector's full
-    # passes skip it, and a burst of new connections costs tens of milliseconds, not hundreds.
-    gc.freeze()
-    # Young collections every 20,000 new objects rather than 700, and a full pass a fifth as
-    # often: a node makes short-lived objects by the thousand a second (frames, events), and
-    # each full pass over its tables' state stops every table at once.
-    gc.set_threshold(20_000, 20, 50)
-    config = node_config(app, settings, log_level)
-
-    class Server(uvicorn.Server):
-        async def startup(self, sockets: list[socket.socket] | None = None) -> None:
-            await super().startup(sockets)
-            if self.started and on_started is not None:
-                on_started()
-
-    server = Server(config)
-    # After a graceful stop uvicorn raises the signal that asked for it again: Ctrl-C's is
-    # a KeyboardInterrupt, the end of the stop rather than an error (as in uvicorn.run).
-    with contextlib.suppress(KeyboardInterrupt):
-        server.run(sockets=sockets)
-    if not server.started:
-        raise SystemExit(STARTUP_FAILURE)
-
-
-def node_config(app: FastAPI, settings: Settings, log_level: str) -> uvicorn.Config:
-    """How uvicorn serves a node's app: its address, its HTTP pacing, its websockets, no
-    server name in its answers and no query string in its log lines."""
-    import uvicorn
-
-    from server.edge.rate_limits import paced_http_protocol
-    from server.edge.transport import websocket_options
-
-    config = uvicorn.Config(
-        app,
-        host=settings.host,
-        port=settings.port,
-        log_level=log_level,
-        http=paced_http_protocol(settings.http_requests_per_turn),
-        # No "server: uvicorn" header: an answer does not say what runs it.
-        server_header=False,
-        **websocket_options(settings),
-        # uvicorn's own lines go through the root logger's handler: the same format (with
-        # its time, as text or JSON) as every other line.
-        log_config=None,
-    )
-    # After uvicorn's logging is configured (by the Config): its lines keep no query string.
-    logs.hide_query_strings()
-    return config
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,4 +1,5 @@
-"""Several node processes behind one port (``stud-server --workers N``): one per core.
+"""Serving nodes: one in this process (:func:`run_node`), or several node processes behind one
+port (``stud-server --workers N``), one per core.
 
 A node is one asyncio process: the tables it runs share one core. On PostgreSQL + Redis,
 nodes already form one cardroom (server/cardroom/cluster.py), so using more cores is starting more
@@ -27,6 +28,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import ctypes.util
+import gc
 import logging
 import multiprocessing
 import os
@@ -39,8 +41,14 @@ from multiprocessing.connection import wait
 from multiprocessing.context import SpawnProcess
 from multiprocessing.synchronize import Event
 from types import FrameType
+from typing import TYPE_CHECKING
 
+from server import logs
 from server.settings import Settings
+
+if TYPE_CHECKING:
+    import uvicorn
+    from fastapi import FastAPI
 
 log = logging.getLogger("stud_server.workers")
 
@@ -127,11 +135,9 @@ def _worker_main(settings: Settings, log_level: str, parent: int, ready: Event) 
     _die_with_parent(parent)
     with contextlib.suppress(OSError):
         os.setpgid(0, 0)  # the parent passes stops on; a terminal's Ctrl-C is the parent's
-    from server import cli, logs
-
     logs.configure(log_level, settings.log_format)
     sock = reuse_port_socket(settings.host, settings.port)
-    cli.run_node(settings, log_level, sockets=[sock], on_started=ready.set)
+    run_node(settings, log_level, sockets=[sock], on_started=ready.set)
 
 
 @dataclass
@@ -322,3 +328,68 @@ class Supervisor:
         for worker in self.workers:
             worker.process = None
         log.info("every worker stopped")
+
+
+def run_node(
+    settings: Settings,
+    log_level: str,
+    *,
+    sockets: list[socket.socket] | None = None,
+    on_started: Callable[[], object] | None = None,
+) -> None:
+    """Serve one node in this process until a stop signal: on ``settings``' host and port,
+    or on ``sockets`` already bound (a worker's); ``on_started`` once it accepts."""
+    import uvicorn
+    from uvicorn.config import STARTUP_FAILURE
+
+    from server.app import create_app
+
+    app = create_app(settings)
+    # What was built to start is kept for the node's life: frozen, the collector's full
+    # passes skip it, and a burst of new connections costs tens of milliseconds, not hundreds.
+    gc.freeze()
+    # Young collections every 20,000 new objects rather than 700, and a full pass a fifth as
+    # often: a node makes short-lived objects by the thousand a second (frames, events), and
+    # each full pass over its tables' state stops every table at once.
+    gc.set_threshold(20_000, 20, 50)
+    config = node_config(app, settings, log_level)
+
+    class Server(uvicorn.Server):
+        async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+            await super().startup(sockets)
+            if self.started and on_started is not None:
+                on_started()
+
+    server = Server(config)
+    # After a graceful stop uvicorn raises the signal that asked for it again: Ctrl-C's is
+    # a KeyboardInterrupt, the end of the stop rather than an error (as in uvicorn.run).
+    with contextlib.suppress(KeyboardInterrupt):
+        server.run(sockets=sockets)
+    if not server.started:
+        raise SystemExit(STARTUP_FAILURE)
+
+
+def node_config(app: FastAPI, settings: Settings, log_level: str) -> uvicorn.Config:
+    """How uvicorn serves a node's app: its address, its HTTP pacing, its websockets, no
+    server name in its answers and no query string in its log lines."""
+    import uvicorn
+
+    from server.edge.rate_limits import paced_http_protocol
+    from server.edge.transport import websocket_options
+
+    config = uvicorn.Config(
+        app,
+        host=settings.host,
+        port=settings.port,
+        log_level=log_level,
+        http=paced_http_protocol(settings.http_requests_per_turn),
+        # No "server: uvicorn" header: an answer does not say what runs it.
+        server_header=False,
+        **websocket_options(settings),
+        # uvicorn's own lines go through the root logger's handler: the same format (with
+        # its time, as text or JSON) as every other line.
+        log_config=None,
+    )
+    # After uvicorn's logging is configured (by the Config): its lines keep no query string.
+    logs.hide_query_strings()
+    return config

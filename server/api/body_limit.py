@@ -17,7 +17,8 @@ from starlette.datastructures import Headers
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from server.api.errors import ErrorCode, error_response
+from engine.errors import ErrorCode
+from server.edge.refusals import error_response
 
 
 class BodyTooLarge(HTTPException):

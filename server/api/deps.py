@@ -15,9 +15,9 @@ from fastapi.routing import APIRoute
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from engine.errors import ErrorCode, Refusal
 from server.accounts import tokens
 from server.accounts.passwords import Passwords
-from server.api.errors import ErrorCode, Refusal
 from server.cardroom.supervisor import Cardroom
 from server.db.models import STAFF_ROLES, Account, Role, Token
 from server.edge.rate_limits import Gateway

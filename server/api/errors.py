@@ -6,15 +6,14 @@ the one list of every code a client can receive (HTTP and websocket alike), each
 status it travels with (:attr:`~engine.errors.ErrorCode.http_status`); docs/protocol.md lists
 them. A refusal is any :class:`~engine.errors.Refusal`: domain modules subclass it
 (``InsufficientFunds`` in the ledger) so that the code is decided where the refusal is, and the
-table actors and the websocket raise the same class with the same codes.
+table actors and the websocket raise the same class with the same codes. The shape itself,
+shared with the websocket's handshake, is :mod:`server.edge.refusals`; here, the handlers
+that route every refusal of a route through it.
 """
 
 from __future__ import annotations
 
 import logging
-import math
-from collections.abc import Mapping
-from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -25,18 +24,11 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from engine.errors import ErrorCode, Refusal
 from server.db.session import is_outage
+from server.edge.refusals import error_response, outage_refusal, refusal_response
 
 log = logging.getLogger(__name__)
 
-__all__ = [
-    "ErrorCode",
-    "Refusal",
-    "ServerBusy",
-    "error_body",
-    "error_response",
-    "install_error_handlers",
-    "refusal_response",
-]
+__all__ = ["install_error_handlers"]
 
 # The framework's own refusals (no such route, a bad method) by status.
 _STATUS_CODES = {
@@ -53,37 +45,6 @@ _STATUS_CODES = {
 }
 
 _CODES = frozenset(code.value for code in ErrorCode)
-
-# A refused token tells the client how to authenticate (RFC 6750).
-_BEARER_CHALLENGE = {"WWW-Authenticate": "Bearer"}
-_CHALLENGED = frozenset(
-    {
-        ErrorCode.NOT_AUTHENTICATED,
-        ErrorCode.BAD_TOKEN,
-        ErrorCode.TOKEN_EXPIRED,
-        ErrorCode.TOKEN_REVOKED,
-        ErrorCode.ACCOUNT_SUSPENDED,
-    }
-)
-
-
-def error_body(code: ErrorCode, message: str) -> dict[str, Any]:
-    return {"error": {"code": code, "message": message}}
-
-
-def error_response(
-    status_code: int, code: ErrorCode, message: str, headers: Mapping[str, str] | None = None
-) -> JSONResponse:
-    return JSONResponse(error_body(code, message), status_code=status_code, headers=headers)
-
-
-def refusal_response(refusal: Refusal) -> JSONResponse:
-    """A refusal's HTTP answer: its status, its code, and when to try again if it says."""
-    headers = _BEARER_CHALLENGE if refusal.code in _CHALLENGED else None
-    retry_after = getattr(refusal, "retry_after", None)
-    if isinstance(retry_after, int | float):  # a limit: when to try again (RFC 9110)
-        headers = {"Retry-After": str(max(1, math.ceil(retry_after)))}
-    return error_response(refusal.code.http_status, refusal.code, refusal.message, headers)
 
 
 async def _refusal(request: Request, exc: Exception) -> JSONResponse:
@@ -113,25 +74,6 @@ async def _validation_error(_request: Request, exc: Exception) -> JSONResponse:
         if code is ErrorCode.BAD_REQUEST and error.get("type") in _CODES:
             code = ErrorCode(error["type"])
     return error_response(code.http_status, code, "; ".join(parts) or "bad request")
-
-
-class ServerBusy(Refusal):
-    """The node sheds the call at once, to be tried again shortly: every database connection
-    of its pool is in use (its bound, from the settings), or its event loop is behind
-    (:mod:`server.edge.overload`)."""
-
-    code = ErrorCode.SERVER_BUSY
-    retry_after = 1
-
-
-def outage_refusal(error: BaseException | None = None) -> Refusal:
-    """What a caller is told when the database did not answer (or, ``server_busy``, the
-    node had no connection free for it in time): try again, nothing changed."""
-    if isinstance(error, SQLAlchemyTimeoutError):  # the pool's wait, not the database's
-        return ServerBusy("the server is busy: no database connection was free; try again")
-    return Refusal(
-        "the database did not answer in time; try again", code=ErrorCode.DATABASE_UNAVAILABLE
-    )
 
 
 async def _database_error(request: Request, exc: Exception) -> JSONResponse:

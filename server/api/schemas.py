@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, WrapValidator, field_validator
 from pydantic_core import PydanticCustomError
 
+from engine.errors import Refusal
 from engine.variants import VARIANTS
 from server.accounts import account_rules
 from server.accounts.registry import USERNAME_PATTERN
-from server.api.errors import Refusal
 from server.store.table_config import (
     CHIPS,
     TableConfigChanges,

@@ -32,7 +32,7 @@ from typing import Any
 
 from fastapi import Request
 
-from server.api.errors import ServerBusy
+from server.edge.refusals import ServerBusy
 from server.metrics import Metrics
 
 log = logging.getLogger(__name__)
@@ -113,7 +113,7 @@ class LagMonitor:
             )
 
     def check(self, kind: str) -> None:
-        """Raise :class:`~server.api.errors.ServerBusy` (counted under ``kind``) if new work of
+        """Raise :class:`~server.edge.refusals.ServerBusy` (counted under ``kind``) if new work of
         this kind is shed now; the callers decide what is new work."""
         if self.shedding:
             self.shed_count += 1

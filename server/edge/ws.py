@@ -44,7 +44,6 @@ from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 
 from engine.errors import ErrorCode, Refusal
 from server.accounts import tokens
-from server.api.errors import ServerBusy, outage_refusal, refusal_response
 from server.bus.memory import (
     DEFAULT_QUEUE_SIZE,
     Bus,
@@ -59,6 +58,7 @@ from server.edge.lanes import TableLanes
 from server.edge.overload import SHED_COMMANDS, LagMonitor
 from server.edge.presence import TablePresence
 from server.edge.rate_limits import TOO_MANY, Gateway, MessageLimits, origin_allowed
+from server.edge.refusals import ServerBusy, outage_refusal, refusal_response
 from server.edge.sessions import SessionRegistry, SignIn
 from server.edge.spectators import Spectators
 from server.metrics import Metrics

@@ -20,7 +20,7 @@ def live(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[LiveServer]
         yield server
     finally:
         server.stop()
-        assert not server.api.errors(), server.log()[-5000:]
+        assert not server.errors(), server.log()[-5000:]
 
 
 @pytest.fixture

@@ -27,7 +27,7 @@ def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
         yield server
     finally:
         server.stop()
-        assert not server.api.errors(), server.log()[-5000:]
+        assert not server.errors(), server.log()[-5000:]
 
 
 @pytest.fixture(scope="module")

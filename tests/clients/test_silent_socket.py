@@ -16,8 +16,8 @@ from websockets.frames import Frame, Opcode
 from websockets.http11 import Response
 from websockets.uri import parse_uri
 
-from server.cli import node_config
 from server.settings import Settings
+from server.workers import node_config
 
 IDLE = 1.0
 CLOSE_TIMEOUT = 10.0  # how long uvicorn waits for the peer's answer to its close

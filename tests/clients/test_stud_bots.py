@@ -39,7 +39,7 @@ def live(tmp_path: Path) -> Iterator[LiveServer]:
         yield server
     finally:
         server.stop()
-    assert not server.api.errors(), server.log()[-5000:]
+    assert not server.errors(), server.log()[-5000:]
 
 
 def stud_bots() -> list[str]:

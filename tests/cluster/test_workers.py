@@ -206,7 +206,7 @@ async def test_two_workers_share_the_port_and_a_table_then_stop_on_sigterm(
     log = server.log()
     assert "every worker stopped" in log and "did not stop in time" not in log
     assert log.count("Application shutdown complete") == len(WORKERS)
-    assert not server.api.errors(), tail(server.log_path)
+    assert not server.errors(), tail(server.log_path)
     with pytest.raises(httpx.TransportError):
         httpx.get(f"{server.url}/healthz", timeout=2)
 

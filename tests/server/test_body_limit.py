@@ -118,7 +118,7 @@ def node(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
         yield server
     finally:
         server.stop()
-        assert not server.api.errors(), server.log()[-5000:]
+        assert not server.errors(), server.log()[-5000:]
 
 
 def memory(pid: int) -> tuple[int, int]:

@@ -40,7 +40,7 @@ def demo_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer
         yield server
     finally:
         server.stop()
-        assert not server.api.errors(), server.log()[-5000:]
+        assert not server.errors(), server.log()[-5000:]
 
 
 @pytest.fixture(scope="module")
@@ -54,7 +54,7 @@ def staffed_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveSer
         yield server
     finally:
         server.stop()
-        assert not server.api.errors(), server.log()[-5000:]
+        assert not server.errors(), server.log()[-5000:]
 
 
 # Module scope: Playwright's sync API keeps an event loop running in this thread while it

@@ -13,6 +13,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Path, Query
 from fastapi.responses import PlainTextResponse
 
+from engine.errors import ErrorCode, Refusal
 from server.accounts import audit_log
 from server.accounts.registry import USERNAME_PATTERN
 from server.api.deps import (
@@ -24,7 +25,6 @@ from server.api.deps import (
     known_query_only,
     staff_only,
 )
-from server.api.errors import ErrorCode, Refusal
 from server.api.schemas import HandEventsPublic, HandRowPagePublic, HandRowPublic, LiveTablePublic
 from server.store import hand_records
 

@@ -13,8 +13,8 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Path, Query
 
+from engine.errors import ErrorCode, Refusal
 from server.api.deps import CardroomDep, OperatorUser, SessionDep, known_query_only, staff_only
-from server.api.errors import ErrorCode, Refusal
 from server.api.schemas import (
     HandVoidPublic,
     OperatorReason,
