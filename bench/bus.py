@@ -37,7 +37,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from server.bus.memory import MemoryBus, Subscription, bus_from_url, table_channel  # noqa: E402
+from server.bus.backends import bus_from_url
+from server.bus.memory import MemoryBus, Subscription, table_channel  # noqa: E402
 
 
 @dataclass

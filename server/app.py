@@ -29,7 +29,7 @@ from server.api.routers import (
     web,
 )
 from server.api.security_headers import REDOC_POLICY, SecurityHeaders
-from server.bus.memory import bus_from_url
+from server.bus.backends import bus_from_url
 from server.bus.redis_bus import RedisBus
 from server.cardroom.cluster import leases_for
 from server.cardroom.supervisor import Cardroom

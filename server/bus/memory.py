@@ -1,9 +1,10 @@
 """The bus: fan-out of table events to every subscriber of a channel.
 
-One interface, backends chosen by URL (:func:`bus_from_url`): ``memory://`` for one
-process, ``redis://`` (``server.bus.redis_bus``) for several nodes. Every subscription has
-a bounded queue: a subscriber that falls behind is cut off (its ``dropped`` flag set and
-its iterator ended) rather than slowing the table down; its client resyncs from a snapshot.
+One interface, backends chosen by URL (:func:`server.bus.backends.bus_from_url`):
+``memory://`` for one process, ``redis://`` (``server.bus.redis_bus``) for several nodes.
+Every subscription has a bounded queue: a subscriber that falls behind is cut off (its
+``dropped`` flag set and its iterator ended) rather than slowing the table down; its client
+resyncs from a snapshot.
 
 Channels are plain strings: ``table:<id>`` carries a table's public events,
 ``table:<id>:player:<player>`` the events only that player may see.
@@ -181,8 +182,9 @@ class Subscription:
 
 class Bus(Protocol):
     """What the cardroom asks of a bus, whichever backend: :class:`MemoryBus` and
-    :class:`~server.bus.redis_bus.RedisBus` (:func:`bus_from_url` returns either). Code outside
-    the backends is typed against this, never against a backend."""
+    :class:`~server.bus.redis_bus.RedisBus` (:func:`~server.bus.backends.bus_from_url`
+    returns either). Code outside the backends is typed against this, never against a
+    backend."""
 
     async def publish(self, channel: str, message: dict[str, Any]) -> None:
         """Deliver ``message`` to every subscription of ``channel``."""
@@ -253,18 +255,3 @@ class MemoryBus:
         for subscribers in list(self._subscribers.values()):
             for subscription in list(subscribers):
                 subscription.close()
-
-
-REDIS_SCHEMES = ("redis://", "rediss://", "unix://")
-
-
-def bus_from_url(url: str | None) -> Bus:
-    """Pick the backend by URL: ``None`` or ``memory://`` is the in-process bus, a Redis URL
-    (``redis://``, ``rediss://``, ``unix://``) the bus shared by every node on that Redis."""
-    if url is None or url.startswith("memory://"):
-        return MemoryBus()
-    if url.startswith(REDIS_SCHEMES):
-        from server.bus.redis_bus import RedisBus  # redis-py loads only for the Redis bus
-
-        return RedisBus(url)
-    raise ValueError(f"no bus backend for {url!r}: use memory:// or redis://")

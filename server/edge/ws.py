@@ -44,13 +44,7 @@ from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 
 from engine.errors import ErrorCode, Refusal
 from server.accounts import tokens
-from server.bus.memory import (
-    DEFAULT_QUEUE_SIZE,
-    Bus,
-    Subscription,
-    player_channel,
-    table_channel,
-)
+from server.bus.memory import DEFAULT_QUEUE_SIZE, Bus, Subscription, player_channel, table_channel
 from server.cardroom.cluster import TableHandle
 from server.db.session import is_outage
 from server.edge.frames import PROTOCOL_VERSION, Outbox, dumps

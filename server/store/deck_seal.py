@@ -32,7 +32,10 @@ from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from sqlalchemy.engine import make_url
 
+from engine import fair2
+from engine.errors import ErrorCode, Refusal
 from server.db.data_dir import make_private_file, open_to_others, sqlite_file
+from server.db.models import HandRecord
 
 KEY_BYTES = 32
 NONCE_BYTES = 12
@@ -192,3 +195,38 @@ __all__ = [
     "read_key_file",
     "read_or_make_key_file",
 ]
+
+
+class NoDeck(Refusal):
+    code = ErrorCode.NO_DECK
+
+
+def full_opening(hand: HandRecord, seal: DeckSeal) -> dict[str, Any]:
+    """The whole deck of a stud-deck/2 hand, opened from its sealed seeds: every position's
+    card, salt and path to the commitment, the server seed, the deal order (docs/fairness.md).
+    :class:`NoDeck` for a hand that kept none (stud-deck/1: its seed is in its events; a
+    stacked deck; a hand recorded before decks were kept)."""
+    stored = hand.deck
+    try:
+        record = (
+            seal.open(dict(stored), table_id=hand.table_id, number=hand.number)
+            if stored is not None
+            else None
+        )
+    except SealBroken as error:
+        raise NoDeck(f"the deck of hand {hand.id} does not open: {error}") from None
+    if record is None or record.get("method") != fair2.METHOD:
+        raise NoDeck(f"hand {hand.id} kept no stud-deck/2 deck to open")
+    deal = fair2.Deal2.from_record(record, table_id=hand.table_id, number=hand.number)
+    positions, _ = fair2.deal_order(deal.commitment, hand.table_id, hand.number, deal.client_seeds)
+    return {
+        "id": hand.id,
+        "table_id": hand.table_id,
+        "number": hand.number,
+        "method": fair2.METHOD,
+        "commitment": deal.commitment,
+        "server_seed": deal.server_seed.hex(),
+        "client_seeds": [{"seat": seat, "seed": seed} for seat, seed in deal.client_seeds],
+        "deal_order": positions,
+        "positions": [opening.encode() for opening in deal.committed.openings()],
+    }

@@ -22,7 +22,7 @@ from engine.events import Event, HandEnded, HandStarted, decode_all
 from engine.table_events import HandCancelled
 from engine.views import visible_events
 from server.db.models import Account, HandPlayer, HandRecord, TableRecord
-from server.store.deck_seal import DeckSeal
+from server.store.deck_seal import DeckSeal, full_opening
 
 
 class UnknownHand(Refusal):
@@ -218,8 +218,6 @@ async def published_deck(
     """The whole deck of one of the player's stud-deck/2 hands, once the cardroom publishes
     it (``publish_deck_after_seconds`` after the hand ended; never by default):
     :class:`DeckNotPublished` before, :class:`UnknownHand` for a hand not theirs."""
-    from server.store.hand_records import full_opening
-
     line = await _own_line(session, hand_id=hand_id, account_id=account_id)
     if after_seconds is None:
         raise DeckNotPublished("this cardroom does not publish whole decks (docs/fairness.md)")

@@ -25,7 +25,8 @@ from live import Conversation, run_conversation
 from play import wait_for
 from test_protocol import EXAMPLES, examples_server
 
-from server.bus.memory import MemoryBus, Subscription, bus_from_url, player_channel, table_channel
+from server.bus.backends import bus_from_url
+from server.bus.memory import MemoryBus, Subscription, player_channel, table_channel
 from server.bus.redis_bus import RedisBus, split_url
 
 pytestmark = [needs_redis, pytest.mark.usefixtures("redis_available")]

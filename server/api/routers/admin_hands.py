@@ -26,7 +26,7 @@ from server.api.deps import (
     staff_only,
 )
 from server.api.schemas import HandEventsPublic, HandRowPagePublic, HandRowPublic, LiveTablePublic
-from server.store import hand_records
+from server.store import deck_seal, hand_records
 
 router = APIRouter(
     prefix="/admin", tags=["admin"], dependencies=[Depends(staff_only), Depends(known_query_only)]
@@ -139,7 +139,7 @@ async def hand_deck(
     operator's act, not a read (support may not), written to the audit log
     (``hand.open_deck``)."""
     hand = await hand_records.hand(session, hand_id=hand_id)
-    opened = hand_records.full_opening(hand, cardroom.seal)
+    opened = deck_seal.full_opening(hand, cardroom.seal)
     await audit_log.record(
         session,
         actor=operator,
