@@ -10,14 +10,10 @@ is ``stuck``.
 
 from __future__ import annotations
 
-import time
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from server.table.actor import TableActor
-
-if TYPE_CHECKING:
-    from server.cardroom.supervisor import Cardroom
 
 
 class LiveState(StrEnum):
@@ -96,37 +92,3 @@ def live_row(
         "paused_by": live.get("paused_by"),
         "pause_reason": live.get("pause_reason"),
     }
-
-
-def live_rows(cardroom: Cardroom, *, stuck_after: float) -> list[dict[str, Any]]:
-    """Every open table of the cardroom's list as it is now (``GET /admin/tables/live``): this
-    node's from their actors, the others' as their nodes last told (never asked)."""
-    now = time.monotonic()
-    rows: dict[int, dict[str, Any]] = {}
-    for table_id in cardroom._elsewhere:
-        heard = cardroom._run_elsewhere(table_id)
-        if heard is not None and heard.summary.get("id") == table_id:
-            rows[table_id] = live_row(
-                heard.summary,
-                heard.live,
-                LiveState.ELSEWHERE,
-                stuck_after=stuck_after,
-                heard_ago=now - heard.at,
-            )
-    for table_id, table in cardroom._tables.items():
-        rows[table_id] = live_row(
-            cardroom.summary(table_id),
-            live_state(table.actor),
-            LiveState.RUNNING,
-            stuck_after=stuck_after,
-        )
-    for table_id, record in cardroom._records.items():
-        if table_id not in rows:
-            paused = record.paused_reason
-            rows[table_id] = live_row(
-                cardroom._record_summary(record),
-                None if paused is None else {"paused_by": "operator", "pause_reason": paused},
-                LiveState.BETWEEN_NODES,
-                stuck_after=stuck_after,
-            )
-    return [rows[table_id] for table_id in sorted(rows)]

@@ -43,8 +43,8 @@ from server.cardroom.cluster import (
     TableHandle,
     renewal_failed,
 )
-from server.cardroom.gossip import HeardTable, forget_stale, hear_lobby, tell_lobby
-from server.cardroom.live_tables import live_rows
+from server.cardroom.gossip import Gossip
+from server.cardroom.live_tables import LiveState, live_row, live_state
 from server.cardroom.table_stats import (
     TableStats,
     lobby_line,
@@ -114,7 +114,13 @@ class Cardroom:
         self._tables: dict[int, _Table] = {}  # the tables this node runs
         self._taking: dict[int, asyncio.Lock] = {}  # one take of a table at a time
         self._claiming: dict[int, LeaseProof] = {}  # leases held by takes not yet running
-        self._elsewhere: dict[int, HeardTable] = {}  # tables other nodes run, as told
+        self.gossip = Gossip(  # what it tells of its tables, what it heard of the others'
+            bus,
+            settings.node_id,
+            self,
+            lease_seconds=settings.lease_seconds,
+            lapses=lambda: self.leases.lapses,
+        )
         self._background: set[asyncio.Task[None]] = set()
         self._stopping = False
         self._stop_asked = asyncio.Event()  # wakes the lease rounds to end
@@ -155,7 +161,7 @@ class Cardroom:
         ``/readyz`` says why it is not ready."""
         self.router.start()
         lobby = self.bus.subscribe(LOBBY_CHANNEL, size=COMMAND_QUEUE_SIZE)
-        self._spawn(hear_lobby(self, lobby))
+        self._spawn(self.gossip.hear(lobby))
         # A node (re)started knows of no other node's tables until they next tell: ask now,
         # so its lobby names who runs each table at once, not a third of a lease later.
         self.bus.publish_now(LOBBY_CHANNEL, {"type": "hello", "node": self.node_id})
@@ -178,7 +184,7 @@ class Cardroom:
         for record in records:
             # A table another node told of lately is its node's, even when its lease is
             # missing (Redis restarted empty: the holder sets it again at its renewal).
-            if record.id not in self._tables and self._run_elsewhere(record.id) is None:
+            if record.id not in self._tables and self.gossip.run_elsewhere(record.id) is None:
                 await self._take(record)
 
     async def _keep_leases(self) -> None:
@@ -193,12 +199,12 @@ class Cardroom:
             renewed = await self._attempt(self._renew_all)
             # Told before the database is asked for new tables: a slow database must not
             # make the other nodes' lobbies forget who runs these.
-            tell_lobby(self)
+            self.gossip.tell()
             if renewed and (self._opening is None or self._opening.done()):
                 # Beside the rounds, not in them: a database slow to answer must not hold
                 # the next renewal back (the lease would lapse under a table that runs).
                 self._opening = self._spawn(self._open_new())
-            forget_stale(self)
+            self.gossip.forget_stale()
 
     async def _open_new(self) -> None:
         await self._attempt(self._open_all)
@@ -217,16 +223,8 @@ class Cardroom:
         """The node running the table, as far as this node knows (None: nobody lately)."""
         if table_id in self._tables:
             return self.node_id
-        heard = self._run_elsewhere(table_id)
+        heard = self.gossip.run_elsewhere(table_id)
         return heard.node if heard is not None else None
-
-    def _run_elsewhere(self, table_id: int) -> HeardTable | None:
-        """What another node said of the table, if it said lately that it runs it (within a
-        lease, and not giving it back)."""
-        heard = self._elsewhere.get(table_id)
-        if heard is None or heard.released:
-            return None
-        return heard if heard.at >= time.monotonic() - self.settings.lease_seconds else None
 
     async def _renew_all(self) -> None:
         """One round trip for every table's lease (``Leases.renew_many``): a round that
@@ -319,7 +317,7 @@ class Cardroom:
         if lease.lost:  # another node holds the lease now (and, claiming, fenced this one out)
             log.warning("table %s: its lease was lost while it was taken", record.id)
             return False
-        heard = self._elsewhere.pop(record.id, None)
+        heard = self.gossip.heard.pop(record.id, None)
         self._tables[record.id] = _Table(record, stats, actor, fence, lease)
         self._run(record.id, actor)
         if heard is not None:  # another node ran it lately: a takeover
@@ -394,7 +392,7 @@ class Cardroom:
         await self.router.close()
         for table in self._tables.values():
             await table.actor.stop()
-        tell_lobby(self, released=True)  # the players as they are now, for whoever takes over
+        self.gossip.tell(released=True)  # the players as they are now, for whoever takes over
         for table_id in self._tables:
             await self._release(table_id, "the node stops")
         await self.write_ahead.close()
@@ -407,7 +405,7 @@ class Cardroom:
         lease: LeaseProof,
         previous: TableActor | None = None,
     ) -> TableActor:
-        seen = self._elsewhere.get(record.id) if previous is None else None
+        seen = self.gossip.heard.get(record.id) if previous is None else None
         return await build_actor(self, record, stats, fence, lease, previous=previous, seen=seen)
 
     # ------------------------------------------------------------------ supervision
@@ -496,8 +494,8 @@ class Cardroom:
         """Every open table, as the lobby lists it: this node's own, the others' as they
         last told (a table between nodes is listed from its record)."""
         listed: dict[int, dict[str, Any]] = {}
-        for table_id in self._elsewhere:
-            heard = self._run_elsewhere(table_id)
+        for table_id in self.gossip.heard:
+            heard = self.gossip.run_elsewhere(table_id)
             if heard is not None:
                 listed[table_id] = heard.summary
         for table_id in self._tables:
@@ -509,7 +507,48 @@ class Cardroom:
 
     def live_tables(self, *, stuck_after: float) -> list[dict[str, Any]]:
         """Every open table as it is now, for the back office (``server.cardroom.live_tables``)."""
-        return live_rows(self, stuck_after=stuck_after)
+        now = time.monotonic()
+        rows: dict[int, dict[str, Any]] = {}
+        for table_id in self.gossip.heard:
+            heard = self.gossip.run_elsewhere(table_id)
+            if heard is not None and heard.summary.get("id") == table_id:
+                rows[table_id] = live_row(
+                    heard.summary,
+                    heard.live,
+                    LiveState.ELSEWHERE,
+                    stuck_after=stuck_after,
+                    heard_ago=now - heard.at,
+                )
+        for table_id, table in self._tables.items():
+            rows[table_id] = live_row(
+                self.summary(table_id),
+                live_state(table.actor),
+                LiveState.RUNNING,
+                stuck_after=stuck_after,
+            )
+        for table_id, record in self._records.items():
+            if table_id not in rows:
+                paused = record.paused_reason
+                rows[table_id] = live_row(
+                    self._record_summary(record),
+                    None if paused is None else {"paused_by": "operator", "pause_reason": paused},
+                    LiveState.BETWEEN_NODES,
+                    stuck_after=stuck_after,
+                )
+        return [rows[table_id] for table_id in sorted(rows)]
+
+    # ------------------------------------------------------------------ what the gossip asks
+
+    def running(self) -> list[tuple[int, TableActor]]:
+        """The tables this node runs, with their actors."""
+        return [(table_id, table.actor) for table_id, table in self._tables.items()]
+
+    def runs(self, table_id: int) -> bool:
+        return table_id in self._tables
+
+    def forget_table(self, table_id: int) -> None:
+        """A table closed for good, told by the node that closed it."""
+        self._records.pop(table_id, None)
 
     def summary(self, table_id: int) -> dict[str, Any]:
         table = self._tables[table_id]

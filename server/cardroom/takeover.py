@@ -11,24 +11,46 @@ sits out.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import Protocol
 
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from engine.cards import Deck
 from engine.table_events import TableResumed
+from server.bus.memory import Bus
 from server.cardroom.gossip import HeardTable
 from server.cardroom.table_stats import CountingStore, TableStats
 from server.db.models import TableRecord
+from server.metrics import Metrics
 from server.settings import Settings
 from server.store import table_store, tables
+from server.store.deck_seal import DeckSeal
+from server.store.write_ahead import WriteAhead
 from server.table.actor import TableActor
 from server.table.lease import LeaseProof
 from server.table.ports import TableSettings
 
-if TYPE_CHECKING:
-    from server.cardroom.supervisor import Cardroom
+
+class Room(Protocol):
+    """What building an actor takes of the node's cardroom (a ``Cardroom``)."""
+
+    node_id: str
+    bus: Bus
+    settings: Settings
+    seal: DeckSeal
+    write_ahead: WriteAhead
+    metrics: Metrics
+
+    @property
+    def sessionmaker(self) -> async_sessionmaker[AsyncSession]: ...
+
+    @property
+    def deck_factory(self) -> Callable[[], Deck] | None: ...
 
 
 async def build_actor(
-    room: Cardroom,
+    room: Room,
     record: TableRecord,
     stats: TableStats,
     fence: int,

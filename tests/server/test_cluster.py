@@ -289,7 +289,7 @@ class Rounds:
 
 def heard_of(node: Node, table_id: int) -> Any:
     """What ``node`` last heard another node tell of the table (None: nothing lately)."""
-    return node.cardroom._elsewhere.get(table_id)
+    return node.cardroom.gossip.heard.get(table_id)
 
 
 async def act_through(handle: Any, actor: TableActor, rng: random.Random) -> None:
