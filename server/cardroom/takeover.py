@@ -94,8 +94,8 @@ async def build_actor(
             connections={p: s.connections for p, s in previous.players.items()},
             time_paid=time_paid,
             check_when_free={p for p, s in previous.players.items() if s.check_when_free},
+            ops=previous.ops,
         )
-        actor.ops = previous.ops
         return actor
     actor.ops.restore(paused=record.paused_reason, closing=record.closing_reason)
     # A table another node was running a moment ago keeps its players as they were;

@@ -17,18 +17,17 @@ announced, the player leaving during it, is answered as a plain action. They are
 like any other action, so a resumed hand replays them. A player who sits in
 again before their turn plays on. A leaver's seat is freed when the hand ends, their
 chips back to their wallet (``Table.finish_hand``'s departures).
+
+This module decides; the actor's commit path (``TableActor.commit``) plays what it decides.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
 
-from engine.actions import Action, LegalActions
+from engine.actions import LegalActions
 from engine.table import Table
-from server.table import turns
-
-if TYPE_CHECKING:
-    from server.table.actor import TableActor
+from server.table.moves import AbsentAction
 
 
 def reason_absent(table: Table, seat: int) -> str | None:
@@ -53,31 +52,23 @@ def absent_kind(legal: LegalActions, *, check_when_free: bool) -> str:
     return "fold"
 
 
-async def act_for_absent(actor: TableActor) -> None:
-    """While the seat to act is absent, act for it (the hand may end on the way)."""
-    table = actor.table
-    while (hand := table.hand) is not None and not hand.is_over():
-        seat = hand.seat_to_act()
-        if seat is None:
-            return
-        reason = reason_absent(table, seat)
-        if reason is None:
-            return
-        occupant = table.seats[seat]
-        assert occupant is not None
-        state = actor._state(occupant.player)
-        check = reason == "sitting_out" and state.check_when_free
-        kind = absent_kind(hand.legal_actions(), check_when_free=check)
-        # Only a turn already on the clock (the player left during it) was announced, and
-        # spent any time; any other is played at once, its turn never told (``absent``).
-        on_clock = actor.clocks.deadline is not None
-        events = hand.apply(Action(seat, kind, None), absent=not on_clock)
-        actor.last_action_at = actor.clock()
-        await actor.journal.record(
-            actor.hand_number,
-            {"seat": seat, "kind": kind, "amount": None, "absent": reason, "at_once": not on_clock},
-        )
-        actor.metrics.action(kind)
-        actor._tell_hand(events, after=turns.turn_over(actor, seat, state) if on_clock else [])
-        if hand.is_over():
-            await actor._finish_hand()
+def absent_move(
+    table: Table, *, checks_when_free: Callable[[str], bool], on_clock: bool
+) -> AbsentAction | None:
+    """The table's move for the seat to act if it is gone from the hand (None: nobody is to
+    act, or its player plays). ``on_clock``: its turn was announced and its clock runs (the
+    player left during it): played as a plain action, not ``at_once``."""
+    hand = table.hand
+    if hand is None or hand.is_over():
+        return None
+    seat = hand.seat_to_act()
+    if seat is None:
+        return None
+    reason = reason_absent(table, seat)
+    if reason is None:
+        return None
+    occupant = table.seats[seat]
+    assert occupant is not None
+    check = reason == "sitting_out" and checks_when_free(occupant.player)
+    kind = absent_kind(hand.legal_actions(), check_when_free=check)
+    return AbsentAction(seat, kind, reason, at_once=not on_clock)

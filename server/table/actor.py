@@ -29,14 +29,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine import fair2
-from engine.actions import Action
 from engine.cards import Deck
 from engine.errors import ErrorCode
 from engine.events import Event, Turn
 from engine.table import Departure, SeatingRules, Table
 from engine.table_events import (
     ChatSaid,
+    Clock,
     DeckCommitted,
+    HandCancelled,
     HandNumber,
     Leaving,
     TablePaused,
@@ -45,7 +46,7 @@ from engine.table_events import (
 from engine.variants import TableConfig
 from server.bus.memory import Bus
 from server.metrics import Metrics
-from server.store.records import FinishedHand, LiveHandState
+from server.store.records import FinishedHand, LiveHandState, TableTakenOver
 from server.store.table_config import config_from_json
 from server.table import absence, dealing, operators, removal, time_collection, turns
 from server.table import commands as cmd
@@ -53,6 +54,7 @@ from server.table.clocks import TableClocks
 from server.table.journal import Journal
 from server.table.lease import LeaseProof
 from server.table.loop import TableLoop
+from server.table.moves import AbsentAction, Change, Move, PlayerAction, Timeout, Void
 from server.table.ports import CommandRefused, TableSettings, TableStore
 from server.table.publisher import Publisher
 from server.table.snapshot import snapshot_of
@@ -181,12 +183,15 @@ class TableActor(TableLoop):
         connections: dict[str, int] | None = None,
         time_paid: dict[str, float] | None = None,
         check_when_free: set[str] | None = None,
+        ops: operators.TableOps | None = None,
     ) -> None:
         """Seat the players the store knows (seat, player, chips) and carry on the hand
         numbers (and ``seq``, for the same run started again). ``sitting_out``: None sits
         everyone out (after a restart nobody is connected yet; the sit-out limit removes
         whoever never returns). ``time_paid``: until when each player's time is paid.
-        ``check_when_free``: who sat out asking the table to check for them where free."""
+        ``check_when_free``: who sat out asking the table to check for them where free.
+        ``ops``: what operators asked of the table that outlasts their commands (this
+        node's actor of the table that died)."""
         self.table.restore(seats, sitting_out=sitting_out, waiting=waiting or ())
         now = self.clock()
         for _, player, _ in seats:
@@ -202,6 +207,8 @@ class TableActor(TableLoop):
         self.hand_number = hand_number
         if seq is not None:
             self.publisher.seq = seq
+        if ops is not None:
+            self.ops = ops
 
     def resume(self, live: LiveHandState) -> bool:
         """After ``restore``: deal the stored hand again from its deck and replay its
@@ -247,16 +254,16 @@ class TableActor(TableLoop):
         if self._unresumable is not None:
             live, reason = self._unresumable
             self._unresumable = None
-            await operators.void_unresumable(self, live, reason)
+            await self.commit(Void("resume_failed", reason, unresumable=live))
         elif hand is not None and hand.is_over():
             await self._finish_hand()  # its last action was written, its record was not
         elif hand is not None:
-            turns.start_clock(self, hand)
+            self._start_clock()
             self._commit_next_hand()  # the commitment the previous node made is gone with it
-            await absence.act_for_absent(self)  # who asked to leave, in the resumed hand
+            await self.commit()  # who asked to leave, in the resumed hand
         if self.table.hand is None:
             await operators.between_hands(self)
-        self._schedule_next_hand()
+        self.schedule_next_hand()
 
     async def _dispatch(self, command: cmd.TableCommand) -> dict[str, Any]:
         handler = _HANDLERS.get(type(command))
@@ -272,7 +279,7 @@ class TableActor(TableLoop):
         return self.clock()
 
     async def _contain(self, error: Exception) -> None:
-        await operators.cancel_hand(self, "internal_error")
+        await self.commit(Void("internal_error"))
 
     # ------------------------------------------------------------------ the database away
 
@@ -285,7 +292,7 @@ class TableActor(TableLoop):
 
     # ------------------------------------------------------------------ events out
 
-    def _tell(self, events: list[Event]) -> None:
+    def tell(self, events: list[Event]) -> None:
         """Publish table events; the offered seat's clock follows the table's offer."""
         self.publisher.publish_all(events)
         if self.table.offer is None:
@@ -306,7 +313,20 @@ class TableActor(TableLoop):
             self.publisher.publish_all(after)
         hand = self.table.hand
         if hand is not None and not hand.is_over():
-            turns.start_clock(self, hand)
+            self._start_clock()
+
+    def _start_clock(self) -> None:
+        """The clock of the seat to act starts (none for a seat the table plays at once)."""
+        seat = turns.clocked_seat(self.table)
+        if seat is None:
+            self.clocks.stop_turn()
+            return
+        player = self._player_at(seat)
+        bank = self._state(player).time_bank if player is not None else 0.0
+        self.clocks.start_turn(bank)
+        self.publisher.publish(
+            Clock(seat=seat, action_clock=self.settings.action_clock, time_bank=round(bank, 2))
+        )
 
     def _player_at(self, seat: int) -> str | None:
         occupant = self.table.seats[seat]
@@ -346,16 +366,16 @@ class TableActor(TableLoop):
         await self.journal.buy_in(player, chips, seat=seat)
         events = self.table.sit(seat, player, chips)
         self._state(player).sat_out_at = None
-        self._tell(events)
-        self._schedule_next_hand()
+        self.tell(events)
+        self.schedule_next_hand()
         return {"seat": seat, "stack": chips}
 
     async def _add_chips(self, command: cmd.AddChips) -> dict[str, Any]:
         seat = self.table.seated(command.player)
         self.table.check_add_chips(seat, command.amount)
         await self.journal.buy_in(command.player, command.amount, seat=seat)
-        self._tell(self.table.add_chips(seat, command.amount))
-        self._schedule_next_hand()
+        self.tell(self.table.add_chips(seat, command.amount))
+        self.schedule_next_hand()
         occupant = self.table.seats[seat]
         assert occupant is not None
         return {"seat": seat, "stack": occupant.stack, "pending": occupant.pending_chips}
@@ -369,10 +389,10 @@ class TableActor(TableLoop):
         state.check_when_free = command.check_when_free
         if occupant.sitting_out:
             state.sat_out_at = self.clock()
-        self._tell(events)
+        self.tell(events)
         # Sat out during the hand: the table acts for them at their turns (server.table.absence),
         # at once if it is theirs now (before the reply, which follows what it caused).
-        await absence.act_for_absent(self)
+        await self.commit()
         return {
             "seat": seat,
             "sitting_out": occupant.sitting_out,
@@ -381,35 +401,35 @@ class TableActor(TableLoop):
 
     async def _sit_in(self, command: cmd.SitIn) -> dict[str, Any]:
         seat = self.table.seated(command.player)
-        self._tell(self.table.sit_in(seat))
+        self.tell(self.table.sit_in(seat))
         self._state(command.player).sat_out_at = None
-        self._schedule_next_hand()
+        self.schedule_next_hand()
         return {"seat": seat}
 
     async def _leave(self, command: cmd.Leave) -> dict[str, Any]:
         player = command.player
         if player in self.table.waiting:
-            self._tell(self.table.leave_waiting_list(player))
+            self.tell(self.table.leave_waiting_list(player))
             if self.table.seat_of(player) is None:
                 return {"left_waiting_list": True}
         seat = self.table.seated(player)
         chips = self.table.leave(seat)
         if chips is None:
             self.publisher.publish(Leaving(seat=seat))
-            await absence.act_for_absent(self)  # their turn now: folded at once
+            await self.commit()  # their turn now: folded at once
             return {"seat": seat, "after_hand": True}
-        await self._settle_departure(Departure(seat, player, chips))
+        await self.settle_departure(Departure(seat, player, chips))
         return {"seat": seat, "cashed_out": chips}
 
-    async def _settle_departure(self, departure: Departure) -> None:
+    async def settle_departure(self, departure: Departure) -> None:
         # Even with nothing left: the store frees the seat it keeps.
         await self.journal.cash_out(departure.player, departure.chips)
         self.players.pop(departure.player, None)
-        self._tell(self.table.left(departure))
+        self.tell(self.table.left(departure))
 
     async def _join_waiting_list(self, command: cmd.JoinWaitingList) -> dict[str, Any]:
         position, events = self.table.join_waiting_list(command.player)
-        self._tell(events)
+        self.tell(events)
         return {"position": position}
 
     async def _chat(self, command: cmd.Chat) -> dict[str, Any]:
@@ -468,33 +488,149 @@ class TableActor(TableLoop):
         hand = self.table.hand
         if hand is None or hand.is_over():
             raise CommandRefused("no hand is being played", code=ErrorCode.NO_HAND)
-        kind, amount = command.kind, command.amount
-        events = hand.apply(Action(seat, kind, amount))
-        self.last_action_at = self.clock()
-        await self.journal.record(
-            self.hand_number,
-            {"seat": seat, "kind": kind, "amount": amount, "action_id": command.action_id},
+        reply = await self.commit(
+            PlayerAction(seat, command.kind, command.amount, command.action_id)
         )
-        self.metrics.action(kind)
-        spent = turns.turn_over(self, seat, state)
-        reply = {"seq": self.seq + sum(1 for e in events if e.to is None), "accepted": True}
-        state.action_ids[command.action_id] = reply
-        while len(state.action_ids) > REMEMBERED_ACTION_IDS:
-            state.action_ids.popitem(last=False)
-        self._tell_hand(events, after=spent)
-        if hand.is_over():
-            await self._finish_hand()
-        await absence.act_for_absent(self)  # the next seat to act may be gone from the hand
+        assert reply is not None
         return reply
+
+    # ------------------------------------------------------------------ the commit path
+
+    @property
+    def players_in_hand(self) -> dict[int, str]:
+        """The hand in progress's players, by seat (as dealt)."""
+        return self._players_in_hand
+
+    async def commit(self, change: Change | None = None) -> dict[str, Any] | None:
+        """The one path of every change to the hand in play: a player's action, an absent
+        seat's, a time-out, a void. A move is applied to the hand (refused, it changes
+        nothing), journaled (nothing is told before it is written), counted, its clock
+        settled, its events published, the hand finished if it is over; then the seats gone
+        from the hand that are to act are played for, at once, the same way. ``None``: no
+        move of its own (a player sat out or left: their turn may be now). Returns the
+        answer to a player's action, remembered for its retries."""
+        if isinstance(change, Void):
+            await self._void(change)
+            return None
+        reply: dict[str, Any] | None = None
+        move = change if change is not None else self._absent_move()
+        while move is not None:
+            hand = self.table.hand
+            assert hand is not None
+            player = self._player_at(move.seat)
+            state = self._state(player) if player is not None else None
+            events = move.apply(hand)
+            self.last_action_at = self.clock()
+            await self.journal.record(self.hand_number, move)
+            self.metrics.action(move.counted)
+            spent = self._settle_clock(move, state)
+            if isinstance(move, PlayerAction):
+                assert state is not None and move.action_id is not None
+                reply = {"seq": self.seq + sum(1 for e in events if e.to is None), "accepted": True}
+                state.action_ids[move.action_id] = reply
+                while len(state.action_ids) > REMEMBERED_ACTION_IDS:
+                    state.action_ids.popitem(last=False)
+            self._tell_hand(events, after=spent)
+            if hand.is_over():
+                await self._finish_hand()
+            move = self._absent_move()
+        return reply
+
+    def _absent_move(self) -> AbsentAction | None:
+        return absence.absent_move(
+            self.table,
+            checks_when_free=lambda player: self._state(player).check_when_free,
+            on_clock=self.clocks.deadline is not None,
+        )
+
+    def _settle_clock(self, move: Move, state: PlayerState | None) -> list[Event]:
+        """The turn's clock after ``move``: the time bank it spent (all of it, timed out;
+        none, a turn played at once), and the event saying so."""
+        if isinstance(move, AbsentAction) and move.at_once:
+            return []
+        if state is None:
+            self.clocks.stop_turn()
+            return []
+        before = state.time_bank
+        if isinstance(move, Timeout):
+            self.clocks.stop_turn()
+            state.time_bank = 0.0
+        else:
+            state.time_bank = self.clocks.end_turn(before)
+        return turns.bank_changed(move.seat, before, state.time_bank)
+
+    async def _void(self, void: Void) -> None:
+        """Every chip of the hand back where it came from. The hand was not persisted (that
+        happens last, in one transaction), so the stored stacks are still those it started
+        with; the table goes back to them too. A stored hand that could not be dealt again
+        (``unresumable``) is voided as it was stored."""
+        live = void.unresumable
+        if live is not None:
+            await self.journal.save_hand(dealing.unresumable_record(live, void.detail or ""))
+            self._count_cancelled()
+            self.publisher.publish(
+                HandCancelled(
+                    hand=live.number,
+                    reason=void.reason,
+                    stacks=tuple((seat, stack) for seat, _, stack in live.players),
+                )
+            )
+            return
+        self.clocks.stop_turn()
+        hand = self.table.hand
+        record = self.cancelled_record(void.reason, void.detail)
+        if hand is None or record is None:
+            return
+        self._count_cancelled()
+        departures = self.table.cancel_hand()
+        self.publisher.publish(
+            HandCancelled(
+                hand=self.hand_number,
+                reason=void.reason,
+                stacks=tuple(zip(hand.seats, hand.starting, strict=True)),
+                detail=void.detail,
+                server_seed=dealing.revealed_seed(hand),
+            )
+        )
+        try:
+            await self.journal.save_hand(record)
+        except TableTakenOver:
+            raise
+        except Exception:  # noqa: BLE001 - the chips are already back; keep the table alive
+            log.exception("table %s: could not record the cancelled hand", self.table_id)
+        await self._after_hand(departures)
+
+    def _count_cancelled(self) -> None:
+        self.hands_cancelled += 1
+        self.metrics.hands_cancelled.inc()
 
     # ------------------------------------------------------------------ clocks
 
     async def _on_clock(self) -> None:
-        await turns.on_clock(self)
+        """Whatever the table's clocks say is due: a turn out of time, the offered seat,
+        the sit-out limit, the next hand."""
+        hand = self.table.hand
+        if self.clocks.turn_over_due() and hand is not None and not hand.is_over():
+            seat = hand.seat_to_act()
+            assert seat is not None
+            await self.commit(Timeout(seat))
+        if self.clocks.offer_due():
+            self.clocks.stop_offer()
+            self.tell(self.table.expire_offer())
+        for name, state in list(self.players.items()):
+            if state.sat_out_at is not None and self.clocks.sit_out_over(state.sat_out_at):
+                seat = self.table.seat_of(name)
+                state.sat_out_at = None
+                if seat is not None and not self.table.in_hand(seat):
+                    chips = self.table.leave(seat)
+                    if chips is not None:
+                        await self.settle_departure(Departure(seat, name, chips))
+        if self.clocks.next_hand_due():
+            await self._start_hand()
 
     # ------------------------------------------------------------------ hands
 
-    def _schedule_next_hand(self, *, after_showdown: bool = False) -> None:
+    def schedule_next_hand(self, *, after_showdown: bool = False) -> None:
         if self.table.hand is None and not self.ops.holds_play and len(self.table.dealt_in()) >= 2:
             self._commit_next_hand()
             self.clocks.schedule_next_hand(after_showdown=after_showdown)
@@ -515,7 +651,19 @@ class TableActor(TableLoop):
     async def _start_hand(self) -> None:
         if len(self.table.dealt_in()) < 2 or self.ops.holds_play:
             return
-        fees = time_collection.fees_due(self)  # may sit out a stack that cannot pay
+        due = time_collection.fees_due(
+            self.table,
+            fee=self.settings.time_fee,
+            period=self.settings.time_fee_period,
+            now=self.wall_clock(),
+            paid_until=lambda player: self._state(player).time_paid_until,
+        )
+        for n in due.short:  # a stack that cannot pay sits out
+            occupant = self.table.seats[n]
+            assert occupant is not None
+            self.tell(self.table.sit_out(n, busted=True))
+            self._state(occupant.player).sat_out_at = self.clock()
+        fees = due.fees
         dealt = self.table.dealt_in()
         if len(dealt) < 2:
             return
@@ -530,7 +678,7 @@ class TableActor(TableLoop):
         deal = committed.deal(players) if committed is not None else None
         deck, deck_record = dealing.new_deck(self.deck_factory, deal)
         config = self.ops.config_json(self.table.config)
-        paid_until = time_collection.paid_until(self, fees)
+        paid_until = due.paid_until
         live = LiveHandState(
             self.table_id,
             number,
@@ -541,7 +689,11 @@ class TableActor(TableLoop):
             time_paid_until=paid_until,
         )
         await self.journal.start_hand(live)
-        time_collection.collect(self, fees, paid_until)
+        for n, fee in fees.items():  # written with the hand's start: out of the stacks now
+            occupant = seats[n]
+            assert occupant is not None
+            self.tell(self.table.collect_time(n, fee))
+            self._state(occupant.player).time_paid_until = paid_until
         self.hand_number = number
         hand = self.table.start_hand(deck)
         self.last_action_at = self.clock()
@@ -564,10 +716,19 @@ class TableActor(TableLoop):
         # cancel it (a cancel would put back the starting stacks).
         showdown = hand.result().showdown
         departures = self.table.finish_hand()
-        self.clocks.deadline = None
-        self._tell(turns.refill_banks(self))
+        self.clocks.stop_turn()
+        banks, refilled = turns.refilled_banks(
+            self._players_in_hand,
+            {player: state.time_bank for player, state in self.players.items()},
+            self._player_at,
+            full=self.settings.time_bank,
+            refill=self.settings.time_bank_refill,
+        )
+        for player, bank in banks.items():
+            self.players[player].time_bank = bank
+        self.tell(refilled)
         # Broke: sat out until chips are added (and removed after the sit-out limit).
-        self._tell(self.table.sit_out_busted())
+        self.tell(self.table.sit_out_busted())
         # A showdown is left on the table long enough to read it (the table's showdown pause).
         await self._after_hand(departures, after_showdown=showdown)
 
@@ -580,9 +741,9 @@ class TableActor(TableLoop):
                 if state.sat_out_at is None:  # counts toward the sit-out limit from now on
                     state.sat_out_at = self.clock()
         for departure in departures:
-            await self._settle_departure(departure)
+            await self.settle_departure(departure)
         await operators.between_hands(self)
-        self._schedule_next_hand(after_showdown=after_showdown)
+        self.schedule_next_hand(after_showdown=after_showdown)
 
     def cancelled_record(self, reason: str, detail: str | None = None) -> FinishedHand | None:
         """The record of the hand in progress voided: everyone keeps the chips they began

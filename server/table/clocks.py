@@ -45,6 +45,10 @@ class TableClocks:
         self.deadline = None
         return max(0.0, time_bank - used) if used > 0 else time_bank
 
+    def stop_turn(self) -> None:
+        """No turn on the clock (out of time, or the hand voided)."""
+        self.deadline = None
+
     def turn_over_due(self) -> bool:
         return self.deadline is not None and self.clock() >= self.deadline
 
@@ -61,6 +65,10 @@ class TableClocks:
         pause = self.settings.pause_between_hands
         return max(pause, self.settings.showdown_pause) if after_showdown else pause
 
+    def cancel_next_hand(self) -> None:
+        """No next deal is timed (an operator paused or closed the table)."""
+        self.next_hand_at = None
+
     def next_hand_due(self) -> bool:
         if self.next_hand_at is not None and self.clock() >= self.next_hand_at:
             self.next_hand_at = None
@@ -69,6 +77,9 @@ class TableClocks:
 
     def hold_offer(self) -> None:
         self.offer_until = self.clock() + self.settings.waiting_offer
+
+    def stop_offer(self) -> None:
+        self.offer_until = None
 
     def offer_due(self) -> bool:
         return self.offer_until is not None and self.clock() >= self.offer_until

@@ -10,7 +10,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine import fair, fair2
-from engine.actions import Action
 from engine.cards import Deck
 from engine.errors import PhhError
 from engine.events import announced
@@ -21,6 +20,7 @@ from engine.table_events import HandCancelled
 from engine.variants import TableConfig
 from server.store.records import FinishedHand, LiveHandState
 from server.store.table_config import config_to_json
+from server.table.moves import move_from_row
 
 FairDeal = fair.FairDeal | fair2.Deal2
 """A provably fair deal as the server deals it: ``stud-deck/2``, or ``stud-deck/1`` (the
@@ -92,14 +92,8 @@ def replay(config: TableConfig, seats: Sequence[Seat | None], live: LiveHandStat
         if occupant is None or occupant.player != player or occupant.stack < stack:
             raise ValueError(f"seat {seat} does not hold {player} with {stack} chips")
     hand = Hand(config, [(seat, stack) for seat, _, stack in live.players], deck_of(live))
-    for action in live.actions:
-        if action.get("timeout"):
-            hand.timeout(action["seat"])
-        else:
-            hand.apply(
-                Action(action["seat"], action["kind"], action.get("amount")),
-                absent=bool(action.get("at_once")),
-            )
+    for row in live.actions:
+        move_from_row(row).apply(hand)
     return hand
 
 

@@ -14,11 +14,11 @@ import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any
 
 from server.logs import named
 from server.metrics import Metrics
 from server.store.records import FinishedHand, LiveHandState, StoreUnavailable
+from server.table.moves import Move
 from server.table.ports import TableStore
 
 log = logging.getLogger(__name__)
@@ -94,12 +94,12 @@ class Journal:
         """A hand dealt again from its record: its actions are written already."""
         self.recorded = len(live.actions)
 
-    async def record(self, number: int, action: dict[str, Any]) -> None:
-        """The next action of hand ``number`` (in progress), before its events go out."""
-        position = self.recorded
+    async def record(self, number: int, move: Move) -> None:
+        """The next move of hand ``number`` (in progress), before its events go out."""
+        position, row = self.recorded, move.row()
         await self.persist(
             "record_action",
-            lambda: self.store.record_action(self.table_id, number, position, action),
+            lambda: self.store.record_action(self.table_id, number, position, row),
         )
         self.recorded = position + 1
 

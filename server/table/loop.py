@@ -126,7 +126,7 @@ class TableLoop(ABC):
             )
         self.state = to
 
-    def _close_for_good(self) -> None:
+    def close_for_good(self) -> None:
         """From within a command or clock: the table is closed; the loop ends after it."""
         self.shut = True
         if self.state is Lifecycle.BUSY:

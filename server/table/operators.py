@@ -1,7 +1,6 @@
 """An operator's commands to a table (the back office's table operations), as its actor
-carries them out: change its settings, pause and resume it, void the hand in progress,
-close it; and the voiding of a hand, every chip back, which the table also does on its own
-(a bug contained, a stored hand that no longer replays).
+carries them out: change its settings, pause and resume it, void the hand in progress
+(through the actor's commit path, as the table voids a hand on its own), close it.
 
 Each is a typed record of :mod:`server.table.commands` that only the REST API builds, routed like
 a player's command to the node that runs the table, and answered by its actor, the table's
@@ -9,7 +8,8 @@ only writer: it writes the change and its audit entry in one fenced transaction 
 store, then plays it and tells the players. What waits for the hand in progress (new
 settings, a pause, a close) is kept in :class:`TableOps` and done between hands
 (:func:`between_hands`); what is written survives a restart and a takeover, since the
-cardroom builds each actor with it (:meth:`TableOps.restore`).
+cardroom builds each actor with it (:meth:`TableOps.restore`). The handlers reach the
+actor through :class:`Port`, what they need of it.
 """
 
 from __future__ import annotations
@@ -17,23 +17,24 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from engine.errors import ErrorCode, Refusal
-from engine.table import Departure
-from engine.table_events import HandCancelled, OperatorClosed, OperatorPaused, OperatorResumed
+from engine.events import Event
+from engine.table import Departure, Table
+from engine.table_events import OperatorClosed, OperatorPaused, OperatorResumed
 from engine.variants import TableConfig
 from server.accounts.audit_log import AuditAction
 from server.db.types import utcnow
-from server.store.records import AuditNote, LiveHandState, TableTakenOver
+from server.store.records import AuditNote
 from server.store.table_config import config_to_json
 from server.table import commands as cmd
 from server.table import edit
-from server.table.dealing import revealed_seed, unresumable_record
-from server.table.ports import CommandRefused
-
-if TYPE_CHECKING:
-    from server.table.actor import TableActor
+from server.table.clocks import TableClocks
+from server.table.journal import Journal
+from server.table.moves import Change, Void
+from server.table.ports import CommandRefused, TableSettings, TableStore
+from server.table.publisher import Publisher
 
 log = logging.getLogger(__name__)
 
@@ -75,6 +76,38 @@ class TableOps:
         return self._config[1]
 
 
+class Port(Protocol):
+    """What the operators' commands need of the table's actor."""
+
+    table_id: int
+    table: Table
+    settings: TableSettings
+    ops: TableOps
+    publisher: Publisher
+    journal: Journal
+    clocks: TableClocks
+    shut: bool  # closed for good
+
+    @property
+    def store(self) -> TableStore: ...
+
+    @property
+    def hand_number(self) -> int: ...
+
+    @property
+    def players_in_hand(self) -> dict[int, str]: ...
+
+    def tell(self, events: list[Event]) -> None: ...
+
+    def schedule_next_hand(self) -> None: ...
+
+    async def commit(self, change: Change | None = None) -> dict[str, Any] | None: ...
+
+    async def settle_departure(self, departure: Departure) -> None: ...
+
+    def close_for_good(self) -> None: ...
+
+
 class ShutTable:
     """A table an operator closed, wherever a command for it comes from: refused, for good."""
 
@@ -89,12 +122,12 @@ def _note(command: cmd.OperatorCommand, action: AuditAction, **values: Any) -> A
     return AuditNote(command.operator_id, command.player, action.value, command.reason, **values)
 
 
-def _in_hand(actor: TableActor) -> bool:
+def _in_hand(actor: Port) -> bool:
     hand = actor.table.hand
     return hand is not None and not hand.is_over()
 
 
-def _open(actor: TableActor) -> None:
+def _open(actor: Port) -> None:
     if actor.ops.closing is not None:
         raise CommandRefused(
             f"table {actor.table_id} is closing: {actor.ops.closing}", code=ErrorCode.TABLE_SHUT
@@ -104,7 +137,7 @@ def _open(actor: TableActor) -> None:
 # ---------------------------------------------------------------------- the commands
 
 
-async def change_settings(actor: TableActor, command: cmd.ChangeSettings) -> dict[str, Any]:
+async def change_settings(actor: Port, command: cmd.ChangeSettings) -> dict[str, Any]:
     _open(actor)
     values = command.settings
     actor.table.check_seat_count(int(values["seats"]))
@@ -117,7 +150,7 @@ async def change_settings(actor: TableActor, command: cmd.ChangeSettings) -> dic
     return {"after_hand": after_hand}
 
 
-async def pause(actor: TableActor, command: cmd.PauseTable) -> dict[str, Any]:
+async def pause(actor: Port, command: cmd.PauseTable) -> dict[str, Any]:
     _open(actor)
     if actor.ops.paused is not None:
         raise CommandRefused(
@@ -136,12 +169,12 @@ async def pause(actor: TableActor, command: cmd.PauseTable) -> dict[str, Any]:
         actor.table_id, {"paused_reason": reason, "paused_at": utcnow()}, note
     )
     actor.ops.paused = reason
-    actor.clocks.next_hand_at = None
+    actor.clocks.cancel_next_hand()
     actor.publisher.publish(OperatorPaused(reason=reason, after_hand=after_hand))
     return {"after_hand": after_hand}
 
 
-async def resume(actor: TableActor, command: cmd.ResumeTable) -> dict[str, Any]:
+async def resume(actor: Port, command: cmd.ResumeTable) -> dict[str, Any]:
     _open(actor)
     paused = actor.ops.paused
     if paused is None:
@@ -155,11 +188,11 @@ async def resume(actor: TableActor, command: cmd.ResumeTable) -> dict[str, Any]:
     await actor.store.save_table(actor.table_id, {"paused_reason": None, "paused_at": None}, note)
     actor.ops.paused = None
     actor.publisher.publish(OperatorResumed(reason=reason))
-    actor._schedule_next_hand()
+    actor.schedule_next_hand()
     return {"after_hand": False}
 
 
-async def void(actor: TableActor, command: cmd.VoidHand) -> dict[str, Any]:
+async def void(actor: Port, command: cmd.VoidHand) -> dict[str, Any]:
     _open(actor)
     hand = actor.table.hand
     if hand is None or hand.is_over():
@@ -168,7 +201,7 @@ async def void(actor: TableActor, command: cmd.VoidHand) -> dict[str, Any]:
             code=ErrorCode.NO_HAND_IN_PROGRESS,
         )
     number = actor.hand_number
-    players = actor._players_in_hand
+    players = actor.players_in_hand
     now = {players[seat]: hand.stacks[i] for i, seat in enumerate(hand.seats)}
     restored = {players[seat]: hand.starting[i] for i, seat in enumerate(hand.seats)}
     note = _note(
@@ -178,11 +211,11 @@ async def void(actor: TableActor, command: cmd.VoidHand) -> dict[str, Any]:
         after={"hand": number, "stacks": restored},
     )
     await actor.store.save_table(actor.table_id, {}, note)
-    await cancel_hand(actor, VOIDED, detail=command.reason)
+    await actor.commit(Void(VOIDED, detail=command.reason))
     return {"hand": number, "stacks": restored}
 
 
-async def close(actor: TableActor, command: cmd.CloseTable) -> dict[str, Any]:
+async def close(actor: Port, command: cmd.CloseTable) -> dict[str, Any]:
     _open(actor)
     reason = command.reason or ""
     in_hand = _in_hand(actor)
@@ -196,18 +229,18 @@ async def close(actor: TableActor, command: cmd.CloseTable) -> dict[str, Any]:
     )
     await actor.store.save_table(actor.table_id, {"closing_reason": reason}, note)
     actor.ops.closing = reason
-    actor.clocks.next_hand_at = None
+    actor.clocks.cancel_next_hand()
     if after_hand:
         actor.publisher.publish(OperatorClosed(reason=reason, after_hand=True))
         return {"after_hand": True, "cashed_out": {}}
     if in_hand:  # void: the hand ends now, and the table closes as it ends (between_hands)
-        await cancel_hand(actor, VOIDED, detail=reason)
+        await actor.commit(Void(VOIDED, detail=reason))
     else:
         await shut(actor)
     return {"after_hand": False, "cashed_out": dict(actor.ops.cashed_out)}
 
 
-HANDLERS: dict[type[cmd.TableCommand], Callable[[TableActor, Any], Awaitable[dict[str, Any]]]] = {
+HANDLERS: dict[type[cmd.TableCommand], Callable[[Port, Any], Awaitable[dict[str, Any]]]] = {
     cmd.ChangeSettings: change_settings,
     cmd.PauseTable: pause,
     cmd.ResumeTable: resume,
@@ -219,7 +252,7 @@ HANDLERS: dict[type[cmd.TableCommand], Callable[[TableActor, Any], Awaitable[dic
 # ---------------------------------------------------------------------- between hands
 
 
-async def between_hands(actor: TableActor) -> None:
+async def between_hands(actor: Port) -> None:
     """No hand in progress: play the settings that waited for it; close if asked to."""
     if actor.shut:
         return
@@ -229,7 +262,7 @@ async def between_hands(actor: TableActor) -> None:
         await shut(actor)
 
 
-def _play_settings(actor: TableActor) -> None:
+def _play_settings(actor: Port) -> None:
     values = actor.ops.pending
     assert values is not None
     try:
@@ -242,19 +275,19 @@ def _play_settings(actor: TableActor) -> None:
     actor.publisher.publish(event)
 
 
-async def shut(actor: TableActor) -> None:
+async def shut(actor: Port) -> None:
     """Close the table now (no hand in progress): the waiting list is told, everyone is
     cashed out to their wallet, the table's row says closed, and the actor stops."""
     table = actor.table
     for player in list(table.waiting):
-        actor._tell(table.leave_waiting_list(player))
+        actor.tell(table.leave_waiting_list(player))
     for number, seat in enumerate(table.seats):
         if seat is None:
             continue
         chips = table.leave(number)
         assert chips is not None  # no hand in progress
         actor.ops.cashed_out[seat.player] = chips
-        await actor._settle_departure(Departure(number, seat.player, chips))
+        await actor.settle_departure(Departure(number, seat.player, chips))
     await actor.journal.persist(
         "close",
         lambda: actor.store.save_table(
@@ -262,53 +295,4 @@ async def shut(actor: TableActor) -> None:
         ),
     )
     actor.publisher.publish(OperatorClosed(reason=actor.ops.closing or "", after_hand=False))
-    actor._close_for_good()
-
-
-# ---------------------------------------------------------------------- voiding a hand
-
-
-async def cancel_hand(actor: TableActor, reason: str, detail: str | None = None) -> None:
-    """Void the hand in progress: every chip of it goes back where it came from.
-
-    The hand was not persisted (that happens last, in one transaction), so the stored
-    stacks are still those it started with; the table goes back to them too.
-    """
-    actor.clocks.deadline = None
-    hand = actor.table.hand
-    record = actor.cancelled_record(reason, detail)
-    if hand is None or record is None:
-        return
-    actor.hands_cancelled += 1
-    actor.metrics.hands_cancelled.inc()
-    departures = actor.table.cancel_hand()
-    actor.publisher.publish(
-        HandCancelled(
-            hand=actor.hand_number,
-            reason=reason,
-            stacks=tuple(zip(hand.seats, hand.starting, strict=True)),
-            detail=detail,
-            server_seed=revealed_seed(hand),
-        )
-    )
-    try:
-        await actor.journal.save_hand(record)
-    except TableTakenOver:
-        raise
-    except Exception:  # noqa: BLE001 - the chips are already back; keep the table alive
-        log.exception("table %s: could not record the cancelled hand", actor.table_id)
-    await actor._after_hand(departures)
-
-
-async def void_unresumable(actor: TableActor, live: LiveHandState, reason: str) -> None:
-    """The stored hand could not be dealt again: void it, every chip where it was."""
-    await actor.journal.save_hand(unresumable_record(live, reason))
-    actor.hands_cancelled += 1
-    actor.metrics.hands_cancelled.inc()
-    actor.publisher.publish(
-        HandCancelled(
-            hand=live.number,
-            reason="resume_failed",
-            stacks=tuple((seat, stack) for seat, _, stack in live.players),
-        )
-    )
+    actor.close_for_good()

@@ -10,20 +10,30 @@ else a fold); their chips go back to their wallet by the ledger's one cash-out p
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from engine.errors import ErrorCode
-from engine.table import Departure
+from engine.table import Departure, Table
 from engine.table_events import Leaving
-from server.table import absence
 from server.table import commands as cmd
+from server.table.moves import Change
 from server.table.ports import CommandRefused
-
-if TYPE_CHECKING:
-    from server.table.actor import TableActor
+from server.table.publisher import Publisher
 
 
-async def remove(actor: TableActor, command: cmd.Remove) -> dict[str, Any]:
+class Port(Protocol):
+    """What a removal needs of the table's actor."""
+
+    table_id: int
+    table: Table
+    publisher: Publisher
+
+    async def commit(self, change: Change | None = None) -> dict[str, Any] | None: ...
+
+    async def settle_departure(self, departure: Departure) -> None: ...
+
+
+async def remove(actor: Port, command: cmd.Remove) -> dict[str, Any]:
     player = command.player
     seat = actor.table.seat_of(player)
     if seat is None:
@@ -33,7 +43,7 @@ async def remove(actor: TableActor, command: cmd.Remove) -> dict[str, Any]:
     chips = actor.table.leave(seat, removed=command.cause)
     if chips is None:
         actor.publisher.publish(Leaving(seat=seat, removed=command.cause))
-        await absence.act_for_absent(actor)
+        await actor.commit()  # their turn now: played at once
         return {"seat": seat, "after_hand": True}
-    await actor._settle_departure(Departure(seat, player, chips))
+    await actor.settle_departure(Departure(seat, player, chips))
     return {"seat": seat, "cashed_out": chips}

@@ -1,50 +1,54 @@
-"""Time collection, as the table actor runs it: a fee a player pays for each period of play
-(``time_fee`` chips each ``time_fee_period`` seconds), taken from the stack before a hand
-whenever the period paid for is over, or was never paid since the player sat down. The
-store writes it with the hand's start, from the seat to the house's revenue
-(``DatabaseTableStore.start_hand``); a stack that cannot pay it and still play a hand sits
-out, busted, until chips are added."""
+"""Time collection: a fee a player pays for each period of play (``time_fee`` chips each
+``time_fee_period`` seconds), taken from the stack before a hand whenever the period paid
+for is over, or was never paid since the player sat down. The store writes it with the
+hand's start, from the seat to the house's revenue (``DatabaseTableStore.start_hand``); a
+stack that cannot pay it and still play a hand sits out, busted, until chips are added.
+
+Decisions only (:func:`fees_due`); the actor takes the fees once the hand's start is
+written, and sits out the stacks that cannot pay.
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
-if TYPE_CHECKING:
-    from server.table.actor import TableActor
+from engine.table import Table
 
 
-def fees_due(actor: TableActor) -> dict[int, int]:
-    """The seats about to be dealt in that owe the fee (seat -> fee); a seat that cannot
-    pay it is sat out here."""
-    fee = actor.settings.time_fee
+@dataclass(frozen=True, slots=True)
+class FeesDue:
+    """Before a deal: the seats that pay the fee now (seat -> fee), those that cannot and sit
+    out, and when the period paid for ends (None: nobody pays)."""
+
+    fees: dict[int, int] = field(default_factory=dict)
+    short: tuple[int, ...] = ()
+    paid_until: float | None = None
+
+
+def fees_due(
+    table: Table,
+    *,
+    fee: int,
+    period: float,
+    now: float,
+    paid_until: Callable[[str], float | None],
+) -> FeesDue:
+    """Who among the seats about to be dealt in owes the fee at wall-clock ``now``
+    (``paid_until``: until when a player's time is paid)."""
     if not fee:
-        return {}
-    now = actor.wall_clock()
-    need = actor.table.needed_to_play()
+        return FeesDue()
+    need = table.needed_to_play()
     due: dict[int, int] = {}
-    for n in actor.table.dealt_in():
-        seat = actor.table.seats[n]
+    short: list[int] = []
+    for n in table.dealt_in():
+        seat = table.seats[n]
         assert seat is not None
-        paid = actor._state(seat.player).time_paid_until
+        paid = paid_until(seat.player)
         if paid is not None and paid > now:
             continue
         if seat.stack < fee + need:
-            actor._tell(actor.table.sit_out(n, busted=True))
-            actor._state(seat.player).sat_out_at = actor.clock()
+            short.append(n)
             continue
         due[n] = fee
-    return due
-
-
-def paid_until(actor: TableActor, fees: dict[int, int]) -> float | None:
-    """When the period paid for by the fees taken now ends (None: nobody paid)."""
-    return actor.wall_clock() + actor.settings.time_fee_period if fees else None
-
-
-def collect(actor: TableActor, fees: dict[int, int], until: float | None) -> None:
-    """Once the hand's start is written: the fees out of the stacks, and each payer's period."""
-    for n, fee in fees.items():
-        seat = actor.table.seats[n]
-        assert seat is not None
-        actor._tell(actor.table.collect_time(n, fee))
-        actor._state(seat.player).time_paid_until = until
+    return FeesDue(due, tuple(short), now + period if due else None)

@@ -358,9 +358,9 @@ async def test_time_is_collected_once_a_period_and_survives_a_restart(database_u
         seats = await seated_players(session, table_id=table_id)
     again = _actor(sessionmaker, table_id, 4, wall)
     again.restore(seats, hand_number=4, sitting_out=set(), time_paid=paid)
-    assert time_collection.fees_due(again) == {}
+    assert _fees_due(again) == {}
     wall.now += 60
-    assert time_collection.fees_due(again) == {0: 4, 1: 4}
+    assert _fees_due(again) == {0: 4, 1: 4}
 
     # The books hold: the fees and the rake are in the house's revenue, nothing else moved.
     async with sessionmaker() as session:
@@ -371,6 +371,17 @@ async def test_time_is_collected_once_a_period_and_survives_a_restart(database_u
     status, lines = await cli.audit(Settings(database_url=database_url, **FAST_HASHING))
     assert status == 0, lines
     await engine.dispose()
+
+
+def _fees_due(actor: TableActor) -> dict[int, int]:
+    """The fees the table would take before its next deal (seat -> fee)."""
+    return time_collection.fees_due(
+        actor.table,
+        fee=actor.settings.time_fee,
+        period=actor.settings.time_fee_period,
+        now=actor.wall_clock(),
+        paid_until=lambda player: actor.players[player].time_paid_until,
+    ).fees
 
 
 async def test_a_stack_that_cannot_pay_the_time_fee_sits_out(database_url: str) -> None:
