@@ -118,14 +118,15 @@ class Subscription:
 
     def offer(self, message: dict[str, Any]) -> None:
         """Queue a frame made on this node behind every message published before it."""
-        self._bus._offer(self, message)
+        self._bus.offer(self, message)
 
     def put_now(self, message: dict[str, Any]) -> None:
         """Queue a frame at once, right behind the messages delivered to this subscription
         so far (a snapshot made of exactly those: ``server.edge.spectators``)."""
-        self._put(message)
+        self.deliver(message)
 
-    def _put(self, message: dict[str, Any]) -> None:
+    def deliver(self, message: dict[str, Any]) -> None:
+        """The bus hands over a message for this subscription (a full queue cuts it off)."""
         if self.closed:
             return
         try:
@@ -136,17 +137,17 @@ class Subscription:
             self.close()
 
     def add(self, channel: str) -> None:
-        self._bus._attach(self, channel)
+        self._bus.attach(self, channel)
 
     def remove(self, channel: str) -> None:
-        self._bus._detach(self, channel)
+        self._bus.detach(self, channel)
 
     def close(self) -> None:
         if self.closed:
             return
         self.closed = True
         for channel in list(self.channels):
-            self._bus._detach(self, channel)
+            self._bus.detach(self, channel)
         try:
             self.queue.put_nowait(None)
         except asyncio.QueueFull:
@@ -222,28 +223,33 @@ class MemoryBus:
             return
         delivered = Delivered(message)
         for subscription in tuple(subscribers):
-            subscription._put(delivered)
+            subscription.deliver(delivered)
 
     async def publish_heard(self, channel: str, message: dict[str, Any]) -> int:
         listeners = len(self._subscribers.get(channel, ()))
         self.publish_now(channel, message)
         return listeners
 
-    def _offer(self, subscription: Subscription, message: dict[str, Any]) -> None:
-        # Every publish is delivered at once here: nothing is in flight to wait for.
-        subscription._put(message)
+    # ------------------------------------------------------------------ its subscriptions' side
+
+    def offer(self, subscription: Subscription, message: dict[str, Any]) -> None:
+        """A frame made on this node for ``subscription``, behind what was published before
+        it. Every publish is delivered at once here: nothing is in flight to wait for."""
+        subscription.deliver(message)
 
     def subscribe(self, *channels: str, size: int = DEFAULT_QUEUE_SIZE) -> Subscription:
         subscription = Subscription(self, set(), size)
         for channel in channels:
-            self._attach(subscription, channel)
+            self.attach(subscription, channel)
         return subscription
 
-    def _attach(self, subscription: Subscription, channel: str) -> None:
+    def attach(self, subscription: Subscription, channel: str) -> None:
+        """``subscription`` hears ``channel`` from now on."""
         subscription.channels.add(channel)
         self._subscribers.setdefault(channel, set()).add(subscription)
 
-    def _detach(self, subscription: Subscription, channel: str) -> None:
+    def detach(self, subscription: Subscription, channel: str) -> None:
+        """``subscription`` no longer hears ``channel``."""
         subscription.channels.discard(channel)
         subscribers = self._subscribers.get(channel)
         if subscribers is not None:

@@ -101,7 +101,7 @@ class RedisBus(MemoryBus):
         self.max_pending = max_pending
         self.ping_interval = ping_interval
         self.retry_max = retry_max
-        # The node's own marker channel: see _offer.
+        # The node's own marker channel: see offer.
         self._marker = self._prefix + f"_bus:{secrets.token_hex(8)}:marker".encode()
         # What is to be published, each with the future told how many nodes heard it (if
         # anybody asked: ``publish_heard``).
@@ -203,27 +203,27 @@ class RedisBus(MemoryBus):
 
     # ------------------------------------------------------------------ local side
 
-    def _attach(self, subscription: Subscription, channel: str) -> None:
+    def attach(self, subscription: Subscription, channel: str) -> None:
         fresh = channel not in self._subscribers
-        super()._attach(subscription, channel)
+        super().attach(subscription, channel)
         if fresh:
             # The next batch waits for this SUBSCRIBE (see the module docstring).
             self._fresh = True
             self._ready.clear()
             self._dirty.set()
 
-    def _detach(self, subscription: Subscription, channel: str) -> None:
-        super()._detach(subscription, channel)
+    def detach(self, subscription: Subscription, channel: str) -> None:
+        super().detach(subscription, channel)
         if channel not in self._subscribers:
             self._dirty.set()
 
-    def _offer(self, subscription: Subscription, message: dict[str, Any]) -> None:
+    def offer(self, subscription: Subscription, message: dict[str, Any]) -> None:
         """Hold a local frame until what this node published before it has come back."""
         held, mark = self._held, self._sent_here
         fresh_mark = not held or held[-1][0] != mark
         if fresh_mark:
             if not held and self._confirmed >= mark:
-                subscription._put(message)  # nothing of ours in flight
+                subscription.deliver(message)  # nothing of ours in flight
                 return
             held.append((mark, []))
         held[-1][1].append((subscription, message))
@@ -241,7 +241,7 @@ class RedisBus(MemoryBus):
             _, frames = held.popleft()
             self._held_frames -= len(frames)
             for subscription, message in frames:
-                subscription._put(message)
+                subscription.deliver(message)
 
     def _release_held(self) -> None:
         self._confirm(self._sent_here)
@@ -259,7 +259,7 @@ class RedisBus(MemoryBus):
             log.warning("redis bus: not a JSON object on %r; ignored", channel)
             return
         for subscription in tuple(subscribers):
-            subscription._put(message)
+            subscription.deliver(message)
 
     # ------------------------------------------------------------------ Redis side
 
