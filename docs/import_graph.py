@@ -5,8 +5,9 @@
 
 A package imports another when any of its modules does (imports under ``TYPE_CHECKING``
 included, as the contracts count them); the modules at the top of ``server/`` are drawn as
-one, the process, but for the settings, the logs and the metrics, which every layer may use. ``tests/test_architecture_doc.py`` checks the block in the document is the
-one the code draws now.
+one, the process, but for the settings, the logs and the metrics, which every layer may
+use. ``tests/test_architecture_doc.py`` checks the block in the document is the one the
+code draws now.
 """
 
 from __future__ import annotations
@@ -54,11 +55,10 @@ def edges() -> set[tuple[str, str]]:
             target = part_of(name) if name.startswith("server.") else None
             if name == "server" or target is None:
                 continue
-            if (ROOT / Path(*name.split("."))).with_suffix(".py").exists() or (
-                ROOT / Path(*name.split("."))
-            ).is_dir():
-                if source is not None and target != source:
-                    found.add((source, target))
+            where = ROOT / Path(*name.split("."))
+            is_module = where.with_suffix(".py").exists() or where.is_dir()
+            if is_module and source is not None and target != source:
+                found.add((source, target))
     return found
 
 
