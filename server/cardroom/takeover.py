@@ -134,21 +134,23 @@ async def build_actor(
 
 
 def table_settings(settings: Settings, record: TableRecord) -> TableSettings:
-    """The table's rules of play: its record's, the node's settings where it sets none."""
+    """The table's rules of play: its record's, the node's table defaults
+    (``Settings.tables``) where it sets none."""
+    defaults = settings.tables
     return TableSettings(
         seat_count=record.seats,
         min_buy_in=record.min_buy_in,
         max_buy_in=record.max_buy_in,
-        action_clock=settings.action_clock_seconds
+        action_clock=defaults.action_clock_seconds
         if record.action_clock is None
         else record.action_clock,
-        time_bank=settings.time_bank_seconds if record.time_bank is None else record.time_bank,
-        pause_between_hands=settings.pause_between_hands_seconds,
-        showdown_pause=settings.showdown_pause_seconds
+        time_bank=defaults.time_bank_seconds if record.time_bank is None else record.time_bank,
+        pause_between_hands=defaults.pause_between_hands_seconds,
+        showdown_pause=defaults.showdown_pause_seconds
         if record.showdown_pause is None
         else record.showdown_pause,
-        waiting_offer=settings.waiting_offer_seconds,
-        sit_out_limit=settings.sit_out_limit_seconds,
+        waiting_offer=defaults.waiting_offer_seconds,
+        sit_out_limit=defaults.sit_out_limit_seconds,
         spectator_chat=record.spectator_chat,
         time_fee=record.time_fee,
         time_fee_period=record.time_fee_period,

@@ -34,6 +34,7 @@ from fastapi import Request
 
 from server.edge.refusals import ServerBusy
 from server.metrics import Metrics
+from server.table import commands as cmd
 
 log = logging.getLogger(__name__)
 
@@ -44,7 +45,7 @@ SUSTAIN_SECONDS = 1.0  # the lag over the threshold this long before anything is
 
 # Websocket commands that start something new at a table: shed while the node is behind.
 # Everything else (act, leave, sit_out, sit_in, chat, watch, resync, ping...) goes through.
-SHED_COMMANDS = frozenset({"sit", "add_chips", "join_waiting_list"})
+SHED_COMMANDS = frozenset(c.name for c in (cmd.Sit, cmd.AddChips, cmd.JoinWaitingList))
 
 
 class LagMonitor:

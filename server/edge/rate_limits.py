@@ -35,6 +35,7 @@ from server.edge.limits import (
     WindowCounter,
 )
 from server.settings import Settings
+from server.table import commands as cmd
 
 # Close code of a websocket refused for its rate too often, or over a socket cap.
 TOO_MANY = 4029
@@ -205,7 +206,7 @@ def _discount(counter: Counter[str], key: str) -> None:
 # What a seat sends to play its hands: an action at each turn and a seed for each hand's
 # deck (server.table.dealing). A quick table asks for them as fast as it deals, so they are paced
 # together, never refused.
-PLAY_MESSAGES = frozenset({"act", "client_seed"})
+PLAY_MESSAGES = frozenset(c.name for c in (cmd.Act, cmd.ClientSeed))
 
 
 @dataclass(slots=True)
@@ -230,12 +231,12 @@ class MessageLimits:
         now = self.clock()
         if kind in PLAY_MESSAGES:
             return self.act.reserve(now)
-        bucket = self.chat if kind == "chat" else self.other
+        bucket = self.chat if kind == cmd.Chat.name else self.other
         wait = bucket.take(now)
         if wait:
             self.strikes_left -= 1
             self.pause = min(wait, MAX_PAUSE)
-            what = "chat" if kind == "chat" else "message"
+            what = "chat" if kind == cmd.Chat.name else "message"
             raise RateLimited(f"too many {what} frames: slow down ({wait:.1f} s)", retry_after=wait)
         return 0.0
 

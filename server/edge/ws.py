@@ -464,26 +464,22 @@ def _json_object(text: str) -> dict[str, Any] | None:
 # Refusals of the gateway's limits: queued at once (a close may follow them).
 _AT_ONCE = frozenset({ErrorCode.RATE_LIMITED, ErrorCode.TOO_MANY_CONNECTIONS})
 
-_DISPATCH: dict[str, _Handler] = {
+# The websocket's own messages: about the connection (who it is, which tables it watches,
+# that it is alive), never a table's command.
+_OWN: dict[str, _Handler] = {
     "auth": Connection.on_auth,
     "ping": Connection.on_ping,
     "watch": Connection.on_watch,
     "unwatch": Connection.on_unwatch,
     "resync": Connection.on_resync,
-    **{
-        command.name: Connection.on_table_command
-        for command in (
-            cmd.Sit,
-            cmd.AddChips,
-            cmd.Act,
-            cmd.SitOut,
-            cmd.SitIn,
-            cmd.Leave,
-            cmd.JoinWaitingList,
-            cmd.Chat,
-            cmd.ClientSeed,
-        )
-    },
+}
+CONNECTION_MESSAGES = frozenset(_OWN)
+"""The message types of the websocket's own (none needs a signed-in connection)."""
+TABLE_MESSAGES = frozenset(cmd.PLAYER_COMMANDS)
+"""The message types that are a player's commands to a table (``server.table.commands``)."""
+_DISPATCH: dict[str, _Handler] = {
+    **_OWN,
+    **dict.fromkeys(cmd.PLAYER_COMMANDS, Connection.on_table_command),
 }
 # Handled before the next frame is read, whatever they carry: they change the connection.
 _CONNECTION_WIDE = frozenset({Connection.on_auth, Connection.on_ping})

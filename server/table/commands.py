@@ -162,14 +162,21 @@ class Presence(TableCommand):
     run: int | None = None
 
 
-COMMANDS: dict[str, type[TableCommand]] = {
+PLAYER_COMMANDS: dict[str, type[TableCommand]] = {
     cls.name: cls
-    for cls in (
-        *(Sit, AddChips, Act, SitOut, SitIn, Leave, JoinWaitingList, Chat, ClientSeed),
-        *(Snapshot, Presence),
-    )
+    for cls in (Sit, AddChips, Act, SitOut, SitIn, Leave, JoinWaitingList, Chat, ClientSeed)
 }
-"""What a player's message may be (:func:`parse`, the websocket's edge)."""
+"""What a player sends a table: each is a message type of the websocket protocol under its
+name (``server.edge.ws`` dispatches them from here; docs/protocol.md), parsed by
+:func:`parse`. The one list of them: every other list of player commands derives from it."""
+
+EDGE_COMMANDS: dict[str, type[TableCommand]] = {cls.name: cls for cls in (Snapshot, Presence)}
+"""What the edge sends a table for a connection (the snapshot a ``watch`` or ``resync``
+answers with, a connection come or gone): commands, never message types of their own."""
+
+COMMANDS: dict[str, type[TableCommand]] = {**PLAYER_COMMANDS, **EDGE_COMMANDS}
+"""What :func:`parse` builds from a message's fields, and :func:`decode` from another
+node's: the player's commands and the edge's."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

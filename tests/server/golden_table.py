@@ -30,15 +30,12 @@ from tests.server.fakes import MemoryTableStore
 from tests.server.play import random_legal, submit
 
 TABLE = 7
+# The back office's commands that carry an operator (``OperatorCommand``): what an
+# operator of a transcript sends.
 OPERATOR_COMMANDS: dict[str, type[cmd.OperatorCommand]] = {
-    command.name: command
-    for command in (
-        cmd.PauseTable,
-        cmd.ResumeTable,
-        cmd.VoidHand,
-        cmd.CloseTable,
-        cmd.ChangeSettings,
-    )
+    name: command
+    for name, command in cmd.OPERATOR_COMMANDS.items()
+    if issubclass(command, cmd.OperatorCommand)
 }
 
 

@@ -20,12 +20,12 @@ from engine.errors import ErrorCode, Refusal
 from server.bus.memory import MemoryBus
 from server.edge.rate_limits import Gateway
 from server.edge.spectators import Spectators
-from server.edge.ws import Connection, dumps
+from server.edge.ws import CONNECTION_MESSAGES, Connection, dumps
 from server.settings import Settings
 from server.table import commands as cmd
 
 CODES = {code.value for code in ErrorCode}
-TYPES = ["auth", "ping", "watch", "unwatch", "resync", *cmd.COMMANDS, "act", "chat", "nope"]
+TYPES = [*sorted(CONNECTION_MESSAGES), *cmd.COMMANDS, "act", "chat", "nope"]
 FUZZ = settings(
     max_examples=300,
     deadline=None,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -31,10 +32,13 @@ from server.app import create_app
 from server.cardroom.supervisor import Cardroom
 from server.db import migrate
 from server.db.session import make_engine, make_sessionmaker
+from server.edge import ws
+from server.edge.overload import SHED_COMMANDS
 from server.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
-EXAMPLES = conversations((ROOT / "docs" / "protocol.md").read_text())
+PROTOCOL = (ROOT / "docs" / "protocol.md").read_text()
+EXAMPLES = conversations(PROTOCOL)
 
 # The examples' deck, stacked: heads-up, seat 0 gets As Ks / 7h, seat 1 Qd Qc / 2c (and
 # brings in); then 9h 3c, 5d 9c, Jh 4d, Kd 6s on the later streets.
@@ -92,6 +96,22 @@ async def examples_server(tmp_path: Path, **overrides: Any) -> AsyncIterator[Roo
 def test_the_document_has_its_examples() -> None:
     titles = [c.title for c in EXAMPLES]
     assert len(titles) >= 6 and len(set(titles)) == len(titles), titles
+
+
+def named(text: str) -> set[str]:
+    return set(re.findall(r"`(\w+)`", text))
+
+
+def test_the_document_lists_every_message_a_client_may_send() -> None:
+    """The table of frames names each message type the websocket takes, its own and the
+    table commands (``server.table.commands.PLAYER_COMMANDS``), and no other."""
+    rows = re.findall(r"^\| client \| (.+?) \|", PROTOCOL, flags=re.MULTILINE)
+    assert named(" ".join(rows)) == ws.CONNECTION_MESSAGES | ws.TABLE_MESSAGES
+    assert ws.CONNECTION_MESSAGES.isdisjoint(ws.TABLE_MESSAGES)
+    unsigned = re.search(r"command but (.+?) needs a signed-in connection", PROTOCOL, re.DOTALL)
+    assert unsigned is not None and named(unsigned[1]) == ws.CONNECTION_MESSAGES
+    shed = re.search(r"^\| (`sit`.*?) \| an `error` frame", PROTOCOL, flags=re.MULTILINE)
+    assert shed is not None and named(shed[1]) == SHED_COMMANDS
 
 
 @pytest.mark.parametrize("conversation", EXAMPLES, ids=[c.title for c in EXAMPLES])
