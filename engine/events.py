@@ -128,9 +128,9 @@ class UnknownEvent(Event):
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, UnknownEvent) and (self._kind, self._data, self._to) == (
-            other._kind,
-            other._data,
-            other._to,
+            other.kind,
+            other.encode(),
+            other.to,
         )
 
     def __hash__(self) -> int:
