@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from itertools import compress
 
-from engine.cards import UNKNOWN, Card, format_card
+from engine.cards import UNKNOWN, Card, Opening, format_card
 from engine.events import (
     CardsOpened,
     CommonCard,
@@ -23,7 +23,6 @@ from engine.events import (
     new_event,
 )
 from engine.fair import METHOD as STUD_DECK_1
-from engine.fair2 import Opening
 from engine.hand_state import HandState
 from engine.plan import BOARD_STEP
 

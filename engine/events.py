@@ -31,8 +31,8 @@ from typing import Any, NamedTuple
 # The table's record types (engine.table_events) register their kinds too.
 import engine.table_events  # noqa: F401
 from engine.actions import LegalActions, legal_data
+from engine.cards import Opening
 from engine.event_base import EVENT_TYPES, Event, UnknownEvent, event_type, new_event
-from engine.fair2 import Opening
 
 _new = tuple.__new__
 
