@@ -527,39 +527,35 @@ class Hand:
             if not folded[j]:
                 live.append(j)
         if len(live) == 1:
-            self._close(finish(self, live))
-            return
-        streets = self.streets
-        while self.street + 1 < len(streets):
-            self.street += 1
-            self._reset_round()
-            dealt = len(self.events)
-            common, known = deal_street(self)
-            if not known:
-                self.known_boards = False
-            announce(self, common)
-            first = first_to_act(self, dealt)
-            self.first_actor = first
-            if self._fixed and streets[self.street].open_pair_option:
-                self.open_pair = self.config.open_pair_big_bet and pair_showing(self, live)
-                self._update_increments()
-            stacks = self.stacks
-            with_chips = 0
-            for j in live:
-                if stacks[j] > 0:
-                    with_chips += 1
-            if with_chips >= 2:
-                self._set_turn(first)
-                return
-        self._close(showdown(self, live))
-
-    def _close(self, paid: Paid) -> None:
-        """The pots are paid (engine.showdown): the hand is over, its result built from
-        ``paid`` when asked for."""
+            paid = finish(self, live)
+        else:
+            streets = self.streets
+            while self.street + 1 < len(streets):
+                self.street += 1
+                self._reset_round()
+                dealt = len(self.events)
+                common, known = deal_street(self)
+                if not known:
+                    self.known_boards = False
+                announce(self, common)
+                first = first_to_act(self, dealt)
+                self.first_actor = first
+                if self._fixed and streets[self.street].open_pair_option:
+                    self.open_pair = self.config.open_pair_big_bet and pair_showing(self, live)
+                    self._update_increments()
+                stacks = self.stacks
+                with_chips = 0
+                for j in live:
+                    if stacks[j] > 0:
+                        with_chips += 1
+                if with_chips >= 2:
+                    self._set_turn(first)
+                    return
+            paid = showdown(self, live)
+        # The pots are paid (engine.showdown): the hand is over, its result built from
+        # ``paid`` when asked for.
         self._paid = paid
         self.over = True
-        self.to_act = -1
-        self._legal = None
 
     def _return_uncalled(self) -> None:
         bets = self.bets
