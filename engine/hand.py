@@ -20,7 +20,10 @@ The hand keeps the state and moves it along; its concerns are functions of the h
 in their own modules, as legality is in :mod:`engine.betting`: the deal of a street in
 :mod:`engine.deal`, the order of play and the dealer's words in :mod:`engine.order`, the
 showdown, the pots paid and the :class:`~engine.showdown.HandResult` in
-:mod:`engine.showdown`.
+:mod:`engine.showdown`. They read the hand through its public port,
+:class:`~engine.hand_state.HandState` (its plan, seats, cards and betting round as plain
+attributes), and never import it; what they work out they return, and the hand sets its
+own state from it.
 """
 
 from __future__ import annotations
