@@ -20,13 +20,9 @@ anything else). A fast path is only ever that kept answer, never a rule written 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from engine.actions import ACTION_KINDS, NO_ACTION, LegalActions
 from engine.errors import ErrorCode, IllegalAction, InvalidAction, NotYourTurn
-
-if TYPE_CHECKING:
-    from engine.hand import Hand
+from engine.hand_state import HandState
 
 _new_tuple = tuple.__new__
 _ACTION_KINDS = frozenset(ACTION_KINDS)
@@ -38,7 +34,7 @@ _OPEN_KINDS = {wager: ("fold", "check") + ((wager,) if wager else ()) for wager 
 _BRING_IN_KINDS = {None: ("bring_in",), "complete": ("bring_in", "complete")}
 
 
-def legal_actions(hand: Hand) -> LegalActions:
+def legal_actions(hand: HandState) -> LegalActions:
     """Who acts, the kinds on offer and their amounts: each kind's rule, in one pass."""
     i = hand.to_act
     if i < 0 or hand.over:
@@ -48,35 +44,36 @@ def legal_actions(hand: Hand) -> LegalActions:
     reach = bet + stack  # the most this seat can have in on this street
     current = hand.current_bet
     bring_in_due = hand.bring_in_pending
+    plan = hand.plan
     # complete, bet, raise: whether one is on offer, by the rules of reopening and of the
     # raise cap; then its street totals (all in when short), then its name.
     if bring_in_due:
         # Completing instead of bringing in; under "largest_increase" a short stack may
         # complete, all in, for less.
         config = hand.config
-        offered = config.bring_in < config.small_bet and (reach > config.bring_in or hand._largest)
+        offered = config.bring_in < config.small_bet and (reach > config.bring_in or plan.largest)
     elif reach <= current:
         offered = False  # all in to call, or less
     else:
-        if hand._largest:
+        if plan.largest:
             offered = _reopens_largest(hand, i)
         else:
             # Reopening: a seat that acted since the last full bet or raise (only a short
             # all-in since) may not raise again.
             acted = hand.acted[i]
             offered = acted != hand.raise_count or acted < 0
-        if offered and hand._fixed:
+        if offered and plan.fixed:
             # The raise cap (fixed limit): a bet and ``max_raises`` raises, counting short
             # all-ins or not; none while only two seats with chips are in, if so set.
-            made = hand.wagers if hand._count_short else hand.bets_made
-            if made >= hand._cap:
+            made = hand.wagers if plan.count_short else hand.bets_made
+            if made >= plan.cap:
                 offered = hand.config.uncapped_heads_up and _heads_up(hand)
     wager: str | None = None
     low = high = 0
     targets: tuple[int, ...] = ()
     if offered:
-        size = hand._bet_size
-        if size and hand._plain_limit:  # fixed limit's one size: the usual case
+        size = hand.bet_size
+        if size and plan.plain_limit:  # fixed limit's one size: the usual case
             target = hand.bet_level + size
             if target > reach:
                 target = reach
@@ -87,14 +84,14 @@ def legal_actions(hand: Hand) -> LegalActions:
             targets = _other_targets(hand, i, reach)
             if targets:
                 low, high = targets[0], targets[-1]
-                if not hand._fixed:
+                if not plan.fixed:
                     targets = ()  # pot and no limit: any total from low to high
         if low:
             if bring_in_due:
                 wager = "complete"
             elif current == 0:
                 wager = "bet"
-            elif hand.bet_level == 0 if not hand._largest else _completing(hand):
+            elif hand.bet_level == 0 if not plan.largest else _completing(hand):
                 wager = "complete"
             else:
                 wager = "raise"
@@ -113,7 +110,7 @@ def legal_actions(hand: Hand) -> LegalActions:
     return _new_tuple(LegalActions, (seat, kinds, call, 0, wager, low, high, targets))
 
 
-def _reopens_largest(hand: Hand, i: int) -> bool:
+def _reopens_largest(hand: HandState, i: int) -> bool:
     """Reopening under "largest_increase", no-limit style: the seat must face at least the
     largest increase, and a run of short all-ins smaller than it does not reopen the betting
     for who already acted; nor is a raise offered that nobody could call."""
@@ -126,21 +123,22 @@ def _reopens_largest(hand: Hand, i: int) -> bool:
     return not (hand.short_run and hand.acted[i] == hand.raise_count)
 
 
-def _other_targets(hand: Hand, i: int, reach: int) -> tuple[int, ...]:
+def _other_targets(hand: HandState, i: int, reach: int) -> tuple[int, ...]:
     """Street totals under the "largest_increase" rule, fixed limit's open-pair choice of
     the small or the big bet, and pot and no limit (the lowest and the highest)."""
     current = hand.current_bet
     config = hand.config
-    if hand._largest:
+    plan = hand.plan
+    if plan.largest:
         if _completing(hand):
             target = config.small_bet
         else:
-            target = current + max(hand.largest_increase, hand._increments[0])
+            target = current + max(hand.largest_increase, hand.increments[0])
         if target <= reach:
             return (target,)
         return (reach,) if reach > current else ()
-    if hand._fixed:
-        targets = [hand.bet_level + increment for increment in hand._increments]
+    if plan.fixed:
+        targets = [hand.bet_level + increment for increment in hand.increments]
         allowed = [t for t in targets if t <= reach]
         if len(allowed) < len(targets) and reach > current:
             allowed.append(reach)
@@ -161,12 +159,12 @@ def _other_targets(hand: Hand, i: int, reach: int) -> tuple[int, ...]:
     return (low, max(low, high))
 
 
-def _completing(hand: Hand) -> bool:
+def _completing(hand: HandState) -> bool:
     """First round, bring-in posted (or due) and nothing wagered yet: a wager completes."""
     return hand.street == 0 and hand.config.bring_in > 0 and hand.wagers == 0
 
 
-def _heads_up(hand: Hand) -> bool:
+def _heads_up(hand: HandState) -> bool:
     """At most two seats are in with chips (the fixed-limit raise cap may not apply)."""
     folded, stacks = hand.folded, hand.stacks
     count = 0
@@ -189,7 +187,9 @@ def _allowed_totals(legal: LegalActions) -> str:
     return f"between {legal.min_to} and {legal.max_to}"
 
 
-def verify(hand: Hand, legal: LegalActions, seat: int, kind: str, amount: int | None) -> int | None:
+def verify(
+    hand: HandState, legal: LegalActions, seat: int, kind: str, amount: int | None
+) -> int | None:
     """Judge seat ``seat``'s action against the turn's legal actions; raise on the first check
     that fails. Returns the amount, a wager's default (its smallest total) filled in."""
     if kind not in _ACTION_KINDS:

@@ -8,19 +8,21 @@ Comparing two card ints therefore compares rank first, then suit.
 (51, 'As')
 >>> format_cards(parse_cards("Td2c"))
 'Td2c'
+
+A provably fair deck (:mod:`engine.fair`, :mod:`engine.fair2`) carries its proof as its
+``fair``: what the hand reads of it is :class:`DealProof`, and a card it opens an
+:class:`Opening`, both here so the deck need not know the modules that make them.
 """
 
 from __future__ import annotations
 
 import random
+import re
 import secrets
-from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any, Protocol, cast
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, NamedTuple, Protocol, cast
 
 from engine.errors import ErrorCode, InvalidAction
-
-if TYPE_CHECKING:
-    from engine.fair2 import DealProof
 
 RANKS = "23456789TJQKA"
 SUITS = "cdhs"
@@ -116,6 +118,69 @@ class Scrambler(Protocol):
     stream (engine.fair)."""
 
     def shuffle(self, x: list[Any], /) -> None: ...
+
+
+_HEX32 = re.compile(r"[0-9a-f]{64}")
+
+
+class Opening(NamedTuple):
+    """A committed card opened (``stud-deck/2``, :mod:`engine.fair2`): its position in the
+    committed deck, its salt and the Merkle path (sibling hashes, leaf first) that leads from
+    it to the root. Here, with :class:`DealProof`, as a deck carries its proof."""
+
+    card: Card
+    position: int
+    salt: bytes
+    proof: tuple[bytes, ...]
+
+    def encode(self) -> dict[str, Any]:
+        return {
+            "card": format_card(self.card),
+            "position": self.position,
+            "salt": self.salt.hex(),
+            "proof": [node.hex() for node in self.proof],
+        }
+
+    @classmethod
+    def decode(cls, data: Mapping[str, Any]) -> Opening:
+        """An opening from its JSON; :class:`InvalidAction` (``bad_deck``) when malformed."""
+        try:
+            card = parse_card(data["card"])
+            position = data["position"]
+            salt = _hex32(data["salt"])
+            proof = tuple(_hex32(node) for node in data["proof"])
+        except (KeyError, TypeError) as error:
+            raise InvalidAction(f"not a card's opening: {error}", code=ErrorCode.BAD_DECK) from None
+        if type(position) is not int or not 0 <= position < CARD_COUNT:
+            raise InvalidAction("an opening's position is 0 to 51", code=ErrorCode.BAD_DECK)
+        return cls(card, position, salt, proof)
+
+
+class DealProof(Protocol):
+    """What a provably fair deck (its ``fair``) tells the hand: the method, the commitment and
+    client seeds ``hand_started`` publishes, the seed ``hand_ended`` reveals (None: none is),
+    and the opening of a card as it is shown (None: cards are not opened one by one)."""
+
+    @property
+    def method(self) -> str: ...
+
+    @property
+    def commitment(self) -> str: ...
+
+    @property
+    def client_seeds(self) -> tuple[tuple[int, str], ...]: ...
+
+    def revealed(self) -> str | None: ...
+
+    def opening(self, card: Card) -> Opening | None: ...
+
+
+def _hex32(text: object) -> bytes:
+    if not isinstance(text, str) or _HEX32.fullmatch(text) is None:
+        raise InvalidAction(
+            "a salt or a proof's hash is 64 lowercase hex digits", code=ErrorCode.BAD_DECK
+        )
+    return bytes.fromhex(text)
 
 
 class Deck:

@@ -1,18 +1,18 @@
 """The deal of a street: the deck's round, each seat's cards and board, and the events
 that show them, each seat's down cards to that seat alone.
 
-Like :mod:`engine.betting`, a function of the :class:`~engine.hand.Hand`, which calls it once
-a street. As its upcards fall, each seat's board is kept as a rank-pattern key
-(:data:`engine.plan.BOARD_STEP`) while every upcard is known (a replayed record may deal
-``??``), for the order of play (:mod:`engine.order`).
+Like :mod:`engine.betting`, a function of the hand (its
+:class:`~engine.hand_state.HandState`), which calls it once a street. As its upcards fall,
+each seat's board is kept as a rank-pattern key (:data:`engine.plan.BOARD_STEP`) for the
+order of play (:mod:`engine.order`); the keys hold while every upcard is known (a replayed
+record may deal ``??``), which the deal reports to the hand.
 """
 
 from __future__ import annotations
 
 from itertools import compress
-from typing import TYPE_CHECKING
 
-from engine.cards import UNKNOWN, Card, format_card
+from engine.cards import UNKNOWN, Card, Opening, format_card
 from engine.events import (
     CardsOpened,
     CommonCard,
@@ -23,21 +23,19 @@ from engine.events import (
     new_event,
 )
 from engine.fair import METHOD as STUD_DECK_1
-from engine.fair2 import Opening
+from engine.hand_state import HandState
 from engine.plan import BOARD_STEP
-
-if TYPE_CHECKING:
-    from engine.hand import Hand
 
 _new_tuple = tuple.__new__
 _CARD_TEXT = tuple(format_card(c) for c in range(UNKNOWN + 1))  # a replay's "??" last
 
 
-def deal_street(hand: Hand) -> Card | None:
+def deal_street(hand: HandState) -> tuple[Card | None, bool]:
     """Deal the hand's current street to every seat still receiving cards (or the common
-    card when the deck runs short), with the events that show it; returns the common card
-    when one was turned, for the dealer's words about it."""
-    plan = hand._plan
+    card when the deck runs short), with the events that show it. Returns the common card
+    when one was turned, for the dealer's words about it, and whether every upcard this deal
+    turned is a known card (if not, the board keys no longer hold)."""
+    plan = hand.plan
     street = hand.street
     receiving = hand.receiving
     takers = list(compress(range(hand.n), receiving))
@@ -56,19 +54,20 @@ def deal_street(hand: Hand) -> Card | None:
         hand.events.append(new_event(CommonCard, (name, format_card(common))))
         if opening is not None:
             hand.events.append(CardsOpened(name, (_opened(opening(common)),)))
-        return common
+        return common, True
     text = _CARD_TEXT
     step = BOARD_STEP
     seats, folded, cards, ups = hand.seats, hand.folded, hand.cards, hand.up
-    keys = hand._board_keys
+    keys = hand.board_keys
     events = hand.events
     public: list[Deal] = []
+    known = True
     if per_seat == 1 and faces[0]:  # one upcard each (fourth to sixth street)
         for card, i in zip(dealt, takers, strict=True):
             cards[i].append(card)
             ups[i].append(card)
             if card == UNKNOWN:
-                hand._known_boards = False
+                known = False
             else:
                 keys[i] += step[card]
             public.append(_new_tuple(Deal, (seats[i], (text[card],), 0, folded[i])))
@@ -82,7 +81,6 @@ def deal_street(hand: Hand) -> Card | None:
                 events.append(CardsOpened(name, (_opened(opening(card)),), seat))
     else:
         count = len(takers)
-        known = True
         for n, i in enumerate(takers):
             seat = seats[i]
             mine = dealt[n::count]
@@ -108,14 +106,12 @@ def deal_street(hand: Hand) -> Card | None:
                     events.append(
                         CardsOpened(name, tuple(_opened(opening(c)) for c in hidden), seat)
                     )
-        if not known:
-            hand._known_boards = False
     events.append(new_event(StreetDealt, (name, tuple(public))))
     if opening is not None:
         up_cards = [c for n in range(len(takers)) for c in _ups(dealt, n, len(takers), faces)]
         if up_cards:
             events.append(CardsOpened(name, tuple(_opened(opening(c)) for c in up_cards)))
-    return None
+    return None, known
 
 
 def _ups(dealt: list[Card], n: int, count: int, faces: tuple[bool, ...]) -> list[Card]:

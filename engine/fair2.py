@@ -34,77 +34,16 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple, Protocol
+from typing import Any
 
-from engine.cards import CARD_COUNT, Card, Deck, format_card, parse_card
+from engine.cards import CARD_COUNT, Card, Deck, Opening
 from engine.errors import ErrorCode, InvalidAction
 from engine.fair import SEED_BYTES, DeckStream, check_client_seed, client_seeds, parse_server_seed
 
 METHOD = "stud-deck/2"
-_HEX32 = re.compile(r"[0-9a-f]{64}")
 _SALT = b"stud-deck/2 salt\n"
-
-
-class Opening(NamedTuple):
-    """A committed card opened: its position in the committed deck, its salt and the
-    Merkle path (sibling hashes, leaf first) that leads from it to the root."""
-
-    card: Card
-    position: int
-    salt: bytes
-    proof: tuple[bytes, ...]
-
-    def encode(self) -> dict[str, Any]:
-        return {
-            "card": format_card(self.card),
-            "position": self.position,
-            "salt": self.salt.hex(),
-            "proof": [node.hex() for node in self.proof],
-        }
-
-    @classmethod
-    def decode(cls, data: Mapping[str, Any]) -> Opening:
-        """An opening from its JSON; :class:`InvalidAction` (``bad_deck``) when malformed."""
-        try:
-            card = parse_card(data["card"])
-            position = data["position"]
-            salt = _hex32(data["salt"])
-            proof = tuple(_hex32(node) for node in data["proof"])
-        except (KeyError, TypeError) as error:
-            raise InvalidAction(f"not a card's opening: {error}", code=ErrorCode.BAD_DECK) from None
-        if type(position) is not int or not 0 <= position < CARD_COUNT:
-            raise InvalidAction("an opening's position is 0 to 51", code=ErrorCode.BAD_DECK)
-        return cls(card, position, salt, proof)
-
-
-class DealProof(Protocol):
-    """What a provably fair deck (its ``fair``) tells the hand: the method, the commitment and
-    client seeds ``hand_started`` publishes, the seed ``hand_ended`` reveals (None: none is),
-    and the opening of a card as it is shown (None: cards are not opened one by one)."""
-
-    @property
-    def method(self) -> str: ...
-
-    @property
-    def commitment(self) -> str: ...
-
-    @property
-    def client_seeds(self) -> tuple[tuple[int, str], ...]: ...
-
-    def revealed(self) -> str | None: ...
-
-    def opening(self, card: Card) -> Opening | None: ...
-
-
-def _hex32(text: object) -> bytes:
-    if not isinstance(text, str) or _HEX32.fullmatch(text) is None:
-        raise InvalidAction(
-            "a salt or a proof's hash is 64 lowercase hex digits", code=ErrorCode.BAD_DECK
-        )
-    return bytes.fromhex(text)
 
 
 def leaf(position: int, card: Card, salt: bytes) -> bytes:

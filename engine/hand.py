@@ -20,12 +20,14 @@ The hand keeps the state and moves it along; its concerns are functions of the h
 in their own modules, as legality is in :mod:`engine.betting`: the deal of a street in
 :mod:`engine.deal`, the order of play and the dealer's words in :mod:`engine.order`, the
 showdown, the pots paid and the :class:`~engine.showdown.HandResult` in
-:mod:`engine.showdown`.
+:mod:`engine.showdown`. They read the hand through its public port,
+:class:`~engine.hand_state.HandState` (its plan, seats, cards and betting round as plain
+attributes), and never import it; what they work out they return, and the hand sets its
+own state from it.
 """
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -49,8 +51,7 @@ from engine.events import (
 from engine.fair import METHOD
 from engine.order import announce, bring_in_seat, first_to_act, pair_showing
 from engine.plan import plan_of
-from engine.pots import Pot, Share
-from engine.showdown import HandResult, build_result, finish, showdown
+from engine.showdown import HandResult, Paid, build_result, finish, showdown
 from engine.variants import TableConfig
 
 _new_tuple = tuple.__new__
@@ -83,13 +84,12 @@ class Hand:
         for stack in starting:
             if not isinstance(stack, int) or stack <= 0:
                 raise InvalidAction("every player needs chips", code=ErrorCode.BAD_SEATS)
-        plan = self._plan = plan_of(config)
+        plan = self.plan = plan_of(config)
         if n > config.variant.max_players or n * len(plan.faces[0]) > deck.dealable():
             raise IllegalAction("too many players for one deck", code=ErrorCode.TOO_MANY_PLAYERS)
         self.config = config
         self.deck = deck
         self.streets = plan.streets
-        self._high_board = plan.high_board
         self._fixed = plan.fixed
         self._largest = plan.largest
         self.n = n
@@ -116,22 +116,17 @@ class Hand:
         self._legal: LegalActions | None = None
         self._announced: list[set[str]] | None = None  # possibles said, by seat (on demand)
         self._result: HandResult | None = None
-        # Pots, shares, the rake of each pot, showdown.
-        self._paid: tuple[list[Pot], list[Share], list[int], bool] | None = None
-        self._shown = shown
+        self._paid: Paid | None = None  # pots, shares, the rake of each pot, showdown
+        self.shown = shown  # a replayed record's tabled cards (engine.showdown)
         self.antes: list[int] = [0] * n  # antes posted (dead money under TableConfig.antes_dead)
         # Each seat's upcards as a rank-pattern key (engine.plan.BOARD_STEP); known while every
         # upcard is a known card (a replayed record may deal "??").
-        self._board_keys: list[int] = [0] * n
-        self._known_boards = True
+        self.board_keys: list[int] = [0] * n
+        self.known_boards = True
         self._unfaced_folds = 0  # folded seats still dealt to (SCS 12) until a bet is made
-        self._increments: tuple[int, ...] = plan.increments[0]
-        self._bet_size = self._increments[0]
-        self._plain_limit = plan.plain_limit
-        # Fixed limit: the bet and raises a street allows (a setting; no cap: never reached),
-        # counting short all-ins or not.
-        self._cap = plan.cap if plan.cap is not None else sys.maxsize
-        self._count_short = plan.count_short
+        # Fixed limit: the bet sizes of this street, and its one size (0 while there are two).
+        self.increments: tuple[int, ...] = plan.increments[0]
+        self.bet_size = self.increments[0]
         self._reset_round()
         self._start()
 
@@ -159,6 +154,13 @@ class Hand:
         if self._legal is None:
             self._legal = _legal_actions(self)
         return self._legal
+
+    def possibles_said(self, i: int) -> set[str]:
+        """The possibles the dealer has announced on seat index ``i``'s board, each said once
+        a hand (engine.order adds to it); kept only for a table that announces them."""
+        if self._announced is None:
+            self._announced = [set() for _ in range(self.n)]
+        return self._announced[i]
 
     # ----------------------------------------------------------------- inputs
 
@@ -228,7 +230,7 @@ class Hand:
             if fair is not None
             else (None, (), None)
         )
-        self._emit(new_event(HandStarted, (*self._plan.started, entries, *proof)))
+        self._emit(new_event(HandStarted, (*self.plan.started, entries, *proof)))
         by_position = config.ante_by_position
         if by_position is not None and len(by_position) != self.n:
             raise InvalidAction(
@@ -257,7 +259,8 @@ class Hand:
                         total[i] -= excess
                         stacks[i] += excess
                         self._emit(new_event(UncalledReturned, (seats[i], excess)))
-        deal_street(self)
+        if not deal_street(self)[1]:
+            self.known_boards = False
         self._start_first_round()
 
     # ----------------------------------------------------------------- betting rounds
@@ -281,10 +284,11 @@ class Hand:
         self.largest_increase = 0  # "largest_increase" rule: the largest wager increase so far
         self.short_run = 0  # "largest_increase" rule: short all-in increases since a full one
         self._legal = None
-        self._increments = self._plan.increments[self.street]
-        self._bet_size = self._increments[0]  # fixed limit: the one size, 0 while there are two
+        self.increments = self.plan.increments[self.street]
+        self.bet_size = self.increments[0]  # fixed limit: the one size, 0 while there are two
 
-    def _active(self, i: int) -> bool:
+    def is_active(self, i: int) -> bool:
+        """Seat index ``i`` is in the hand with chips."""
         return not self.folded[i] and self.stacks[i] > 0
 
     def _active_count(self) -> int:
@@ -295,11 +299,12 @@ class Hand:
                 count += 1
         return count
 
-    def _next_clockwise(self, start: int) -> int:
+    def next_clockwise(self, start: int) -> int:
+        """The next active seat index clockwise of ``start``, -1 for none."""
         n = self.n
         for step in range(1, n + 1):
             j = (start + step) % n
-            if self._active(j):
+            if self.is_active(j):
                 return j
         return -1
 
@@ -310,7 +315,7 @@ class Hand:
             # No forced bet (Hoyle's no-ante game), or nobody left to bet against: the
             # designated seat simply opens; all in for the ante, the next seat opens instead.
             live = self.stacks[designated] > 0
-            self._open_round(designated if live else self._next_clockwise(designated))
+            self._open_round(designated if live else self.next_clockwise(designated))
             return
         if self.stacks[designated] == 0 and config.all_in_opener == "next_seat":
             # All in for the ante: the next seat clockwise must bring in or complete.
@@ -321,7 +326,7 @@ class Hand:
                     "all in for the ante; the next player brings it in",
                 )
             )
-            designated = self._next_clockwise(designated)
+            designated = self.next_clockwise(designated)
             self.bring_in_seat = designated
         elif self.stacks[designated] == 0:
             # All in for the ante: the next seat acts as if the bring-in had been posted
@@ -334,7 +339,7 @@ class Hand:
                     "all in for the ante; the next player acts on the bring-in",
                 )
             )
-            self._open_round(self._next_clockwise(designated))
+            self._open_round(self.next_clockwise(designated))
             return
         self.bring_in_pending = True
         self._set_turn(designated)
@@ -352,20 +357,17 @@ class Hand:
         legal = self._legal = _legal_actions(self)
         self.events.append(new_event(Turn, legal))
 
-    def _compute_legal(self) -> LegalActions:
-        """The legal actions of the seat to act, worked out afresh (engine.betting)."""
-        return _legal_actions(self)
-
     def _update_increments(self) -> None:
         """Fixed limit: the bet sizes of this street, after the open-pair rule (SCS 5) moved."""
         config = self.config
         if self.streets[self.street].big_bet or self.big_mode:
-            self._increments = (config.big_bet,)
+            increments: tuple[int, ...] = (config.big_bet,)
         elif self.open_pair:
-            self._increments = (config.small_bet, config.big_bet)
+            increments = (config.small_bet, config.big_bet)
         else:
-            self._increments = (config.small_bet,)
-        self._bet_size = self._increments[0] if len(self._increments) == 1 else 0
+            increments = (config.small_bet,)
+        self.increments = increments
+        self.bet_size = increments[0] if len(increments) == 1 else 0
 
     def _act(
         self,
@@ -490,7 +492,7 @@ class Hand:
                 self.short_run = 0
         elif self._fixed:
             increase = to - self.bet_level
-            full = increase >= min(self._increments) * self._plan.full_fraction
+            full = increase >= min(self.increments) * self.plan.full_fraction
             if full and self.open_pair and increase >= self.config.big_bet:
                 self.big_mode = True
                 self._update_increments()
@@ -528,28 +530,35 @@ class Hand:
             if not folded[j]:
                 live.append(j)
         if len(live) == 1:
-            finish(self, live)
-            return
-        streets = self.streets
-        while self.street + 1 < len(streets):
-            self.street += 1
-            self._reset_round()
-            dealt = len(self.events)
-            announce(self, deal_street(self))
-            first = first_to_act(self, dealt)
-            self.first_actor = first
-            if self._fixed and streets[self.street].open_pair_option:
-                self.open_pair = self.config.open_pair_big_bet and pair_showing(self, live)
-                self._update_increments()
-            stacks = self.stacks
-            with_chips = 0
-            for j in live:
-                if stacks[j] > 0:
-                    with_chips += 1
-            if with_chips >= 2:
-                self._set_turn(first)
-                return
-        showdown(self, live)
+            paid = finish(self, live)
+        else:
+            streets = self.streets
+            while self.street + 1 < len(streets):
+                self.street += 1
+                self._reset_round()
+                dealt = len(self.events)
+                common, known = deal_street(self)
+                if not known:
+                    self.known_boards = False
+                announce(self, common)
+                first = first_to_act(self, dealt)
+                self.first_actor = first
+                if self._fixed and streets[self.street].open_pair_option:
+                    self.open_pair = self.config.open_pair_big_bet and pair_showing(self, live)
+                    self._update_increments()
+                stacks = self.stacks
+                with_chips = 0
+                for j in live:
+                    if stacks[j] > 0:
+                        with_chips += 1
+                if with_chips >= 2:
+                    self._set_turn(first)
+                    return
+            paid = showdown(self, live)
+        # The pots are paid (engine.showdown): the hand is over, its result built from
+        # ``paid`` when asked for.
+        self._paid = paid
+        self.over = True
 
     def _return_uncalled(self) -> None:
         bets = self.bets

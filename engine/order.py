@@ -1,16 +1,14 @@
 """The order of play and the dealer's words: who brings it in, who opens each later street,
 the pairs and possibles the dealer announces, and whether a pair shows (the open-pair rule).
 
-Like :mod:`engine.betting`, these are functions of the :class:`~engine.hand.Hand`, which
-calls them as it deals. While every board is its upcards, all known, a board is its
-rank-pattern key (:mod:`engine.plan`), so who opens and what the dealer says are dictionary
-lookups and bit tests; a common card or a replayed record's unknown upcard takes the general
-path through :mod:`engine.boards`.
+Like :mod:`engine.betting`, these are functions of the hand (its
+:class:`~engine.hand_state.HandState`), which calls them as it deals. While every board is
+its upcards, all known, a board is its rank-pattern key (:mod:`engine.plan`), so who opens
+and what the dealer says are dictionary lookups and bit tests; a common card or a replayed
+record's unknown upcard takes the general path through :mod:`engine.boards`.
 """
 
 from __future__ import annotations
-
-from typing import TYPE_CHECKING
 
 from engine.boards import (
     board_suit_tiebreak,
@@ -21,20 +19,18 @@ from engine.boards import (
 )
 from engine.cards import RANK_NAMES, RANK_PLURALS, SUIT_NAMES, UNKNOWN, Card, format_card
 from engine.events import Announcement, new_event
+from engine.hand_state import HandState
 from engine.plan import PAIRED, board_words
-
-if TYPE_CHECKING:
-    from engine.hand import Hand
 
 _FACE_RANKS = frozenset((9, 10, 11))  # jack, queen, king
 
 
-def bring_in_seat(hand: Hand) -> int:
+def bring_in_seat(hand: HandState) -> int:
     """The seat index whose upcard brings it in (SCS 3, Razz 3), announced by the dealer."""
     up = hand.up
-    plan = hand._plan
+    plan = hand.plan
     rank = plan.bring_in_rank
-    if hand._known_boards:
+    if hand.known_boards:
         order: list[int] = []
         for cards in up:
             order.append(rank[cards[-1]])
@@ -63,7 +59,7 @@ def card_words(card: Card) -> str:
     return f"{RANK_NAMES[card >> 2]} of {SUIT_NAMES[card & 3]}"
 
 
-def board_of(hand: Hand, i: int) -> list[Card]:
+def board_of(hand: HandState, i: int) -> list[Card]:
     """The board of seat index ``i`` as the order of play reads it: its known upcards, and the
     common card where it counts (a setting)."""
     board = hand.up[i]
@@ -74,7 +70,7 @@ def board_of(hand: Hand, i: int) -> list[Card]:
     return board
 
 
-def first_to_act(hand: Hand, since: int) -> int:
+def first_to_act(hand: HandState, since: int) -> int:
     """Who opens a later street, announced with the dealer's words for the best board: the
     seat index to act (the next seat clockwise when the best board is all in). A pair just
     announced (events from ``since``) on that board is said once: "pair of fours is high"."""
@@ -89,9 +85,9 @@ def first_to_act(hand: Hand, since: int) -> int:
     # "next_seat": the best board opens; all in, the next seat clockwise does.
     next_seat = hand.config.all_in_opener == "next_seat"
     candidates = live if next_seat else with_chips or live
-    plan = hand._plan
-    keys = hand._board_keys
-    if hand._known_boards and not (hand.common and hand.config.common_card_in_order) and all(keys):
+    plan = hand.plan
+    keys = hand.board_keys
+    if hand.known_boards and not (hand.common and hand.config.common_card_in_order) and all(keys):
         # Every board is its upcards, all known: values and words by rank pattern.
         boards, up = plan.boards, hand.up
         top = -1
@@ -117,16 +113,16 @@ def first_to_act(hand: Hand, since: int) -> int:
                 del events[k]
             break
     events.append(new_event(Announcement, (plan.board_kind, seat, text, None)))
-    if not hand._active(first):
-        following = hand._next_clockwise(first)
+    if not hand.is_active(first):
+        following = hand.next_clockwise(first)
         return first if following < 0 else following
     return first
 
 
-def _suit_tiebreak(hand: Hand, candidates: list[int], top: int) -> int:
+def _suit_tiebreak(hand: HandState, candidates: list[int], top: int) -> int:
     """Among the candidates whose boards value ``top``, the one whose best card by suit
     acts first (SCS 8, Razz 4); the first in position order on an exact tie."""
-    if hand._high_board:
+    if hand.plan.high_board:
         value, tiebreak = board_value, board_suit_tiebreak
     else:
         value, tiebreak = razz_board_value, razz_board_suit_tiebreak
@@ -134,10 +130,11 @@ def _suit_tiebreak(hand: Hand, candidates: list[int], top: int) -> int:
     return max(tied, key=lambda j: tiebreak(board_of(hand, j)))
 
 
-def _first_by_boards(hand: Hand, candidates: list[int]) -> tuple[int, str]:
+def _first_by_boards(hand: HandState, candidates: list[int]) -> tuple[int, str]:
     """Who opens, and the dealer's words, when a board holds a common card or an unknown one."""
-    by_suit = hand._plan.by_suit
-    if hand._high_board:
+    plan = hand.plan
+    by_suit = plan.by_suit
+    if plan.high_board:
         value, tiebreak = board_value, board_suit_tiebreak
     else:
         value, tiebreak = razz_board_value, razz_board_suit_tiebreak
@@ -150,22 +147,23 @@ def _first_by_boards(hand: Hand, candidates: list[int]) -> tuple[int, str]:
     else:
         first = tied[0]  # by position: the first clockwise from the dealer
     board = board_of(hand, first)
-    said = describe_board(board, low=not hand._high_board) if board else "an unknown board"
-    return first, board_words(said, hand._plan.board_text)
+    said = describe_board(board, low=not plan.high_board) if board else "an unknown board"
+    return first, board_words(said, plan.board_text)
 
 
-def announce(hand: Hand, common: Card | None = None) -> None:
+def announce(hand: HandState, common: Card | None = None) -> None:
     """Dealer announcements of SCS 9: new pairs on board, and possibles if set; after a
     common card (``common``), every pair it makes on a board."""
     if common is not None:
         _announce_common_pairs(hand, common)
         return
-    if hand.common or not hand._plan.any_up[hand.street]:
+    plan = hand.plan
+    if hand.common or not plan.any_up[hand.street]:
         return  # no new upcard this street: nothing new to announce
-    razz = not hand._high_board
+    razz = not plan.high_board
     possibles = hand.config.announce_possibles and not razz
-    folded, ups, keys = hand.folded, hand.up, hand._board_keys
-    known = hand._known_boards
+    folded, ups, keys = hand.folded, hand.up, hand.board_keys
+    known = hand.known_boards
     for j in range(hand.n):
         up = ups[j]
         if folded[j] or not up or up[-1] == UNKNOWN:
@@ -182,13 +180,13 @@ def announce(hand: Hand, common: Card | None = None) -> None:
             _announce_possibles(hand, j, up)
 
 
-def _announce_common_pairs(hand: Hand, common: Card) -> None:
+def _announce_common_pairs(hand: HandState, common: Card) -> None:
     """The common card plays on every board: each live board it pairs is announced (SCS 9:
     all pairs on board), as a pair dealt to that seat would be."""
     if common == UNKNOWN:
         return  # a replayed record's unknown common card announces nothing
     rank = common >> 2
-    if not hand._high_board and rank in _FACE_RANKS:
+    if not hand.plan.high_board and rank in _FACE_RANKS:
         return
     said = f"pair of {RANK_PLURALS[rank]}"
     shared = sum(1 for c in hand.common if c >> 2 == rank)
@@ -199,11 +197,9 @@ def _announce_common_pairs(hand: Hand, common: Card) -> None:
             hand.events.append(Announcement("pair", hand.seats[j], said))
 
 
-def _announce_possibles(hand: Hand, j: int, up: list[Card]) -> None:
+def _announce_possibles(hand: HandState, j: int, up: list[Card]) -> None:
     """Possible flushes and straights on seat index ``j``'s board, each said once a hand."""
-    if hand._announced is None:
-        hand._announced = [set() for _ in range(hand.n)]
-    said = hand._announced[j]
+    said = hand.possibles_said(j)
     suits = [c & 3 for c in up]
     if "flush" not in said and max(suits.count(s) for s in range(4)) >= 3:
         said.add("flush")
@@ -218,10 +214,10 @@ def _announce_possibles(hand: Hand, j: int, up: list[Card]) -> None:
         hand.events.append(Announcement("possible_straight", hand.seats[j], "possible straight"))
 
 
-def pair_showing(hand: Hand, live: list[int]) -> bool:
+def pair_showing(hand: HandState, live: list[int]) -> bool:
     """Some live seat shows a pair on its board (the open-pair rule, SCS 5)."""
-    if hand._known_boards:
-        keys = hand._board_keys
+    if hand.known_boards:
+        keys = hand.board_keys
         for j in live:  # noqa: SIM110 - a loop, not a generator: no frame per call
             if keys[j] & PAIRED:
                 return True

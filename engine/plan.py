@@ -9,6 +9,8 @@ words for it are remembered by key, shared by every plan of the same board order
 
 from __future__ import annotations
 
+import sys
+
 from engine.boards import board_value, describe_board, razz_board_value
 from engine.cards import UNKNOWN, Card
 from engine.variants import TableConfig
@@ -83,7 +85,9 @@ class Plan:
             ((((c >> 2) + 1) % 13 if aces_low else c >> 2) << 2) + ((c & 3) if by_suit else 0)
             for c in range(UNKNOWN + 1)
         )
-        self.cap = None if config.max_raises is None else config.max_raises + 1
+        # Fixed limit: the bet and raises a street allows (no cap: never reached), counting
+        # short all-ins or not.
+        self.cap = sys.maxsize if config.max_raises is None else config.max_raises + 1
         self.count_short = config.cap_counts_short_all_ins
         self.full_fraction = config.all_in_full_fraction
         self.boards = _HIGH_BOARDS if self.high_board else _LOW_BOARDS

@@ -1,15 +1,16 @@
 """The end of a hand: the showdown (who must show, in what order, and what each hand is
 called), the pots and their shares, the chips paid, and :class:`HandResult`.
 
-Like :mod:`engine.betting`, these are functions of the :class:`~engine.hand.Hand`: it calls
-:func:`showdown` when the last round ends with two or more hands live, :func:`finish` when
-one is left, and :func:`build_result` when its result is first asked for.
+Like :mod:`engine.betting`, these are functions of the hand (its
+:class:`~engine.hand_state.HandState`): it calls :func:`showdown` when the last round ends
+with two or more hands live, :func:`finish` when one is left, each returning what was paid
+(:data:`Paid`), and :func:`build_result` when its result is first asked for.
 """
 
 from __future__ import annotations
 
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from engine import evaluate as ev
 from engine.cards import UNKNOWN, Card, format_card
@@ -30,12 +31,14 @@ from engine.events import (
     new_event,
 )
 from engine.fair import METHOD as STUD_DECK_1
+from engine.hand_state import HandState
 from engine.pots import Pot, Share, award, build_pots, rake
 
-if TYPE_CHECKING:
-    from engine.hand import Hand
-
 _new_tuple = tuple.__new__
+
+Paid = tuple[list[Pot], list[Share], list[int], bool]
+"""What a hand paid, its result built from: its pots, their shares, the rake of each pot,
+and whether it went to a showdown."""
 
 
 class HandResult:
@@ -61,7 +64,7 @@ class HandResult:
         self.rake = rake
 
 
-def showdown(hand: Hand, live: list[int]) -> None:
+def showdown(hand: HandState, live: list[int]) -> Paid:
     """The last round is over with the seats ``live`` still in: value their hands, show or
     muck them in turn, then split and pay the pots."""
     config = hand.config
@@ -147,10 +150,10 @@ def showdown(hand: Hand, live: list[int]) -> None:
         tie_rule,
         lump_odd_chips=tie_rule == "lowest_position",
     )
-    _pay(hand, pots, shares, raked, showdown=True)
+    return _pay(hand, pots, shares, raked, showdown=True)
 
 
-def _raked(hand: Hand, pots: list[Pot]) -> list[int]:
+def _raked(hand: HandState, pots: list[Pot]) -> list[int]:
     """The rake of each pot (engine.pots.rake), none when the hand ended before the street
     the table rakes from ("no flop, no drop")."""
     config = hand.config
@@ -159,7 +162,7 @@ def _raked(hand: Hand, pots: list[Pot]) -> list[int]:
     return rake(pots, config.rake_basis_points, config.rake_cap)
 
 
-def _pots(hand: Hand, eligible: list[bool]) -> list[Pot]:
+def _pots(hand: HandState, eligible: list[bool]) -> list[Pot]:
     """Side pots among the ``eligible`` seats; dead antes (a setting) go to the main pot."""
     if not hand.config.antes_dead:
         return build_pots(hand.total, eligible)
@@ -167,11 +170,12 @@ def _pots(hand: Hand, eligible: list[bool]) -> list[Pot]:
     return build_pots(chips, eligible, dead=sum(hand.antes))
 
 
-def showdown_cards(hand: Hand, i: int) -> list[Card]:
+def showdown_cards(hand: HandState, i: int) -> list[Card]:
     """The cards that play for seat index ``i``: dealt ones, or those a record shows."""
-    if hand._shown is None:
+    shown = hand.shown
+    if shown is None:
         return hand.cards[i] + hand.common
-    return list(hand._shown.get(hand.seats[i], ())) + hand.common
+    return list(shown.get(hand.seats[i], ())) + hand.common
 
 
 def _can_win(
@@ -198,7 +202,7 @@ def _can_win(
     return False
 
 
-def _odd_chip_order(hand: Hand, i: int) -> int:
+def _odd_chip_order(hand: HandState, i: int) -> int:
     """Between tied hands the odd chip goes to the highest card by suit (a setting:
     to the seat nearest the dealer's left)."""
     if hand.config.odd_chip_tie == "lowest_position":
@@ -206,17 +210,17 @@ def _odd_chip_order(hand: Hand, i: int) -> int:
     return max(hand.cards[i])
 
 
-def finish(hand: Hand, live: list[int]) -> None:
+def finish(hand: HandState, live: list[int]) -> Paid:
     """Every seat but one folded: the one left in takes the whole pot, unshown."""
     winner = live[0]
     pot = sum(hand.total)
     pots = [_new_tuple(Pot, (pot, (winner,)))]
     raked = _raked(hand, pots)
     share = _new_tuple(Share, (0, winner, pot - raked[0], "whole", ()))
-    _pay(hand, pots, [share], raked, showdown=False)
+    return _pay(hand, pots, [share], raked, showdown=False)
 
 
-def _open_shown(hand: Hand, j: int) -> None:
+def _open_shown(hand: HandState, j: int) -> None:
     """A stud-deck/2 deal opens a shown hand's down cards to everyone (its upcards were
     opened as they fell)."""
     fair = hand.deck.fair
@@ -232,9 +236,9 @@ def _open_shown(hand: Hand, j: int) -> None:
 
 
 def _pay(
-    hand: Hand, pots: list[Pot], shares: list[Share], raked: list[int], showdown: bool
-) -> None:
-    """Take the rake, pay each share, end the hand, and keep what its result is built from."""
+    hand: HandState, pots: list[Pot], shares: list[Share], raked: list[int], showdown: bool
+) -> Paid:
+    """Take the rake, pay each share and end the hand; returns what its result is built from."""
     seats, stacks, events = hand.seats, hand.stacks, hand.events
     total = sum(raked)
     if total:
@@ -247,17 +251,14 @@ def _pay(
     ended: list[SeatStack] = []
     for seat, stack in zip(seats, stacks, strict=True):
         ended.append(_new_tuple(SeatStack, (seat, stack)))
-    hand._paid = (pots, shares, raked, showdown)
-    hand.over = True
-    hand.to_act = -1
-    hand._legal = None
     fair = hand.deck.fair  # a stud-deck/1 deck's server seed is revealed now (engine.fair)
     revealed = fair.revealed() if fair is not None else None
     events.append(new_event(HandEnded, (tuple(ended), revealed)))
+    return (pots, shares, raked, showdown)
 
 
 def build_result(
-    hand: Hand, pots: list[Pot], shares: list[Share], raked: list[int], showdown: bool
+    hand: HandState, pots: list[Pot], shares: list[Share], raked: list[int], showdown: bool
 ) -> HandResult:
     """The :class:`HandResult` of a hand paid by :func:`showdown` or :func:`finish`: each
     pot as it was built, with its rake when it had one."""
@@ -286,4 +287,4 @@ def build_result(
     return HandResult(final, net, share_data, pot_data, showdown, sum(raked))
 
 
-__all__ = ["HandResult", "build_result", "finish", "showdown", "showdown_cards"]
+__all__ = ["HandResult", "Paid", "build_result", "finish", "showdown", "showdown_cards"]

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, NamedTuple
 
-from engine.events import Event, event_type
+from engine.event_base import Event, event_type
 
 __all__ = [
     "TABLE_EVENT_TYPES",

@@ -2,8 +2,8 @@
 
 The legal actions are worked out once per turn and kept (Hand._set_turn), with the ``turn``
 event showing them; each board is kept as a rank-pattern key (which also says whether a pair
-shows). Working them out afresh (Hand._compute_legal, engine.boards's board values) must
-give the same answers at every step.
+shows). Working them out afresh (engine.betting.legal_actions, engine.boards's board values)
+must give the same answers at every step.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import random
 import pytest
 
 from engine import boards
+from engine.betting import legal_actions
 from engine.cards import UNKNOWN, Deck
 from engine.hand import Hand
 from engine.order import pair_showing
@@ -50,15 +51,15 @@ def test_turns_and_boards_agree_with_the_general_paths(seed: int) -> None:
         hand = Hand(config, list(enumerate(stacks)), Deck(rng=rng))
         while not hand.over:
             legal = hand.legal_actions()
-            assert legal == hand._compute_legal()
+            assert legal == legal_actions(hand)
             turn = hand.events[-1]
             assert turn.kind == "turn" and turn.data == legal.as_dict()
             assert list(turn.data) == list(legal.as_dict())  # the same keys in the same order
             for i, up in enumerate(hand.up):
                 if UNKNOWN not in up:
-                    assert hand._board_keys[i] == sum(BOARD_STEP[c] for c in up)
-                    if up and hand._high_board:
-                        facts = hand._plan.board_facts(up)
+                    assert hand.board_keys[i] == sum(BOARD_STEP[c] for c in up)
+                    if up and hand.plan.high_board:
+                        facts = hand.plan.board_facts(up)
                         assert facts[0] == boards.board_value(up)
             live = [i for i in range(hand.n) if not hand.folded[i]]
             assert pair_showing(hand, live) == any(
