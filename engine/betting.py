@@ -21,8 +21,9 @@ anything else). A fast path is only ever that kept answer, never a rule written 
 from __future__ import annotations
 
 from engine.actions import ACTION_KINDS, NO_ACTION, LegalActions
-from engine.errors import ErrorCode, IllegalAction, InvalidAction, NotYourTurn
+from engine.errors import IllegalAction, InvalidAction, NotYourTurn
 from engine.hand_state import HandState
+from engine.protocol import ErrorCode
 
 _new_tuple = tuple.__new__
 _ACTION_KINDS = frozenset(ACTION_KINDS)

@@ -22,7 +22,8 @@ import secrets
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, NamedTuple, Protocol, cast
 
-from engine.errors import ErrorCode, InvalidAction
+from engine.errors import InvalidAction
+from engine.protocol import ErrorCode
 
 RANKS = "23456789TJQKA"
 SUITS = "cdhs"

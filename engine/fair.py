@@ -43,7 +43,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.cards import CARD_COUNT, Card, Deck
-from engine.errors import ErrorCode, InvalidAction
+from engine.errors import InvalidAction
+from engine.protocol import ErrorCode
 
 METHOD = "stud-deck/1"
 SEED_BYTES = 32

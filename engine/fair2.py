@@ -39,8 +39,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.cards import CARD_COUNT, Card, Deck, Opening
-from engine.errors import ErrorCode, InvalidAction
+from engine.errors import InvalidAction
 from engine.fair import SEED_BYTES, DeckStream, check_client_seed, client_seeds, parse_server_seed
+from engine.protocol import ErrorCode
 
 METHOD = "stud-deck/2"
 _SALT = b"stud-deck/2 salt\n"

@@ -36,7 +36,7 @@ from engine.betting import legal_actions as _legal_actions
 from engine.betting import verify as _verify
 from engine.cards import Card, Deck, format_cards
 from engine.deal import deal_street
-from engine.errors import ErrorCode, IllegalAction, InvalidAction, NotYourTurn
+from engine.errors import IllegalAction, InvalidAction, NotYourTurn
 from engine.events import (
     ActionTaken,
     Announcement,
@@ -51,6 +51,7 @@ from engine.events import (
 from engine.fair import METHOD
 from engine.order import announce, bring_in_seat, first_to_act, pair_showing
 from engine.plan import plan_of
+from engine.protocol import ErrorCode
 from engine.showdown import HandResult, Paid, build_result, finish, showdown
 from engine.variants import TableConfig
 

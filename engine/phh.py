@@ -33,7 +33,7 @@ from decimal import Decimal
 from typing import Any, NamedTuple
 
 from engine.cards import UNKNOWN, Card, parse_card
-from engine.errors import EngineError, ErrorCode, PhhError
+from engine.errors import EngineError, PhhError
 from engine.phh_rules import (
     PHH_VARIANTS,
     RAKE_FIELDS,
@@ -43,6 +43,7 @@ from engine.phh_rules import (
     rule_book_config,
     with_rake,
 )
+from engine.protocol import ErrorCode
 from engine.variants import TableConfig
 
 _REQUIRED = ("variant", "antes", "bring_in", "small_bet", "big_bet", "starting_stacks", "actions")

@@ -14,7 +14,8 @@ from dataclasses import replace
 from decimal import Decimal
 from typing import Any
 
-from engine.errors import EngineError, ErrorCode, PhhError
+from engine.errors import EngineError, PhhError
+from engine.protocol import ErrorCode
 from engine.variants import VARIANTS, TableConfig
 
 #: PHH variant codes of the stud games, and the engine variant each one names.

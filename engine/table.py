@@ -18,9 +18,10 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from engine.cards import Deck
-from engine.errors import ErrorCode, IllegalAction, InvalidAction
+from engine.errors import IllegalAction, InvalidAction
 from engine.events import Event
 from engine.hand import Hand
+from engine.protocol import ErrorCode
 from engine.table_events import (
     ChipsAdded,
     SatIn,

@@ -15,7 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
-from engine.errors import ConfigError, ErrorCode
+from engine.errors import ConfigError
+from engine.protocol import ErrorCode
 
 Showdown = Literal["high", "razz", "high_low"]
 Structure = Literal["fixed_limit", "pot_limit", "no_limit"]

@@ -21,7 +21,8 @@ import functools
 import re
 from importlib import resources
 
-from engine.errors import ErrorCode, Refusal
+from engine.errors import Refusal
+from engine.protocol import ErrorCode
 
 COMMON_PASSWORDS_FILE = "common-passwords.txt"
 #: The prefix of every house bot's name (``house-razz-1``); see :func:`is_reserved_username`.

@@ -27,7 +27,8 @@ from sqlalchemy import CursorResult, case, func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import aliased
 
-from engine.errors import ErrorCode, Refusal
+from engine.errors import Refusal
+from engine.protocol import ErrorCode
 from server.db.models import LedgerEntry, Wallet, WalletKind
 
 HOUSE = "house:bankroll"

@@ -24,7 +24,8 @@ from typing import TypeVar
 from argon2 import PasswordHasher, Type
 from argon2.exceptions import InvalidHashError, VerificationError
 
-from engine.errors import ErrorCode, Refusal
+from engine.errors import Refusal
+from engine.protocol import ErrorCode
 
 T = TypeVar("T")
 HASHING_NICENESS = 10  # added to the process's niceness for the hashing threads

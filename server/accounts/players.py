@@ -15,7 +15,8 @@ from datetime import datetime
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from engine.errors import ErrorCode, Refusal
+from engine.errors import Refusal
+from engine.protocol import ErrorCode
 from server.accounts import audit_log, ledger, registry
 from server.db.models import Account, AuditEntry, SeatRecord, TableRecord
 

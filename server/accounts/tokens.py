@@ -13,7 +13,8 @@ from datetime import datetime, timedelta
 from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from engine.errors import ErrorCode, Refusal
+from engine.errors import Refusal
+from engine.protocol import ErrorCode
 from server.db.models import Account, Suspension, Token
 from server.db.types import utcnow
 

@@ -17,7 +17,7 @@ from starlette.datastructures import Headers
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from engine.errors import ErrorCode
+from engine.protocol import ErrorCode
 from server.edge.refusals import error_response
 
 

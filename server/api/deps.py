@@ -15,7 +15,8 @@ from fastapi.routing import APIRoute
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from engine.errors import ErrorCode, Refusal
+from engine.errors import Refusal
+from engine.protocol import ErrorCode
 from server.accounts import tokens
 from server.accounts.passwords import Passwords
 from server.cardroom.supervisor import Cardroom

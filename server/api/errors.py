@@ -1,9 +1,9 @@
 """Every refusal of the HTTP API: a status and a stable code, in one JSON shape.
 
 ``{"error": {"code": "username_taken", "message": "..."}}``: clients branch on ``code``
-(stable), people read ``message`` (may change). The codes are :class:`engine.errors.ErrorCode`,
+(stable), people read ``message`` (may change). The codes are :class:`engine.protocol.ErrorCode`,
 the one list of every code a client can receive (HTTP and websocket alike), each with the HTTP
-status it travels with (:attr:`~engine.errors.ErrorCode.http_status`); docs/protocol.md lists
+status it travels with (:attr:`~server.edge.refusals.http_status`); docs/protocol.md lists
 them. A refusal is any :class:`~engine.errors.Refusal`: domain modules subclass it
 (``InsufficientFunds`` in the ledger) so that the code is decided where the refusal is, and the
 table actors and the websocket raise the same class with the same codes. The shape itself,
@@ -22,9 +22,10 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.exc import TimeoutError as SQLAlchemyTimeoutError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from engine.errors import ErrorCode, Refusal
+from engine.errors import Refusal
+from engine.protocol import ErrorCode
 from server.db.session import is_outage
-from server.edge.refusals import error_response, outage_refusal, refusal_response
+from server.edge.refusals import error_response, http_status, outage_refusal, refusal_response
 
 log = logging.getLogger(__name__)
 
@@ -73,7 +74,7 @@ async def _validation_error(_request: Request, exc: Exception) -> JSONResponse:
         parts.append(f"{where}: {error.get('msg', 'invalid')}" if where else error.get("msg", ""))
         if code is ErrorCode.BAD_REQUEST and error.get("type") in _CODES:
             code = ErrorCode(error["type"])
-    return error_response(code.http_status, code, "; ".join(parts) or "bad request")
+    return error_response(http_status(code), code, "; ".join(parts) or "bad request")
 
 
 async def _database_error(request: Request, exc: Exception) -> JSONResponse:

@@ -36,7 +36,8 @@ from typing import Any, Protocol
 from redis.asyncio import Redis
 from redis.exceptions import NoScriptError, RedisError
 
-from engine.errors import ErrorCode, Refusal
+from engine.errors import Refusal
+from engine.protocol import ErrorCode
 from server.bus.memory import Bus, Subscription
 from server.bus.redis_bus import split_url
 from server.table import commands as cmd

@@ -29,7 +29,7 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from engine.cards import Deck
-from engine.errors import ErrorCode
+from engine.protocol import ErrorCode
 from engine.table_events import TableRestarted
 from server.bus.memory import Bus
 from server.cardroom.cluster import (

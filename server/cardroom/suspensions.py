@@ -17,7 +17,8 @@ from typing import Any, Protocol
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from engine.errors import ErrorCode, Refusal
+from engine.errors import Refusal
+from engine.protocol import ErrorCode
 from server.accounts import audit_log, tokens
 from server.cardroom.cluster import TableHandle
 from server.db.models import Account, AuditEntry, SeatRecord, Suspension

@@ -15,7 +15,8 @@ import asyncio
 import contextlib
 from typing import Any, Protocol
 
-from engine.errors import ErrorCode, Refusal
+from engine.errors import Refusal
+from engine.protocol import ErrorCode
 from server.cardroom.cluster import TableHandle
 from server.table import commands as cmd
 

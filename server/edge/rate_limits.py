@@ -25,7 +25,8 @@ from collections import Counter, deque
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from engine.errors import ErrorCode, Refusal
+from engine.errors import Refusal
+from engine.protocol import ErrorCode
 from server.edge.limits import (
     Clock,
     FailureDelay,

@@ -7,14 +7,76 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Final
 
 from fastapi.responses import JSONResponse
 from sqlalchemy.exc import TimeoutError as SQLAlchemyTimeoutError
 
-from engine.errors import ErrorCode, Refusal
+from engine.errors import Refusal
+from engine.protocol import ErrorCode
 
-__all__ = ["ServerBusy", "error_body", "error_response", "outage_refusal", "refusal_response"]
+__all__ = [
+    "HTTP_STATUS",
+    "ServerBusy",
+    "error_body",
+    "error_response",
+    "http_status",
+    "outage_refusal",
+    "refusal_response",
+]
+
+# The status an HTTP answer with each code has: 400 unless listed (docs/protocol.md).
+HTTP_STATUS: Final[Mapping[ErrorCode, int]] = {
+    ErrorCode.NOT_AUTHENTICATED: 401,
+    ErrorCode.BAD_TOKEN: 401,
+    ErrorCode.TOKEN_EXPIRED: 401,
+    ErrorCode.TOKEN_REVOKED: 401,
+    ErrorCode.BAD_CREDENTIALS: 401,
+    ErrorCode.ACCOUNT_SUSPENDED: 401,
+    ErrorCode.NOT_OPERATOR: 403,
+    ErrorCode.FORBIDDEN: 403,
+    ErrorCode.NOT_FOUND: 404,
+    ErrorCode.UNKNOWN_HAND: 404,
+    ErrorCode.NO_PHH: 404,
+    ErrorCode.NO_DECK: 404,
+    ErrorCode.DECK_NOT_PUBLISHED: 403,
+    ErrorCode.UNKNOWN_WALLET: 404,
+    ErrorCode.UNKNOWN_PLAYER: 404,
+    ErrorCode.UNKNOWN_TABLE: 404,
+    ErrorCode.METHOD_NOT_ALLOWED: 405,
+    ErrorCode.BODY_TOO_LARGE: 413,
+    ErrorCode.UNKNOWN_PARAMETER: 422,
+    ErrorCode.USERNAME_TAKEN: 409,
+    ErrorCode.TABLE_NAME_TAKEN: 409,
+    ErrorCode.CONFLICT: 409,
+    ErrorCode.INSUFFICIENT_FUNDS: 409,
+    ErrorCode.TABLE_SHUT: 409,
+    ErrorCode.TABLE_ALREADY_PAUSED: 409,
+    ErrorCode.TABLE_NOT_PAUSED: 409,
+    ErrorCode.NO_HAND_IN_PROGRESS: 409,
+    ErrorCode.SEATS_IN_USE: 409,
+    ErrorCode.ALREADY_SUSPENDED: 409,
+    ErrorCode.NOT_SUSPENDED: 409,
+    ErrorCode.NOT_SEATED: 409,
+    ErrorCode.INTERNAL_ERROR: 500,
+    ErrorCode.NOT_READY: 503,
+    # an operator's command to a table that cannot take it now (try again)
+    ErrorCode.TABLE_BUSY: 503,
+    ErrorCode.TABLE_CLOSED: 503,
+    ErrorCode.TABLE_RESTARTING: 503,
+    ErrorCode.TABLE_MOVED: 503,
+    ErrorCode.TABLE_UNAVAILABLE: 503,
+    ErrorCode.DATABASE_UNAVAILABLE: 503,
+    ErrorCode.RATE_LIMITED: 429,
+    ErrorCode.SERVER_BUSY: 503,
+    ErrorCode.TOO_MANY_CONNECTIONS: 429,
+}
+
+
+def http_status(code: ErrorCode) -> int:
+    """The HTTP status ``code`` travels with in an HTTP answer."""
+    return HTTP_STATUS.get(code, 400)
+
 
 # A refused token tells the client how to authenticate (RFC 6750).
 _BEARER_CHALLENGE = {"WWW-Authenticate": "Bearer"}
@@ -45,7 +107,7 @@ def refusal_response(refusal: Refusal) -> JSONResponse:
     retry_after = getattr(refusal, "retry_after", None)
     if isinstance(retry_after, int | float):  # a limit: when to try again (RFC 9110)
         headers = {"Retry-After": str(max(1, math.ceil(retry_after)))}
-    return error_response(refusal.code.http_status, refusal.code, refusal.message, headers)
+    return error_response(http_status(refusal.code), refusal.code, refusal.message, headers)
 
 
 class ServerBusy(Refusal):

@@ -25,7 +25,7 @@ from typing import Any, Protocol
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from engine.errors import ErrorCode
+from engine.protocol import ErrorCode
 from server.bus.memory import Bus
 from server.db.models import Suspension, Token
 from server.db.types import utcnow

@@ -42,7 +42,8 @@ from typing import Any, Protocol
 import orjson
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 
-from engine.errors import ErrorCode, Refusal
+from engine.errors import Refusal
+from engine.protocol import ErrorCode
 from server.accounts import tokens
 from server.bus.memory import DEFAULT_QUEUE_SIZE, Bus, Subscription, player_channel, table_channel
 from server.cardroom.cluster import TableHandle

@@ -33,7 +33,8 @@ from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from sqlalchemy.engine import make_url
 
 from engine import fair2
-from engine.errors import ErrorCode, Refusal
+from engine.errors import Refusal
+from engine.protocol import ErrorCode
 from server.db.data_dir import make_private_file, open_to_others, sqlite_file
 from server.db.models import HandRecord
 

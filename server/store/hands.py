@@ -17,8 +17,9 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from engine import fair, fair2, phh, phh_export
-from engine.errors import ErrorCode, Refusal
+from engine.errors import Refusal
 from engine.events import Event, HandEnded, HandStarted, decode_all
+from engine.protocol import ErrorCode
 from engine.table_events import HandCancelled
 from engine.views import visible_events
 from server.db.models import Account, HandPlayer, HandRecord, TableRecord

@@ -29,7 +29,8 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from engine.errors import ConfigError, EngineError, ErrorCode
+from engine.errors import ConfigError, EngineError
+from engine.protocol import ErrorCode
 from engine.variants import VARIANTS, TableConfig, find_variant
 
 CHIPS = 2**63 - 1  # the most chips a count may hold (64 bits, signed: what the books store)

@@ -16,7 +16,8 @@ from sqlalchemy import insert, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from engine.errors import ConfigError, EngineError, ErrorCode, Refusal
+from engine.errors import ConfigError, EngineError, Refusal
+from engine.protocol import ErrorCode
 from engine.table import Table
 from engine.variants import TableConfig
 from server.accounts import ledger

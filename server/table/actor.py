@@ -30,8 +30,8 @@ from typing import Any
 
 from engine import fair2
 from engine.cards import Deck
-from engine.errors import ErrorCode
 from engine.events import Event, Turn
+from engine.protocol import ErrorCode
 from engine.table import Departure, SeatingRules, Table
 from engine.table_events import (
     ChatSaid,

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, get_type_hints
 
 from engine import fair
-from engine.errors import ErrorCode
+from engine.protocol import ErrorCode
 from server.table.ports import CommandRefused
 
 ACTION_ID_MAX = 64

@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
-from engine.errors import ErrorCode, Refusal
+from engine.errors import Refusal
+from engine.protocol import ErrorCode
 from server.logs import table_context
 from server.metrics import Metrics
 from server.store.records import StoreUnavailable, TableTakenOver

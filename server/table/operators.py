@@ -19,8 +19,9 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from engine.errors import ErrorCode, Refusal
+from engine.errors import Refusal
 from engine.events import Event
+from engine.protocol import ErrorCode
 from engine.table import Departure, Table
 from engine.table_events import OperatorClosed, OperatorPaused, OperatorResumed
 from engine.variants import TableConfig

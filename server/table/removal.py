@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from engine.errors import ErrorCode
+from engine.protocol import ErrorCode
 from engine.table import Departure, Table
 from engine.table_events import Leaving
 from server.table import commands as cmd

@@ -8,7 +8,7 @@ from typing import Any
 import orjson
 import pytest
 
-from engine.errors import ErrorCode
+from engine.protocol import ErrorCode
 from server.table import commands
 from server.table.commands import Act, Chat, Presence, Sit, SitOut, Snapshot
 from server.table.ports import CommandRefused

@@ -15,7 +15,7 @@ import pytest
 from play import calling, play, submit
 from test_sit_out_leave import SLOW, TOP3, actions, drain, make_actor, wait_until
 
-from engine.errors import ErrorCode
+from engine.protocol import ErrorCode
 from engine.table import SeatingRules, Table
 from engine.variants import TableConfig, find_variant
 from server.bus.memory import table_channel

@@ -17,8 +17,8 @@ import pytest
 from play import submit
 
 from engine.cards import Deck, parse_cards
-from engine.errors import ErrorCode
 from engine.events import Turn, announced
+from engine.protocol import ErrorCode
 from engine.variants import TableConfig, find_variant
 from server.bus.memory import MemoryBus, Subscription, table_channel
 from server.table import commands, dealing

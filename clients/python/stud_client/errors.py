@@ -1,12 +1,12 @@
 """What can go wrong, as two small exceptions: the server said no, or the line dropped.
 
-Branch on ``ServerError.code`` (stable: an :class:`engine.errors.ErrorCode`, listed in
+Branch on ``ServerError.code`` (stable: an :class:`engine.protocol.ErrorCode`, listed in
 docs/protocol.md), never on the message.
 """
 
 from __future__ import annotations
 
-from engine.errors import ErrorCode
+from engine.protocol import ErrorCode
 
 __all__ = ["ConnectionLost", "ErrorCode", "ServerError", "StudError"]
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Depends
 
-from engine.errors import ErrorCode
+from engine.protocol import ErrorCode
 from server.accounts import audit_log, players
 from server.api.deps import (
     CardroomDep,

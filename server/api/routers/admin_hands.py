@@ -13,7 +13,8 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Path, Query
 from fastapi.responses import PlainTextResponse
 
-from engine.errors import ErrorCode, Refusal
+from engine.errors import Refusal
+from engine.protocol import ErrorCode
 from server.accounts import audit_log
 from server.accounts.registry import USERNAME_PATTERN
 from server.api.deps import (

@@ -13,7 +13,8 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Path, Query
 
-from engine.errors import ErrorCode, Refusal
+from engine.errors import Refusal
+from engine.protocol import ErrorCode
 from server.api.deps import CardroomDep, OperatorUser, SessionDep, known_query_only, staff_only
 from server.api.schemas import (
     HandVoidPublic,

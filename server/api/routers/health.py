@@ -5,7 +5,8 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from engine.errors import ErrorCode, Refusal
+from engine.errors import Refusal
+from engine.protocol import ErrorCode
 from server.api.schemas import HealthPublic
 from server.bus.redis_bus import RedisBus
 from server.db import migrate
