@@ -1,6 +1,7 @@
-"""The client's own distribution, installed as a bot author installs it: ``pip install ./engine
-./clients/python`` into a fresh venv (no system site packages) brings the client, its bots,
-``stud-bots`` and the engine, and none of the server's libraries.
+"""The client's own distribution, installed as a bot author installs it (the READMEs'
+``pip install ./engine ./clients/python``) into a fresh venv (no system site packages),
+brings the client, its bots, ``stud-bots`` and the engine, and none of the server's
+libraries.
 
 The two distributions are built from a copy of their directories (a build in place would
 leave ``build/`` and ``*.egg-info`` in the tree); pip fetches their dependencies, and
@@ -12,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -91,7 +93,20 @@ def _run(command: list[str | Path], cwd: Path, timeout: float = 120) -> str:
     return done.stdout
 
 
+def _documented_install() -> list[Path]:
+    """The directories the READMEs' install of the client alone names, the same in both."""
+    found = {
+        line
+        for readme in (REPO / "README.md", CLIENTS / "README.md")
+        for line in readme.read_text().splitlines()
+        if line.startswith("pip install ./")
+    }
+    assert len(found) == 1, found
+    return [REPO / word for word in shlex.split(found.pop())[2:]]
+
+
 def test_the_client_and_its_bots_install_without_the_server(tmp_path: Path) -> None:
+    assert _documented_install() == [ENGINE, CLIENTS]
     engine = _copy(ENGINE, tmp_path / "src" / "engine")
     client = _copy(CLIENTS, tmp_path / "src" / "client")
     venv = tmp_path / "venv"
