@@ -3,22 +3,30 @@
 The house bots are ordinary bot accounts playing the ``stud_bots`` strategies through the
 public client, REST and websocket protocol, exactly as any outside program would (``rules``:
 each variant's own starting hands, then its equity, never more than four bets a street, so
-two of them heads-up play a hand rather than raise each other to the felt): the
-server only opens the tables and sets the bots' passwords (a fresh random one each start,
-so no password is kept anywhere). Each demo table keeps seats free for people. Their names
-(``house-...``) are reserved: no one else may register one (server/accounts/account_rules.py).
+two of them heads-up play a hand rather than raise each other to the felt). The server only
+opens the tables, sets the bots' passwords (a fresh random one each start, so no password is
+kept anywhere) and runs the bots' own program beside itself, ``python -m stud_bots.house``
+(clients/python/stud_bots/house.py), a process of the client's distribution that this
+package never imports: the bots' orders (the server's URL, each bot's name, password, table
+and strategy) go to its standard input, which the server closes when it stops (a server
+that dies closes it too); its log lines come back on a pipe and are written to the server's
+log in the server's format. A process that ends is started again. Each demo table keeps seats
+free for people. Their names (``house-...``) are reserved: no one else may register one
+(server/accounts/account_rules.py).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
+import json
 import logging
-import random
 import secrets
+import subprocess
+import sys
 from dataclasses import dataclass
 
-import httpx
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from server.accounts import registry
@@ -26,9 +34,8 @@ from server.accounts.account_rules import HOUSE_BOT_PREFIX
 from server.accounts.passwords import Passwords
 from server.cardroom.supervisor import Cardroom
 from server.db.models import Role
+from server.logs import named
 from server.store import tables
-from stud_bots.strategies import Bot, make_bot
-from stud_client import ConnectionLost, EventStream, ServerError, StudClient, Table
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +48,12 @@ DEMO_TABLES = (
 BOTS_PER_TABLE = 3
 STRATEGIES = ("rules", "rules", "station")
 RETRY_SECONDS = 3.0
+#: The house bots' program: the client distribution's, run by this interpreter.
+HOUSE_BOTS_COMMAND = (sys.executable, "-m", "stud_bots.house")
+#: How long the house bots have to go once told to, before they are killed.
+STOP_SECONDS = 5.0
+#: The longest line of the house bots' output read as one (a long traceback).
+LINE_LIMIT = 1 << 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,7 +67,7 @@ class HouseBot:
 async def open_demo_tables(
     sessionmaker: async_sessionmaker[AsyncSession], cardroom: Cardroom, passwords: Passwords
 ) -> list[HouseBot]:
-    """Open the demo tables that are missing and ready their bots' registry."""
+    """Open the demo tables that are missing and ready their bots' accounts."""
     bots: list[HouseBot] = []
     async with sessionmaker() as session:
         existing = {t.name: t for t in await tables.list_tables(session)}
@@ -95,94 +108,97 @@ async def _ready_account(session: AsyncSession, passwords: Passwords, bot: House
 
 
 async def run_house_bots(base_url: str, bots: list[HouseBot], think_seconds: float) -> None:
-    """Keep every house bot playing until cancelled; a bot that fails starts over.
-
-    Each pauses ``think_seconds`` on average before acting, as a person would."""
-    await _wait_until_serving(base_url)
-    rng = random.Random()
-    think = (think_seconds / 2, think_seconds * 1.5)
-    await asyncio.gather(
-        *(_keep_playing(base_url, bot, think, random.Random(rng.random())) for bot in bots)
-    )
-
-
-async def _wait_until_serving(base_url: str) -> None:
-    async with httpx.AsyncClient(base_url=base_url) as http:
-        while True:
-            with contextlib.suppress(httpx.HTTPError):
-                if (await http.get("/readyz")).status_code == 200:
-                    return
-            await asyncio.sleep(0.2)
-
-
-async def _keep_playing(
-    base_url: str, bot: HouseBot, think: tuple[float, float], rng: random.Random
-) -> None:
+    """Keep the house bots' process playing until cancelled; one that ends is started again
+    after a pause. Each bot pauses ``think_seconds`` on average before acting, as a person
+    would."""
+    orders = {
+        "base_url": base_url,
+        "think_seconds": think_seconds,
+        # The bots write the lines this server's log would show.
+        "log_level": logging.getLogger().getEffectiveLevel(),
+        "bots": [dataclasses.asdict(bot) for bot in bots],
+    }
+    line = json.dumps(orders).encode() + b"\n"
     while True:
         try:
-            await _play(base_url, bot, think, rng)
-        except asyncio.CancelledError:
-            raise
-        except (ServerError, ConnectionLost, httpx.HTTPError, TimeoutError) as error:
-            log.info("house bot %s starts over after %r", bot.name, error)
-        except Exception:  # noqa: BLE001 - a house bot must never take the server down
-            log.exception("house bot %s failed; it starts over", bot.name)
+            status = await _run_house_bots(line)
+            log.error("the house bots' process ended (exit status %s); it starts again", status)
+        except OSError as error:
+            log.error("the house bots' process cannot start (%s); it is tried again", named(error))
+        except Exception:  # noqa: BLE001 - the house bots must never take the server down
+            log.exception("the house bots' process failed; it starts again")
         await asyncio.sleep(RETRY_SECONDS)
 
 
-async def _play(
-    base_url: str, bot: HouseBot, think: tuple[float, float], rng: random.Random
-) -> None:
-    """Sit at the bot's table and play each turn; top up and sit in when sat out."""
-    strategy = make_bot(bot.strategy, random.Random(rng.random()))
-    async with StudClient(base_url) as client:
-        await client.login(bot.name, bot.password)
-        info = next(t for t in await client.tables() if t.id == bot.table_id)
-        buy_in = max(info.min_buy_in, min(info.max_buy_in, 50 * info.stakes.big_bet))
-        await client.connect()
-        table = await client.watch(bot.table_id)
-        me = table.view.me
-        if me is None:
-            await table.sit(buy_in)
-        elif me.sitting_out:  # back after a restart: the table kept the seat, sat out
-            await _sit_back_in(table, buy_in)
-        stream = table.events()
-        async with contextlib.aclosing(stream):
-            await _follow(table, stream, strategy, buy_in, think, rng)
+async def _run_house_bots(orders: bytes) -> int:
+    """Run the house bots' process until it ends (its exit status) or this is cancelled
+    (then it is told to go, and killed if it does not)."""
+    process = await asyncio.create_subprocess_exec(
+        *HOUSE_BOTS_COMMAND,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        # A terminal's Ctrl-C is the server's: the bots go when the server tells them.
+        start_new_session=True,
+        limit=LINE_LIMIT,
+    )
+    assert process.stdin is not None and process.stdout is not None
+    try:
+        with contextlib.suppress(ConnectionError):  # gone at once: its output says why
+            process.stdin.write(orders)
+            await process.stdin.drain()
+        await _relay(process.stdout)
+        return await process.wait()
+    finally:
+        if process.returncode is None:
+            await _stop(process)
 
 
-async def _follow(
-    table: Table,
-    stream: EventStream,
-    strategy: Bot,
-    buy_in: int,
-    think: tuple[float, float],
-    rng: random.Random,
-) -> None:
-    acted: int | None = None
-    async for event in stream:
-        view = table.view
-        me = view.me
-        if me is None:
-            return  # removed from the table: start over
-        if me.sitting_out and event.kind in ("sat_out", "snapshot", "hand_ended"):
-            await _sit_back_in(table, buy_in)
+async def _stop(process: asyncio.subprocess.Process) -> None:
+    """Close the bots' standard input, their signal to go; kill them if they stay."""
+    assert process.stdin is not None and process.stdout is not None
+    process.stdin.close()
+    try:
+        async with asyncio.timeout(STOP_SECONDS):
+            await _relay(process.stdout)
+            await process.wait()
+    except TimeoutError:
+        process.kill()
+        await process.wait()
+
+
+async def _relay(output: asyncio.StreamReader) -> None:
+    """Write the house bots' lines to this server's log, to the end of their output."""
+    while True:
+        try:
+            line = await output.readline()
+        except ValueError:  # longer than LINE_LIMIT: dropped, and the reading goes on
+            log.warning("house bots: a line longer than %d bytes left out", LINE_LIMIT)
             continue
-        if view.my_turn and view.turn_seq != acted and view.legal is not None:
-            acted = view.turn_seq
-            action = strategy.decide(view, view.legal)
-            await asyncio.sleep(rng.uniform(*think))
-            if table.view.turn_seq == acted:
-                with contextlib.suppress(ServerError):
-                    await table.act(action)
+        if not line:
+            return
+        log_line(line.decode(errors="replace").rstrip())
 
 
-async def _sit_back_in(table: Table, buy_in: int) -> None:
-    """Top the stack up to the buy-in if it cannot play a hand, then sit in."""
-    view = table.view
-    me = view.me
-    assert me is not None
-    chips = me.stack + me.pending_chips
-    if chips < view.stakes.needed_to_play:
-        await table.add_chips(min(buy_in, view.max_buy_in) - chips)
-    await table.sit_in()
+def log_line(line: str) -> None:
+    """One line of the house bots' output in this server's log: a record they wrote (a JSON
+    object: ``level``, ``logger``, ``message``, ``exception``) under its own logger and level;
+    any other line (Python's own, a module not found) as a warning of this module's."""
+    if not line:
+        return
+    try:
+        record = json.loads(line)
+        level = logging.getLevelName(record["level"])
+        name, message = str(record["logger"]), str(record["message"])
+        exception = record.get("exception")
+    except (ValueError, KeyError, TypeError, AttributeError):
+        level = None
+    if not isinstance(level, int):
+        log.warning("house bots: %s", line)
+        return
+    logger = logging.getLogger(name)
+    if logger.isEnabledFor(level):
+        entry = logger.makeRecord(name, level, "(house bots)", 0, message, (), None)
+        if exception:
+            entry.exc_text = str(exception).rstrip()
+        logger.handle(entry)

@@ -416,6 +416,23 @@ def test_the_image_ships_what_the_migrations_need(dockerfile: Dockerfile) -> Non
     assert landed.get(readme) == workdir / readme  # the build reads it
 
 
+def _git_ignored(paths: list[str]) -> set[str]:
+    """Those of ``paths`` (relative to the repository) that git ignores: what a build or a
+    run leaves in a checkout (``engine/build/`` after ``pip install ./engine``), none of the
+    project's files. None outside a git checkout."""
+    git = shutil.which("git")
+    if git is None or not (REPO / ".git").exists() or not paths:
+        return set()
+    found = subprocess.run(
+        [git, "-C", str(REPO), "check-ignore", "--stdin"],
+        input="\n".join(paths),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    return set(found.stdout.splitlines())
+
+
 def test_every_copied_file_is_in_the_build_context(dockerfile: Dockerfile) -> None:
     ignore = DockerIgnore(DOCKERIGNORE.read_text())
     sources = [copy.source for copy in copies(dockerfile)]
@@ -430,6 +447,8 @@ def test_every_copied_file_is_in_the_build_context(dockerfile: Dockerfile) -> No
                 for f in path.rglob("*")
                 if f.is_file() and "__pycache__" not in f.parts and f.suffix != ".pyc"
             ]
+            left = _git_ignored([f.relative_to(REPO).as_posix() for f in files])
+            files = [f for f in files if f.relative_to(REPO).as_posix() not in left]
             assert files, source
             for file in files:
                 relative = file.relative_to(REPO).as_posix()
@@ -444,6 +463,9 @@ def test_every_copied_file_is_in_the_build_context(dockerfile: Dockerfile) -> No
         ".env",
         "server/__pycache__/app.cpython-311.pyc",
         "stud_server.egg-info/PKG-INFO",
+        # What building the engine's or the client's distribution in place leaves.
+        "engine/build/lib/engine/hand.py",
+        "clients/python/stud_client.egg-info/PKG-INFO",
         "tests/server/conftest.py",
     ):
         assert ignore.excludes(junk), f"{junk} would be sent to the build"
