@@ -28,11 +28,18 @@ def section(heading: str) -> str:
 
 
 def named_in_rows(text: str) -> set[str]:
-    """The modules (or folders, ending in ``/``) the rows of a section's tables name, in
-    their first cell; a bare name follows the folder of the name before it in its cell."""
+    """The modules (or folders, ending in ``/``) the rows of a section's module tables (those
+    headed ``| module |``) name, in their first cell; a bare name follows the folder of the
+    name before it in its cell."""
     named: set[str] = set()
+    in_modules = False
     for line in text.splitlines():
-        if not line.startswith("| `"):
+        if not line.startswith("|"):
+            in_modules = False
+            continue
+        if line.startswith("| module |"):
+            in_modules = True
+        if not in_modules or not line.startswith("| `"):
             continue
         folder = ""
         for name in re.findall(r"`([^`]+)`", line.split(" | ")[0]):
