@@ -251,24 +251,44 @@ class TableLoop(ABC):
         try:
             result = await self._dispatch(queued.command)
         except Refusal as refusal:  # the table's, the engine's, the store's: all one kind
-            reply.set_exception(refusal)
+            self._answer(reply, error=refusal)
             self._answered(queued, refusal.code)
         except StoreUnavailable:  # a buy-in while the database is away: nothing happened
-            reply.set_exception(
-                CommandRefused(
+            self._answer(
+                reply,
+                error=CommandRefused(
                     "the cardroom's database does not answer; try again",
                     code=ErrorCode.DATABASE_UNAVAILABLE,
-                )
+                ),
             )
             self._answered(queued, ErrorCode.DATABASE_UNAVAILABLE)
         except TableTakenOver:
-            reply.set_exception(
-                CommandRefused(
+            self._answer(
+                reply,
+                error=CommandRefused(
                     "the table moved to another node; try again", code=ErrorCode.TABLE_MOVED
-                )
+                ),
             )
             self._answered(queued, ErrorCode.TABLE_MOVED)
             raise
         else:
-            reply.set_result(result)
+            self._answer(reply, result=result)
             self._answered(queued)
+
+    @staticmethod
+    def _answer(
+        reply: asyncio.Future[dict[str, Any]],
+        *,
+        result: dict[str, Any] | None = None,
+        error: Exception | None = None,
+    ) -> None:
+        """Answer a command, unless its caller stopped waiting (cancelled: a connection gone,
+        a node's router giving up, a node stopping): what it did is done all the same, and
+        nothing else of the table is disturbed."""
+        if reply.done():
+            return
+        if error is not None:
+            reply.set_exception(error)
+        else:
+            assert result is not None
+            reply.set_result(result)
