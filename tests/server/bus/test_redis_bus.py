@@ -23,11 +23,11 @@ from backends import (
 )
 from live import Conversation, run_conversation
 from play import wait_for
-from test_protocol import EXAMPLES, examples_server
 
 from server.bus.backends import bus_from_url
 from server.bus.memory import MemoryBus, Subscription, player_channel, table_channel
 from server.bus.redis_bus import RedisBus, split_url
+from tests.server.edge.test_protocol import EXAMPLES, examples_server
 
 pytestmark = [needs_redis, pytest.mark.usefixtures("redis_available")]
 READY = 5.0  # seconds to connect and subscribe

@@ -25,7 +25,7 @@ from websockets.exceptions import InvalidStatus
 from server.edge.overload import LagMonitor
 from server.metrics import Metrics
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "bench"))
 import load_bots  # noqa: E402 - the load bench's bots, beside the tests
 
 THRESHOLD = 0.08  # seconds: the tests' threshold, under the blocker's slices
