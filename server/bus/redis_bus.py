@@ -164,6 +164,12 @@ class RedisBus(MemoryBus):
         return super().subscribe(*channels, size=size)
 
     @property
+    def channel_prefix(self) -> str:
+        """What this deployment's channels are named with in Redis (the URL's
+        ``channel_prefix``): where to look for its subscribers (``PUBSUB NUMSUB``)."""
+        return self._prefix.decode()
+
+    @property
     def connected(self) -> bool:
         """Subscribed to every channel wanted here: what a readiness probe asks."""
         return self._ready.is_set()

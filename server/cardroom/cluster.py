@@ -135,21 +135,24 @@ class RedisLeases:
     def __init__(self, url: str, node_id: str, lease_seconds: float) -> None:
         redis_url, prefix = split_url(url)
         timeout = max(0.5, lease_seconds / 3)
-        self._redis: Redis = Redis.from_url(
+        # The leases' own client (not the bus's connections: a lease round never waits
+        # behind a burst of events); public for whoever inspects the leases in Redis.
+        self.redis: Redis = Redis.from_url(
             redis_url, socket_timeout=timeout, socket_connect_timeout=timeout
         )
         self._prefix = prefix
         self.node_id = node_id
         self._value = f"{node_id} {secrets.token_hex(4)}"
         self._ttl_ms = int(lease_seconds * 1000)
-        self._renew = self._redis.register_script(_RENEW)
-        self._release = self._redis.register_script(_RELEASE)
+        self._renew = self.redis.register_script(_RENEW)
+        self._release = self.redis.register_script(_RELEASE)
 
-    def _key(self, table_id: int) -> str:
+    def key(self, table_id: int) -> str:
+        """The Redis key of the table's lease, valued with the node holding it."""
         return f"{self._prefix}lease:table:{table_id}"
 
     async def acquire(self, table_id: int) -> bool:
-        done = await self._redis.set(self._key(table_id), self._value, nx=True, px=self._ttl_ms)
+        done = await self.redis.set(self.key(table_id), self._value, nx=True, px=self._ttl_ms)
         return bool(done)
 
     async def renew(self, table_id: int) -> bool:
@@ -164,7 +167,7 @@ class RedisLeases:
         answers = dict(zip(ids, await self._renew_pipeline(ids), strict=True))
         unknown = [t for t, answer in answers.items() if isinstance(answer, NoScriptError)]
         if unknown:
-            self._renew.sha = await self._redis.script_load(_RENEW)
+            self._renew.sha = await self.redis.script_load(_RENEW)
             answers.update(zip(unknown, await self._renew_pipeline(unknown), strict=True))
         for answer in answers.values():
             if isinstance(answer, Exception):
@@ -174,24 +177,24 @@ class RedisLeases:
     async def _renew_pipeline(self, table_ids: list[int]) -> list[Any]:
         if not table_ids:
             return []
-        pipe = self._redis.pipeline(transaction=False)
+        pipe = self.redis.pipeline(transaction=False)
         for table_id in table_ids:
-            pipe.evalsha(self._renew.sha, 1, self._key(table_id), self._value, self._ttl_ms)
+            pipe.evalsha(self._renew.sha, 1, self.key(table_id), self._value, self._ttl_ms)
         return await pipe.execute(raise_on_error=False)
 
     async def release(self, table_id: int) -> None:
-        await self._release(keys=[self._key(table_id)], args=[self._value])
+        await self._release(keys=[self.key(table_id)], args=[self._value])
 
     async def holder(self, table_id: int) -> str | None:
         """The node holding the table's lease, if any."""
-        value = await self._redis.get(self._key(table_id))
+        value = await self.redis.get(self.key(table_id))
         if value is None:
             return None
         text = value.decode() if isinstance(value, bytes) else str(value)
         return text.split(" ")[0]
 
     async def close(self) -> None:
-        await self._redis.aclose()
+        await self.redis.aclose()
 
 
 class TableHandle(Protocol):

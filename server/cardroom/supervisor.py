@@ -78,6 +78,19 @@ class _Table:
     crashes: deque[float] = field(default_factory=lambda: deque(maxlen=10))
 
 
+@dataclass(frozen=True, slots=True)
+class RunningTable:
+    """A table this node runs, as the cardroom holds it at this moment: its actor (a restart
+    builds another), its fencing token, the proof of its lease (renewed by each lease round,
+    lost once another node holds the lease) and how many times its actor was restarted."""
+
+    table_id: int
+    actor: TableActor
+    fence: int
+    lease: LeaseProof
+    restarts: int
+
+
 class Cardroom:
     """Every open table; runs those whose lease this node holds (all of them, alone);
     what ``server.edge.ws`` calls the cardroom."""
@@ -138,6 +151,15 @@ class Cardroom:
         """The actors of the tables this node runs."""
         return [table.actor for table in self._tables.values()]
 
+    def running_tables(self) -> dict[int, RunningTable]:
+        """The tables this node runs, by id, each as it is at this moment: what an operator
+        (or a test) looks at to see which tables a node holds and how their leases stand.
+        A view: changing it changes nothing in the cardroom."""
+        return {
+            table_id: RunningTable(table_id, t.actor, t.fence, t.lease, t.restarts)
+            for table_id, t in self._tables.items()
+        }
+
     async def table(self, table_id: int) -> TableHandle | None:
         """The table wherever it runs (None: no such table; a closed one refuses everything)."""
         actor = self.actor(table_id)
@@ -173,11 +195,14 @@ class Cardroom:
 
     async def _open_first(self) -> None:
         try:
-            await self._open_all()
+            await self.take_tables()
         except Exception as exc:  # noqa: BLE001 - retried by the lease rounds
             log.warning("cardroom: tables not loaded yet (%s); retrying", named(exc))
 
-    async def _open_all(self) -> None:
+    async def take_tables(self) -> None:
+        """Run every open table nobody runs (none another node told of lately) and whose
+        lease is free: what ``start`` does first and each lease round does again, so a
+        table another node dropped or made is run here within a round."""
         async with self.sessionmaker() as session:
             records = await tables.list_tables(session, status=TableStatus.OPEN)
         self._records = {record.id: record for record in records}
@@ -196,7 +221,7 @@ class Cardroom:
                 await asyncio.wait_for(self._stop_asked.wait(), every)
             if self._stopping:
                 return
-            renewed = await self._attempt(self._renew_all)
+            renewed = await self._attempt(self.renew_leases)
             # Told before the database is asked for new tables: a slow database must not
             # make the other nodes' lobbies forget who runs these.
             self.gossip.tell()
@@ -207,7 +232,7 @@ class Cardroom:
             self.gossip.forget_stale()
 
     async def _open_new(self) -> None:
-        await self._attempt(self._open_all)
+        await self._attempt(self.take_tables)
 
     @staticmethod
     async def _attempt(step: Callable[[], Awaitable[None]]) -> bool:
@@ -226,10 +251,13 @@ class Cardroom:
         heard = self.gossip.run_elsewhere(table_id)
         return heard.node if heard is not None else None
 
-    async def _renew_all(self) -> None:
-        """One round trip for every table's lease (``Leases.renew_many``): a round that
-        asked table by table would take long enough, with a hundred tables on a busy
-        loop, for the last ones' leases to lapse before they are reached."""
+    async def renew_leases(self) -> None:
+        """Renew the lease of every table this node runs or is taking, and stop running
+        those whose lease another node holds now (or that Redis could not renew for most of
+        a lease): what each lease round does first. One round trip for every table's lease
+        (``Leases.renew_many``): a round that asked table by table would take long enough,
+        with a hundred tables on a busy loop, for the last ones' leases to lapse before
+        they are reached."""
         taken_over = {t: table for t, table in self._tables.items() if table.actor.taken_over}
         await self._drop_all(taken_over, "another node took the table over")
         running = dict(self._tables)

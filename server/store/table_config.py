@@ -38,7 +38,7 @@ CHIPS = 2**63 - 1  # the most chips a count may hold (64 bits, signed: what the 
 # Every rule's description and the limits of its value, as the schema shows them (GET
 # /admin/table-config and /openapi.json). The engine's own checks (``TableConfig``) judge a
 # config in full, rules between fields included; these limits are the same as its bounds
-# (tests/server/test_table_config.py proves it value by value) and refuse a value early.
+# (tests/server/store/test_table_config.py proves it value by value) and refuse a value early.
 RULES: dict[str, tuple[str, dict[str, Any]]] = {
     "variant": ("the game, by name", {}),
     "structure": ("the betting structure", {}),

@@ -1,5 +1,12 @@
 """Fixtures: each test gets its own migrated database (SQLite, then PostgreSQL: see
-``backends``) and an app on it, over ASGI."""
+``backends``) and an app on it, over ASGI.
+
+The tests sit in one directory per package of the server they test (``table/``,
+``cardroom/``, ``edge/``, ``api/``, ``store/``, ``accounts/``, ``bus/``, ``db/``, and
+``process/`` for the app, the command line, the workers and the rest of a node's process).
+The helpers they share (``backends``, ``play``, ``live``, ``server_helpers``, ...) and the
+golden transcripts stay here: with no ``__init__.py`` anywhere, this directory is on
+``sys.path`` for every test below it, so they import as ``from play import submit``."""
 
 from __future__ import annotations
 

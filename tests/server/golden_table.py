@@ -5,7 +5,7 @@ scene says, and it deals from seeded seeds: the same scene gives the same transc
 for word. The transcript holds, in the order they happened, every message the actor put on
 the bus (with its channel and sequence number), every write it made to its store (the
 journal's rows, the hands, the chips, the audit notes) and every reply or refusal it gave.
-``tests/server/test_golden_transcripts.py`` keeps the transcripts of its scenes and compares
+``tests/server/table/test_golden_transcripts.py`` keeps the transcripts of its scenes and compares
 them after any change to the server: a refactor that changes a word fails it.
 """
 

@@ -25,7 +25,7 @@ from server.db.session import make_engine
 from server.settings import Settings
 from server.store.deck_seal import load_seal, new_key_text
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 
 
 def _mode(path: Path) -> int:

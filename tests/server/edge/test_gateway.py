@@ -19,7 +19,6 @@ import pytest
 from live import receive
 from play import wait_for
 from server_helpers import FAST_HASHING, PASSWORD, bearer, error_code, login, register
-from test_protocol import examples_server, hello, request
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
@@ -30,6 +29,7 @@ from server.db import migrate
 from server.db.session import make_engine
 from server.edge.rate_limits import Gateway, TurnBudget
 from server.settings import Settings
+from tests.server.edge.test_protocol import examples_server, hello, request
 
 
 @asynccontextmanager

@@ -23,7 +23,7 @@ from server.db.models import Account, AuditEntry, Base, Role, Token, Wallet
 from server.db.session import make_engine, make_sessionmaker
 from server.db.types import utcnow
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 MODEL_TABLES = set(Base.metadata.tables)
 
 

@@ -30,7 +30,7 @@ from engine import phh, phh_replay, phh_rules
 from server.logs import level_of
 from server.store.table_config import config_to_json
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 PLAYERS = [f"player{n}" for n in range(1, 9)]
 PASSWORD = "integration"
 BANKROLL = 10_000

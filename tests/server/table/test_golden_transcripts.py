@@ -10,7 +10,7 @@ kept in ``tests/server/golden/``. They guard refactors of the server: a change o
 behaviour shows as a difference here, and is either a bug or a deliberate change, kept by
 recording again (then reading the diff of the kept files)::
 
-    STUD_GOLDEN_RECORD=1 python -m pytest tests/server/test_golden_transcripts.py
+    STUD_GOLDEN_RECORD=1 python -m pytest tests/server/table/test_golden_transcripts.py
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from engine.variants import TableConfig, find_variant
 from server.store.table_config import config_to_json
 from server.table.ports import TableSettings
 
-KEPT = Path(__file__).parent / "golden"
+KEPT = Path(__file__).parents[1] / "golden"
 RECORD = os.environ.get("STUD_GOLDEN_RECORD") == "1"
 
 SETTINGS = TableSettings(

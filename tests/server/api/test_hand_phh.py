@@ -22,7 +22,7 @@ from server.cardroom.supervisor import Cardroom
 from server.settings import Settings
 from server.store.table_config import config_to_json
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "engine"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "engine"))
 from decks import stud_deck  # noqa: E402
 
 MUCKED_WINNER = "8d 9d Qc | Ah | Kh | Jh | Th"

@@ -9,8 +9,9 @@ from pathlib import Path
 
 from play import crash
 from server_helpers import bearer
-from test_gateway import act_once
-from test_protocol import examples_server, hello, request
+
+from tests.server.edge.test_gateway import act_once
+from tests.server.edge.test_protocol import examples_server, hello, request
 
 
 def pending_tasks() -> list[asyncio.Task[object]]:

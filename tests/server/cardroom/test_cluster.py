@@ -77,7 +77,7 @@ async def test_a_lease_is_one_node_s_until_it_lapses_or_is_given_back() -> None:
         assert await a.acquire(7)
         assert not await b.renew(7), "a lapsed lease is gone for good once another holds it"
         # A lease that vanished (Redis restarted empty) is taken again by its holder.
-        await a._redis.delete(a._key(7))
+        await a.redis.delete(a.key(7))
         assert await a.renew(7) and await a.holder(7) == "a"
         # The same node id, restarted, does not inherit its old leases.
         again = RedisLeases(url, "a", 0.5)
@@ -205,6 +205,7 @@ class Node:
             seal=settings.deck_seal(),
         )
         self.bus.on_published = self.cardroom.metrics.bus_published  # as the app wires it
+        self.down = False  # stopped, or dead
 
     def metric(self, name: str, **labels: str) -> float:
         value = self.cardroom.metrics.registry.get_sample_value(name, labels)
@@ -215,18 +216,20 @@ class Node:
 
     async def die(self) -> None:
         """Like SIGKILL: everything stops at once; no lease is given back, nothing written."""
+        self.down = True
         room = self.cardroom
         room._stopping = True
         for task in list(room._background):
             task.cancel()
         await room.router.close()
-        for table in room._tables.values():
+        for actor in room.actors():
             # Whatever it was doing, it never finishes.
-            await table.actor.stop(taken_over=True)
+            await actor.stop(taken_over=True)
         await self.bus.close()
-        await self.leases._redis.aclose()
+        await self.leases.close()
 
     async def stop(self) -> None:
+        self.down = True
         await self.cardroom.stop()
         await self.leases.close()
         await self.bus.close()
@@ -262,7 +265,7 @@ async def nodes(shared: tuple[str, AsyncEngine], lease: float) -> AsyncIterator[
     made = [Node(name, url, sessionmaker, settings) for name in ("a", "b")]
     yield made
     for node in made:
-        if not node.cardroom._stopping:
+        if not node.down:
             await node.stop()
 
 
@@ -271,15 +274,15 @@ class Rounds:
 
     def __init__(self, node: Node) -> None:
         self.count = 0
-        open_all = node.cardroom._open_all
+        take_tables = node.cardroom.take_tables
 
         async def counted() -> None:
             try:
-                await open_all()
+                await take_tables()
             finally:
                 self.count += 1
 
-        node.cardroom._open_all = counted  # type: ignore[method-assign]
+        node.cardroom.take_tables = counted  # type: ignore[method-assign]
 
     async def wait(self, count: int) -> None:
         """Until ``count`` more rounds have ended (a loaded machine may hold a few back)."""
@@ -415,7 +418,7 @@ async def test_a_command_for_a_table_no_node_runs_is_refused_at_once_with_a_retr
     assert isinstance(remote, RemoteTable)
     assert (await submit(remote, "sit", "ann", buy_in=100))["stack"] == 100
     await a.die()
-    await until_subscribers(b.bus._prefix.decode(), command_channel(table_id), 0)  # a's gone
+    await until_subscribers(b.bus.channel_prefix, command_channel(table_id), 0)  # a's gone
     assert b.cardroom.router.timeout >= 10
     started = asyncio.get_running_loop().time()
     with pytest.raises(CommandRefused) as refused:
@@ -561,8 +564,9 @@ async def test_a_table_whose_lease_is_lost_while_it_is_taken_is_not_run(
     table_id = await seed(a.cardroom.sessionmaker, ["ann", "bob", "cat"])
 
     async def lost_meanwhile() -> None:
-        await wait_for(lambda: table_id in a.cardroom._claiming)  # a's load has begun
-        await a.leases._redis.delete(a.leases._key(table_id))
+        while await a.leases.holder(table_id) != "a":  # a's take has begun: its lease held
+            await asyncio.sleep(0.01)
+        await a.leases.redis.delete(a.leases.key(table_id))
         assert await b.leases.acquire(table_id)  # b's lease, never renewed: it lapses
 
     loads_again = slow_loads(monkeypatch, LEASE)

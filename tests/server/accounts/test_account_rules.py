@@ -11,7 +11,7 @@ from pathlib import Path
 from server.accounts import account_rules
 from server.accounts.account_rules import common_passwords, is_reserved_username, password_problem
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 
 
 def test_the_examples_in_the_docstring() -> None:

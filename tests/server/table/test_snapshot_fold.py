@@ -16,7 +16,7 @@ from server.bus.memory import MemoryBus, Subscription, player_channel, table_cha
 from server.table.actor import TableActor
 from tests.server.fakes import MemoryTableStore
 from tests.server.play import play, submit, wait_for
-from tests.server.test_actor import FAST, drain
+from tests.server.table.test_actor import FAST, drain
 
 PLAYERS = ("ann", "bob", "cat", "dan")
 VIEWERS = (*PLAYERS, None)

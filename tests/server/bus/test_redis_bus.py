@@ -23,11 +23,11 @@ from backends import (
 )
 from live import Conversation, run_conversation
 from play import wait_for
-from test_protocol import EXAMPLES, examples_server
 
 from server.bus.backends import bus_from_url
 from server.bus.memory import MemoryBus, Subscription, player_channel, table_channel
 from server.bus.redis_bus import RedisBus, split_url
+from tests.server.edge.test_protocol import EXAMPLES, examples_server
 
 pytestmark = [needs_redis, pytest.mark.usefixtures("redis_available")]
 READY = 5.0  # seconds to connect and subscribe
@@ -188,7 +188,7 @@ async def test_unsubscribing_stops_the_messages_and_the_redis_subscription(
     assert await subscribers(bus, table_channel(1), table_channel(2)) == [1, 1]
     goes.remove(table_channel(2))
     goes.close()
-    await until_subscribers(bus._prefix.decode(), table_channel(2), 0)  # the UNSUBSCRIBE
+    await until_subscribers(bus.channel_prefix, table_channel(2), 0)  # the UNSUBSCRIBE
     bus.publish_now(table_channel(1), {"seq": 1})
     bus.publish_now(table_channel(2), {"seq": 1})
     assert await receive(stays) == {"seq": 1}
@@ -199,7 +199,7 @@ async def test_unsubscribing_stops_the_messages_and_the_redis_subscription(
 
 async def subscribers(bus: RedisBus, *channels: str) -> list[int]:
     """How many Redis connections listen to each channel (PUBSUB NUMSUB)."""
-    return await redis_subscribers(bus._prefix.decode(), *channels)
+    return await redis_subscribers(bus.channel_prefix, *channels)
 
 
 async def test_close_sends_what_is_pending() -> None:
@@ -325,7 +325,7 @@ async def test_documented_conversation_over_redis(
 
 async def test_a_publish_says_how_many_nodes_heard_it(bus: RedisBus) -> None:
     """A command nobody listens for is known lost at once (``server.cardroom.cluster``)."""
-    other = RedisBus(redis_url(prefix=bus._prefix.decode()))
+    other = RedisBus(redis_url(prefix=bus.channel_prefix))
     try:
         listening = other.subscribe("heard")
         await other.wait_ready(5)
@@ -333,7 +333,7 @@ async def test_a_publish_says_how_many_nodes_heard_it(bus: RedisBus) -> None:
         assert await bus.publish_heard("heard", {"n": 2}) == 1
         assert await asyncio.wait_for(listening.get(), 5) == {"n": 2}
         listening.close()
-        await until_subscribers(bus._prefix.decode(), "heard", 0)  # the UNSUBSCRIBE
+        await until_subscribers(bus.channel_prefix, "heard", 0)  # the UNSUBSCRIBE
         assert await bus.publish_heard("heard", {"n": 3}) == 0
     finally:
         await other.close()

@@ -25,10 +25,10 @@ from server_helpers import (
     operator_token,
     register,
 )
-from test_sessions import signed_out
 from websockets.asyncio.client import ClientConnection, connect
 
 from server.settings import Settings
+from tests.server.edge.test_sessions import signed_out
 
 START = 10_000
 

@@ -19,7 +19,7 @@ from server.store.records import LiveHandState
 from server.table import absence, dealing, time_collection, turns
 from server.table.moves import AbsentAction, PlayerAction, Timeout, move_from_row
 
-GOLDEN = Path(__file__).parent / "golden"
+GOLDEN = Path(__file__).parents[1] / "golden"
 
 
 def table_in_hand(players: int = 3, seed: int = 5) -> Table:

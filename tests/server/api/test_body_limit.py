@@ -12,9 +12,10 @@ from pathlib import Path
 import httpx
 import pytest
 from server_helpers import PASSWORD, error_code, login, register
-from test_gateway import http_app
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "clients"))
+from tests.server.edge.test_gateway import http_app
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "clients"))
 from live_server import LiveServer  # noqa: E402
 
 MiB = 1024 * 1024

@@ -17,10 +17,10 @@ from fastapi import FastAPI
 from live import serve
 from server_helpers import FAST_HASHING, bearer, login, operator_token, register
 from test_sessions import signed_in, signed_out, still_open
-from test_suspend_kick import START, event, make_table, player
 
 from server.app import create_app
 from server.settings import Settings
+from tests.server.api.test_suspend_kick import START, event, make_table, player
 
 
 @dataclass

@@ -20,6 +20,7 @@ from server_helpers import FAST_HASHING
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from server.bus.memory import MemoryBus
+from server.cardroom import supervisor
 from server.cardroom.cluster import RedisLeases
 from server.cardroom.supervisor import Cardroom
 from server.db.session import make_engine, make_sessionmaker
@@ -41,7 +42,7 @@ class RoundTrips:
 
     def __init__(self, leases: RedisLeases) -> None:
         self.count = 0
-        pool = leases._redis.connection_pool
+        pool = leases.redis.connection_pool
         get_connection = pool.get_connection
 
         async def counted(*args: Any, **kwargs: Any) -> Any:
@@ -109,16 +110,16 @@ class Rounds:
     def __init__(self, room: Cardroom, trips: RoundTrips) -> None:
         self.trips: list[int] = []
         self.every = room.settings.lease_seconds / 3
-        renew_all = room._renew_all
+        renew_leases = room.renew_leases
 
         async def counted() -> None:
             before = trips.count
             try:
-                await renew_all()
+                await renew_leases()
             finally:
                 self.trips.append(trips.count - before)
 
-        room._renew_all = counted  # type: ignore[method-assign]
+        room.renew_leases = counted  # type: ignore[method-assign]
 
     async def next(self, count: int = 1) -> list[int]:
         """The round trips of the next ``count`` rounds."""
@@ -157,31 +158,33 @@ async def test_fifty_tables_leases_are_renewed_in_one_round_trip_a_round(
     rounds = Rounds(room, trips)
     try:
         await room.start()
-        assert sorted(room._tables) == table_ids
+        assert sorted(room.running_tables()) == table_ids
         await rounds.next()  # the connection made (its handshake is trips of its own)
         started = time.monotonic()
         assert await rounds.next(3) == [1, 1, 1], "one pipeline a round, whatever the tables"
         for table_id in table_ids:
-            lease = room._tables[table_id].lease
+            lease = room.running_tables()[table_id].lease
             assert lease.renewed > started and lease.holds()
             assert await leases.holder(table_id) == "a"
-        ttl = await leases._redis.pttl(leases._key(table_ids[-1]))
+        ttl = await leases.redis.pttl(leases.key(table_ids[-1]))
         # Four rounds since it was taken, more than a lease: never renewed, it had lapsed.
         assert ttl > 0, "the last table's lease was renewed too"
 
         # Another node holds one table's lease now (a lapse and a take it won): that table
         # alone is dropped, and its lease is left to the node holding it.
         stolen = table_ids[17]
-        await thief._redis.set(leases._key(stolen), thief._value, px=int(LEASE * 1000))
-        table = room._tables[stolen]
+        await rounds.next()  # just after a round: none comes between the lapse and the take
+        await leases.redis.delete(leases.key(stolen))
+        assert await thief.acquire(stolen)
+        table = room.running_tables()[stolen]
         await rounds.next()
-        await wait_for(lambda: stolen not in room._tables)
+        await wait_for(lambda: not room.runs(stolen))
         assert table.actor.taken_over and not table.lease.holds()
         assert drops(dropped) == {stolen: "another node holds the lease"}
         assert await thief.holder(stolen) == "b"
         assert await rounds.next(2) == [1, 1]
-        assert sorted(room._tables) == [t for t in table_ids if t != stolen]
-        assert all(table.lease.holds() for table in room._tables.values())
+        assert sorted(room.running_tables()) == [t for t in table_ids if t != stolen]
+        assert all(table.lease.holds() for table in room.running_tables().values())
     finally:
         await room.stop()
         await leases.close()
@@ -209,21 +212,21 @@ async def test_tables_outlive_a_short_redis_outage_and_are_dropped_after_a_long_
         redis.stop()  # just after a round: the leases were renewed a moment ago
         down = time.monotonic()
         await asyncio.sleep(0.4 * lease)
-        assert sorted(room._tables) == table_ids, "kept while the lease lasts"
-        assert all(table.lease.holds() for table in room._tables.values())
+        assert sorted(room.running_tables()) == table_ids, "kept while the lease lasts"
+        assert all(table.lease.holds() for table in room.running_tables().values())
         redis.start()
         assert time.monotonic() - down < 0.9 * lease, "the machine was too slow to tell"
         back = time.monotonic()
         await rounds.next(2)
-        assert sorted(room._tables) == table_ids and not drops(dropped)
+        assert sorted(room.running_tables()) == table_ids and not drops(dropped)
         for table_id in table_ids:
-            assert room._tables[table_id].lease.renewed > back
+            assert room.running_tables()[table_id].lease.renewed > back
             assert await leases.holder(table_id) == "a", "its lease set again"
 
         redis.stop()
         down = time.monotonic()
-        last = max(table.lease.renewed for table in room._tables.values())
-        await wait_for(lambda: not room._tables, timeout=lease + 2 * every + 2)
+        last = max(table.lease.renewed for table in room.running_tables().values())
+        await wait_for(lambda: not room.running_tables(), timeout=lease + 2 * every + 2)
         gone = time.monotonic()
         assert gone - last > 0.9 * lease, "dropped before 0.9 of a lease had passed"
         assert gone - down < lease + every + 1.5, "not dropped until well past the lease"
@@ -239,7 +242,9 @@ async def test_tables_outlive_a_short_redis_outage_and_are_dropped_after_a_long_
 
 
 async def test_a_node_opening_many_tables_keeps_the_first_ones_leases_meanwhile(
-    sessionmaker: async_sessionmaker[AsyncSession], dropped: pytest.LogCaptureFixture
+    sessionmaker: async_sessionmaker[AsyncSession],
+    dropped: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Taking a table waits on the database; a node taking thirty (a restart, a burst of new
     tables) takes longer than a lease. Its rounds renew the tables taken while it takes the
@@ -247,18 +252,20 @@ async def test_a_node_opening_many_tables_keeps_the_first_ones_leases_meanwhile(
     table_ids = await open_tables(sessionmaker, 30)
     leases = RedisLeases(redis_url(), "a", LEASE)
     room = node(sessionmaker, leases, url_of(sessionmaker))
-    build = room._build
+    build = supervisor.build_actor
 
     async def slow_build(*args: Any, **kwargs: Any) -> Any:
         await asyncio.sleep(LEASE / 15)  # a database slow to answer: 2 leases in all
         return await build(*args, **kwargs)
 
-    room._build = slow_build  # type: ignore[method-assign]
+    monkeypatch.setattr(supervisor, "build_actor", slow_build)
     lapsed: set[int] = set()
 
     async def watch() -> None:
         while True:
-            lapsed.update(t for t, table in room._tables.items() if not table.lease.holds())
+            lapsed.update(
+                t for t, table in room.running_tables().items() if not table.lease.holds()
+            )
             await asyncio.sleep(0.01)
 
     watching = asyncio.create_task(watch())
@@ -266,7 +273,7 @@ async def test_a_node_opening_many_tables_keeps_the_first_ones_leases_meanwhile(
         started = time.monotonic()
         await room.start()
         assert time.monotonic() - started > 1.5 * LEASE
-        assert sorted(room._tables) == table_ids
+        assert sorted(room.running_tables()) == table_ids
         await asyncio.sleep(ROUND)
         assert not lapsed, f"leases lapsed while the node opened its tables: {sorted(lapsed)}"
         assert not drops(dropped)

@@ -36,7 +36,7 @@ from server.edge import ws
 from server.edge.overload import SHED_COMMANDS
 from server.settings import Settings
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 PROTOCOL = (ROOT / "docs" / "protocol.md").read_text()
 EXAMPLES = conversations(PROTOCOL)
 

@@ -47,12 +47,12 @@ async def test_a_pause_is_told_from_the_start_of_the_write_that_waited() -> None
 
 
 async def test_a_lease_round_that_fails_names_its_error(caplog: pytest.LogCaptureFixture) -> None:
-    async def renew_all() -> None:
+    async def renew_leases() -> None:
         raise TimeoutError  # what a Redis that does not answer raises: no message
 
     with caplog.at_level(logging.WARNING):
-        assert not await Cardroom._attempt(renew_all)
-    assert "lease round failed at renew_all (TimeoutError)" in caplog.text
+        assert not await Cardroom._attempt(renew_leases)
+    assert "lease round failed at renew_leases (TimeoutError)" in caplog.text
 
 
 def test_an_error_is_named_by_its_type_and_message() -> None:

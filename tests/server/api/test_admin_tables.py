@@ -2,7 +2,7 @@
 change a table's settings, pause and resume it, void its hand in progress, close it; what the
 players' websockets see of each, the audit log, and the books.
 
-(tests/server/test_cluster.py drives the same operations at a table another node runs.)
+(tests/server/cardroom/test_cluster.py drives the same operations at a table another node runs.)
 """
 
 from __future__ import annotations

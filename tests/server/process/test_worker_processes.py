@@ -17,7 +17,7 @@ from failing_worker import never_starts
 from server import cli, workers
 from server.settings import Settings
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 POSTGRES = "postgresql+asyncpg://nobody@127.0.0.1:1/none"  # never reached: refused before
 
 

@@ -257,7 +257,7 @@ async def test_a_table_taken_twice_at_once_is_claimed_once(
             records = [await session.get(TableRecord, table_id) for table_id in table_ids]
         await asyncio.gather(
             *(cardroom.open_table(record) for record in records if record is not None),
-            cardroom._open_all(),
+            cardroom.take_tables(),
             *(cardroom.open_table(record) for record in records if record is not None),
         )
         async with sessionmaker() as session:
@@ -283,16 +283,16 @@ async def test_a_node_alone_gossips_to_nobody(
     room = cardroom_on(sessionmaker, settings.model_copy(update={"lease_seconds": 0.6}))
     heard = room.bus.subscribe("cardroom:lobby", size=100)
     rounds = 0
-    renew_all = room._renew_all
+    renew_leases = room.renew_leases
 
     async def counted() -> None:  # a round: its renewal, then what it tells (synchronously)
         nonlocal rounds
         try:
-            await renew_all()
+            await renew_leases()
         finally:
             rounds += 1
 
-    room._renew_all = counted  # type: ignore[method-assign]
+    room.renew_leases = counted  # type: ignore[method-assign]
     await room.start()
     try:
         actor = room.actor(table_id)

@@ -23,7 +23,7 @@ from server.settings import (
 )
 from server.table.ports import TABLE_DEFAULTS, TableDefaults, TableSettings
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 # Every setting under the name operators' deployments give it (STUD_<NAME>, the keyword):
 # the environment's text, the value it gives, and the default. None of these may change.

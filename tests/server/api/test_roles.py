@@ -228,7 +228,8 @@ CALLS = [
         200,
         lambda body: body["events"] == [] and body["number"] == 1,
     ),
-    Call(  # the stored hand kept no deck: a played one's opens (tests/server/test_deck_openings.py)
+    Call(  # the stored hand kept no deck: a played one's opens
+        # (tests/server/process/test_deck_openings.py)
         "POST",
         "/admin/hands/{hand_id}/open-deck",
         lambda hand_id: f"/admin/hands/{hand_id}/open-deck",
@@ -289,7 +290,7 @@ CALLS = [
         "/admin/players/{name}/unsuspend",
         lambda _: "/admin/players/alice/unsuspend",
         {"reason": "cleared"},
-        409,  # alice is not suspended (tests/server/test_suspend_kick.py lifts one)
+        409,  # alice is not suspended (tests/server/api/test_suspend_kick.py lifts one)
         lambda body: body["error"]["code"] == "not_suspended",
     ),
     Call(
@@ -297,7 +298,7 @@ CALLS = [
         "/admin/tables/{table_id}/kick",
         lambda _: "/admin/tables/1/kick",  # "Stored", the first table of the test
         {"player": "alice", "reason": "abuse"},
-        409,  # nobody sits there (tests/server/test_suspend_kick.py kicks for real)
+        409,  # nobody sits there (tests/server/api/test_suspend_kick.py kicks for real)
         lambda body: body["error"]["code"] == "not_seated",
     ),
     Call(
@@ -334,7 +335,7 @@ def test_every_admin_route_is_in_the_operators_guide() -> None:
     def unnamed(text: str) -> str:
         return re.sub(r"\{[^}]+\}", "{}", text)
 
-    guide = unnamed((Path(__file__).resolve().parents[2] / "docs" / "operators.md").read_text())
+    guide = unnamed((Path(__file__).resolve().parents[3] / "docs" / "operators.md").read_text())
     app = create_app(Settings(database_url="sqlite+aiosqlite://"))
     missing = [
         f"{method} {path}"
