@@ -25,6 +25,8 @@ from collections import Counter, deque
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import orjson
+
 from engine.errors import Refusal
 from engine.protocol import ErrorCode
 from server.edge.limits import (
@@ -35,6 +37,7 @@ from server.edge.limits import (
     TokenBucket,
     WindowCounter,
 )
+from server.edge.refusals import error_body
 from server.settings import Settings
 from server.table import commands as cmd
 
@@ -318,6 +321,19 @@ def paced_http_protocol(per_turn: int) -> type[asyncio.Protocol]:
     budget = TurnBudget(per_turn)
 
     class PacedHTTPProtocol(AutoHTTPProtocol):  # type: ignore[misc, valid-type]
+        def send_400_response(self, msg: str) -> None:
+            """A request the HTTP parser cannot read (before any route sees it): refused in
+            the API's one JSON shape, ``bad_request``, as every other refusal, then closed."""
+            body = orjson.dumps(error_body(ErrorCode.BAD_REQUEST, msg))
+            head = [b"HTTP/1.1 400 Bad Request\r\n"]
+            for name, value in self.server_state.default_headers:
+                head.append(name + b": " + value + b"\r\n")
+            head.append(b"content-type: application/json\r\n")
+            head.append(b"content-length: " + str(len(body)).encode("ascii") + b"\r\n")
+            head.append(b"connection: close\r\n\r\n")
+            self.transport.write(b"".join(head) + body)
+            self.transport.close()
+
         def data_received(self, data: bytes) -> None:
             if budget.admit():
                 super().data_received(data)

@@ -5,7 +5,9 @@ shape when it is a refusal. The cardroom runs for real (SQLite, its lifespan on)
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
+import socket
 import threading
 import time
 from collections import Counter
@@ -29,6 +31,7 @@ from server.cli import create_operator
 from server.db import migrate
 from server.db.session import make_engine
 from server.settings import Settings
+from server.workers import node_config
 
 EXAMPLES = 25  # per operation and caller: bounded, so CI stays quick
 
@@ -46,9 +49,10 @@ def cardroom(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Fuzzed]:
     config = Settings(database_url=f"sqlite+aiosqlite:///{path}", **FAST_HASHING)
     asyncio.run(_migrate(config.database_url))
     asyncio.run(create_operator(config, "boss", lambda: PASSWORD))
-    server = uvicorn.Server(
-        uvicorn.Config(create_app(config), host="127.0.0.1", port=0, log_level="warning")
-    )
+    # Served as a node serves (its HTTP protocol: a request it cannot parse is refused in
+    # the JSON shape too).
+    node = config.model_copy(update={"host": "127.0.0.1", "port": 0})
+    server = uvicorn.Server(node_config(create_app(config), node, "warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 20
@@ -66,6 +70,20 @@ def cardroom(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Fuzzed]:
     finally:
         server.should_exit = True
         thread.join(20)
+
+
+def test_a_request_the_server_cannot_parse_is_refused_in_the_json_shape(cardroom: Fuzzed) -> None:
+    host, port = cardroom.url.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=10) as conn:
+        conn.sendall(b"GET /tables HTTP/1.1\r\nHost: x\r\nBad Header: \x01\r\n\r\n")
+        answer = b""
+        while chunk := conn.recv(65536):
+            answer += chunk
+    head, _, body = answer.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 400 "), answer
+    assert b"content-type: application/json" in head.lower(), answer
+    refusal = json.loads(body)
+    assert refusal["error"]["code"] == "bad_request" and refusal["error"]["message"], refusal
 
 
 def _login(url: str) -> str:
