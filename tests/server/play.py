@@ -64,9 +64,11 @@ async def play(
     *,
     choose: Choose = random_legal,
     rng: random.Random | None = None,
-    timeout: float = 20.0,
+    timeout: float = 120.0,
 ) -> None:
-    """Act for whoever is to act until ``until()`` holds."""
+    """Act for whoever is to act until ``until()`` holds. ``timeout``: a table that never
+    gets there (a gross failure), not a pace: hands on PostgreSQL with a busy machine's third
+    of a core take many seconds."""
     rng = rng or random.Random(7)
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
