@@ -63,6 +63,7 @@ class ErrorCode(StrEnum):
     BAD_FIELD = "bad_field"
     BAD_TABLE = "bad_table"
     UNKNOWN_TABLE = "unknown_table"
+    UNKNOWN_NODE = "unknown_node"
     ALREADY_AUTHENTICATED = "already_authenticated"
     TOO_MANY_CONNECTIONS = "too_many_connections"
 
@@ -72,6 +73,7 @@ class ErrorCode(StrEnum):
     TABLE_RESTARTING = "table_restarting"
     TABLE_MOVED = "table_moved"
     TABLE_UNAVAILABLE = "table_unavailable"
+    NODE_UNAVAILABLE = "node_unavailable"
     DATABASE_UNAVAILABLE = "database_unavailable"
     UNKNOWN_COMMAND = "unknown_command"
     BAD_COMMAND = "bad_command"
@@ -199,6 +201,8 @@ OWNERS: Final[Mapping[ErrorCode, str]] = {
     ErrorCode.UNKNOWN_TABLE: "cardroom",
     ErrorCode.TABLE_RESTARTING: "cardroom",
     ErrorCode.TABLE_UNAVAILABLE: "cardroom",
+    ErrorCode.UNKNOWN_NODE: "cardroom",
+    ErrorCode.NODE_UNAVAILABLE: "cardroom",
     # the websocket and the node's limits (server.edge)
     ErrorCode.NOT_AUTHENTICATED: "edge",
     ErrorCode.RATE_LIMITED: "edge",

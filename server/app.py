@@ -18,6 +18,7 @@ from server.api.routers import (
     admin_accounts,
     admin_bots,
     admin_hands,
+    admin_nodes,
     admin_players,
     admin_tables,
     auth,
@@ -140,7 +141,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # admin_hands before admin: its fixed paths (/admin/tables/live) come first.
     routers = (
         *(health, metrics, auth, wallet, lobby, hands),
-        *(admin_hands, admin, admin_players, admin_tables, admin_accounts, admin_bots),
+        *(admin_hands, admin, admin_players, admin_tables, admin_nodes, admin_accounts, admin_bots),
     )
     for module in (*routers, ws, web):
         app.include_router(module.router)

@@ -119,7 +119,14 @@ class Metrics:
         self.takeovers = Counter(
             "stud_table_takeovers",
             "Tables this node took over from another node (released: the node stopped and "
-            "gave it back; lease_expired: its lease ran out).",
+            "gave it back; lease_expired: its lease ran out; moved: handed over between hands).",
+            ["reason"],
+            registry=registry,
+        )
+        self.table_moves = Counter(
+            "stud_table_moves",
+            "Tables this node handed over to another between hands (balance: evening the "
+            "tables out over the nodes; drain: the node is drained).",
             ["reason"],
             registry=registry,
         )
@@ -149,8 +156,10 @@ class Metrics:
         self._children: dict[tuple[object, ...], Counter | Histogram] = {}
         self._tables: Callable[[], Iterable[WatchedTable]] = tuple
         self._table_states: tuple[str, ...] = ()
-        for reason in ("released", "lease_expired"):  # at zero from the start
+        for reason in ("released", "lease_expired", "moved"):  # at zero from the start
             self._child(self.takeovers, reason)
+        for reason in ("balance", "drain"):
+            self._child(self.table_moves, reason)
         registry.register(_TablesCollector(self))
 
     # ------------------------------------------------------------------ what is counted
@@ -182,6 +191,9 @@ class Metrics:
 
     def takeover(self, reason: str) -> None:
         self._child(self.takeovers, reason).inc()
+
+    def table_moved(self, reason: str) -> None:
+        self._child(self.table_moves, reason).inc()
 
     def gc_paused(self, generation: int, seconds: float) -> None:
         self._gc_children[generation].observe(seconds)

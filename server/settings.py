@@ -109,6 +109,9 @@ class Node(_Group):
     # Node processes serving this port (server/workers.py): several run as several nodes
     # (``<node_id>-w1``...), on PostgreSQL and Redis only.
     workers: int = Field(default=1, ge=1, le=256)
+    # A worker whose event loop has not beaten its heartbeat for this long (hung, stopped)
+    # is killed and started again; its tables fail over as after a crash.
+    worker_watchdog_seconds: float = Field(default=10.0, ge=0.5, le=600)
     # Open a demo table of each main variant where house bots play (server/demo.py).
     demo: bool = False
     # The house bots' pause before each action, on average (uniform from half to 1.5 times).

@@ -17,6 +17,11 @@ nodes; this module starts them on one machine behind one port.
 - The parent migrates the database once, then supervises: a worker that dies is started
   again (at once if it had been running for a while, after a growing pause if it keeps
   dying); one that keeps failing before it serves stops everything with exit status 1.
+- A watchdog: each worker's event loop beats a heartbeat in memory it shares with the parent
+  every :data:`HEARTBEAT_SECONDS`; a serving worker whose heartbeat is older than
+  ``worker_watchdog_seconds`` (its loop hung, or the process was stopped) is killed with
+  SIGKILL, and restarted as after a crash: its tables' leases lapse and the other workers
+  take them over meanwhile.
   SIGTERM or SIGINT to the parent stops every worker gracefully (each ends its tables'
   leases and websockets as a single node does), then the parent exits 0.
 - Workers die with the parent (Linux ``PR_SET_PDEATHSIG``) and sit in their own process
@@ -25,6 +30,7 @@ nodes; this module starts them on one machine behind one port.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import ctypes
 import ctypes.util
@@ -41,7 +47,7 @@ from multiprocessing.connection import wait
 from multiprocessing.context import SpawnProcess
 from multiprocessing.synchronize import Event
 from types import FrameType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from server import logs
 from server.settings import Settings
@@ -62,6 +68,8 @@ MAX_PAUSE_SECONDS = 30.0
 #: How long a graceful stop may take before the workers still running are killed.
 STOP_SECONDS = 30.0
 _PR_SET_PDEATHSIG = 1
+#: How often a worker's event loop beats its heartbeat.
+HEARTBEAT_SECONDS = 0.5
 
 
 def refusal(settings: Settings) -> str | None:
@@ -130,14 +138,30 @@ def _die_with_parent(parent: int) -> None:
         os._exit(1)
 
 
-def _worker_main(settings: Settings, log_level: str, parent: int, ready: Event) -> None:
+class Heartbeat(Protocol):
+    """A worker's heartbeat, shared with its parent: the monotonic time of its last beat."""
+
+    value: float
+
+
+def _worker_main(
+    settings: Settings, log_level: str, parent: int, ready: Event, heartbeat: Heartbeat
+) -> None:
     """A worker process: one node on its own ``SO_REUSEPORT`` socket."""
     _die_with_parent(parent)
     with contextlib.suppress(OSError):
         os.setpgid(0, 0)  # the parent passes stops on; a terminal's Ctrl-C is the parent's
     logs.configure(log_level, settings.log_format)
     sock = reuse_port_socket(settings.host, settings.port)
-    run_node(settings, log_level, sockets=[sock], on_started=ready.set)
+    run_node(settings, log_level, sockets=[sock], on_started=ready.set, heartbeat=heartbeat)
+
+
+async def beat(heartbeat: Heartbeat) -> None:
+    """Beat the heartbeat from the event loop for as long as it runs (a loop that hangs
+    stops beating: the parent's watchdog sees it)."""
+    while True:
+        heartbeat.value = time.monotonic()
+        await asyncio.sleep(HEARTBEAT_SECONDS)
 
 
 @dataclass
@@ -146,6 +170,7 @@ class _Worker:
     settings: Settings
     process: SpawnProcess | None = None
     ready: Event | None = None
+    heartbeat: Heartbeat | None = None
     started_at: float = 0.0
     served: bool = False  # it signalled that it serves, in its current run
     start_failures: int = 0  # in a row, before serving
@@ -162,8 +187,9 @@ class Supervisor:
     steady_seconds: float = STEADY_SECONDS
     max_start_failures: int = MAX_START_FAILURES
     first_pause_seconds: float = FIRST_PAUSE_SECONDS
-    # What a worker process runs: (settings, log level, the parent's pid, its ready event).
-    target: Callable[[Settings, str, int, Event], None] = _worker_main
+    # What a worker process runs: (settings, log level, the parent's pid, its ready event,
+    # its heartbeat).
+    target: Callable[[Settings, str, int, Event, Heartbeat], None] = _worker_main
     workers: list[_Worker] = field(default_factory=list)
     _stopping: bool = False
     _context: multiprocessing.context.SpawnContext = field(
@@ -234,9 +260,10 @@ class Supervisor:
 
     def _start(self, worker: _Worker) -> None:
         worker.ready = self._context.Event()
+        worker.heartbeat = self._context.Value("d", 0.0, lock=False)
         worker.process = self._context.Process(
             target=self.target,
-            args=(worker.settings, self.log_level, os.getpid(), worker.ready),
+            args=(worker.settings, self.log_level, os.getpid(), worker.ready, worker.heartbeat),
             name=f"stud-server {worker.settings.node_id}",
             daemon=False,
         )
@@ -275,6 +302,9 @@ class Supervisor:
             worker.served = True
             worker.start_failures = 0
             log.info("worker %s serves", worker.settings.node_id)
+        if process is not None and process.exitcode is None and self._hung(worker, now):
+            process.kill()
+            process.join(STOP_SECONDS)
         if process is not None and process.exitcode is not None:
             process.join()
             worker.process = None
@@ -310,6 +340,23 @@ class Supervisor:
             self._start(worker)
         return None
 
+    def _hung(self, worker: _Worker, now: float) -> bool:
+        """A serving worker whose heartbeat is older than the watchdog's limit (logged)."""
+        heartbeat = worker.heartbeat
+        if not worker.served or heartbeat is None:
+            return False
+        last = heartbeat.value or worker.started_at
+        silent = now - last
+        if silent <= self.settings.worker_watchdog_seconds:
+            return False
+        log.error(
+            "worker %s (pid %s) has not beaten its heartbeat for %.1f s: killed",
+            worker.settings.node_id,
+            worker.process.pid if worker.process is not None else None,
+            silent,
+        )
+        return True
+
     def _stop_all(self) -> None:
         """SIGTERM to every worker (each stops as a single node does), then wait for them;
         those still running after STOP_SECONDS are killed."""
@@ -336,9 +383,11 @@ def run_node(
     *,
     sockets: list[socket.socket] | None = None,
     on_started: Callable[[], object] | None = None,
+    heartbeat: Heartbeat | None = None,
 ) -> None:
     """Serve one node in this process until a stop signal: on ``settings``' host and port,
-    or on ``sockets`` already bound (a worker's); ``on_started`` once it accepts."""
+    or on ``sockets`` already bound (a worker's); ``on_started`` once it accepts;
+    ``heartbeat`` beaten from its event loop (a worker's, for its parent's watchdog)."""
     import uvicorn
     from uvicorn.config import STARTUP_FAILURE
 
@@ -355,8 +404,12 @@ def run_node(
     config = node_config(app, settings, log_level)
 
     class Server(uvicorn.Server):
+        beating: asyncio.Task[None] | None = None  # the heartbeat, kept from the collector
+
         async def startup(self, sockets: list[socket.socket] | None = None) -> None:
             await super().startup(sockets)
+            if self.started and heartbeat is not None:
+                self.beating = asyncio.get_running_loop().create_task(beat(heartbeat))
             if self.started and on_started is not None:
                 on_started()
 

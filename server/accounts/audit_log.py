@@ -1,5 +1,5 @@
-"""The audit log: every operator action, appended and never changed. Keyword-only
-repository functions; no commits.
+"""The audit log: every operator action, and every table a node moved, appended and never
+changed. Keyword-only repository functions; no commits.
 
 :func:`record` goes in the transaction of the change it records (the caller commits both,
 or neither happens); nothing here updates or deletes an entry. :func:`entries` reads the log,
@@ -35,16 +35,35 @@ class AuditAction(enum.StrEnum):
     PLAYER_UNSUSPEND = "player.unsuspend"
     PLAYER_KICK = "player.kick"
     BOT_CREATE = "bot.create"
+    NODE_DRAIN = "node.drain"
+    NODE_UNDRAIN = "node.undrain"
+    TABLE_MOVE = "table.move"  # a table changed nodes (before/after name them; reason: why)
 
 
 class Staff(Protocol):
-    """Who acted: an ``Account``, or a table's note of the operator who asked it."""
+    """Who acted: an ``Account``, a table's note of the operator who asked it, or a node on
+    its own (:class:`NodeActor`: no account)."""
 
     @property
-    def id(self) -> int: ...
+    def id(self) -> int | None: ...
 
     @property
     def username(self) -> str: ...
+
+
+@dataclass(frozen=True, slots=True)
+class NodeActor:
+    """A node acting on its own, with no staff account behind it (it moved a table)."""
+
+    node_id: str
+
+    @property
+    def id(self) -> None:
+        return None
+
+    @property
+    def username(self) -> str:
+        return f"node:{self.node_id}"
 
 
 async def record(

@@ -249,6 +249,18 @@ class HandVoidPublic(BaseModel):
     reason: str
 
 
+class NodePublic(BaseModel):
+    """A node of the cardroom, as it last told the others of itself."""
+
+    node: str
+    tables: int = Field(description="the tables it runs, not counting those it is moving away")
+    busy: float = Field(description="the share of one core its process used over its last round")
+    draining: bool = Field(description="its tables move to other nodes; it takes no new one")
+    drained: bool = Field(description="draining, and no table left: it may be stopped")
+    moving: dict[int, str] = Field(description="tables on their way to another node: table -> node")
+    heard_ago: float = Field(description="seconds since it last told (0: the node answering)")
+
+
 class HealthPublic(BaseModel):
     status: Literal["ok"]
     checks: dict[str, str] = Field(default_factory=dict)
@@ -446,7 +458,7 @@ class AuditEntryPublic(BaseModel):
     model_config = ConfigDict(from_attributes=True)
 
     id: int
-    actor: str = Field(description="the staff account that acted")
+    actor: str = Field(description="the staff account that acted, or node:<id> for a node")
     action: str = Field(description="table.create, player.credit, player.debit")
     target_kind: str
     target_id: str

@@ -30,7 +30,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
-from collections.abc import Callable, Collection
+from collections.abc import Awaitable, Callable, Collection
 from typing import Any, Protocol
 
 from redis.asyncio import Redis
@@ -58,6 +58,11 @@ def reply_channel(node_id: str) -> str:
     return f"node:{node_id}:replies"
 
 
+def order_channel(node_id: str) -> str:
+    """What other nodes ask of this node itself: take a table handed to it, drain."""
+    return f"node:{node_id}:orders"
+
+
 LOBBY_CHANNEL = "cardroom:lobby"  # each node's table summaries, every lease renewal
 
 
@@ -82,6 +87,15 @@ class Leases(Protocol):
 
     async def release(self, table_id: int) -> None: ...
 
+    async def reserve(self, table_id: int, node_id: str, *, ours: bool) -> bool:
+        """Set the table's lease aside for ``node_id``, which takes it with ``acquire`` (nobody
+        else can, until the reservation lapses a lease later): from nobody's (a new table
+        placed on another node), or from this node's own (``ours``: a table handed over
+        between hands). False when the lease is not as expected."""
+
+    async def unreserve(self, table_id: int, node_id: str) -> bool:
+        """Give back a reservation for ``node_id`` it did not take (True if it was there)."""
+
     async def close(self) -> None: ...
 
 
@@ -105,6 +119,12 @@ class LocalLeases:
     async def release(self, table_id: int) -> None:
         return None
 
+    async def reserve(self, table_id: int, node_id: str, *, ours: bool) -> bool:
+        return False  # nobody to set it aside for
+
+    async def unreserve(self, table_id: int, node_id: str) -> bool:
+        return False
+
     async def close(self) -> None:
         return None
 
@@ -117,6 +137,23 @@ if held == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
 if not held then
     redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
     return 1
+end
+return 0
+"""
+# Set the key to ARGV[2] if it holds any of ARGV[3..] ('' standing for no key): a lease taken
+# when free or reserved for this node, a reservation made from nobody's lease or from ours,
+# a reservation given back.
+_SWAP = """
+local held = redis.call('GET', KEYS[1]) or ''
+for i = 3, #ARGV do
+    if held == ARGV[i] then
+        if ARGV[2] == '' then
+            redis.call('DEL', KEYS[1])
+        else
+            redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[1])
+        end
+        return 1
+    end
 end
 return 0
 """
@@ -146,13 +183,25 @@ class RedisLeases:
         self._ttl_ms = int(lease_seconds * 1000)
         self._renew = self.redis.register_script(_RENEW)
         self._release = self.redis.register_script(_RELEASE)
+        self._swap = self.redis.register_script(_SWAP)
 
     def key(self, table_id: int) -> str:
         """The Redis key of the table's lease, valued with the node holding it."""
         return f"{self._prefix}lease:table:{table_id}"
 
     async def acquire(self, table_id: int) -> bool:
-        done = await self.redis.set(self.key(table_id), self._value, nx=True, px=self._ttl_ms)
+        """Free, or set aside for this node (:meth:`reserve`)."""
+        return await self._swap_lease(table_id, self._value, "", reserved_for(self.node_id))
+
+    async def reserve(self, table_id: int, node_id: str, *, ours: bool) -> bool:
+        held = self._value if ours else ""
+        return await self._swap_lease(table_id, reserved_for(node_id), held)
+
+    async def unreserve(self, table_id: int, node_id: str) -> bool:
+        return await self._swap_lease(table_id, "", reserved_for(node_id))
+
+    async def _swap_lease(self, table_id: int, value: str, *expected: str) -> bool:
+        done = await self._swap(keys=[self.key(table_id)], args=[self._ttl_ms, value, *expected])
         return bool(done)
 
     async def renew(self, table_id: int) -> bool:
@@ -197,6 +246,12 @@ class RedisLeases:
         await self.redis.aclose()
 
 
+def reserved_for(node_id: str) -> str:
+    """The value of a lease set aside for ``node_id`` (its holder, read as a lease's, is that
+    node: commands find the table's node-to-be at once)."""
+    return f"{node_id} reserved"
+
+
 class TableHandle(Protocol):
     """What a websocket needs of a table, wherever it runs."""
 
@@ -231,8 +286,19 @@ class TableUnavailable(Refusal):
         self.retry_after = retry_after
 
 
+#: What a node does with an order another node sent it; its answer goes back.
+OrderHandler = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
+
+
+class NodeUnreachable(Refusal):
+    """The node asked did not hear the order, or did not answer it in time."""
+
+    code = ErrorCode.NODE_UNAVAILABLE
+
+
 class CommandRouter:
-    """Sends this node's commands for tables run elsewhere; serves those for its own.
+    """Sends this node's commands for tables run elsewhere; serves those for its own; carries
+    orders between nodes (:meth:`order`, :meth:`serve_orders`).
     ``retry_after``: how soon a table no node runs may be run again (a lease round).
     ``runner``: which node the cardroom last heard run a table (None: nobody lately)."""
 
@@ -255,6 +321,7 @@ class CommandRouter:
         self._serving: dict[int, asyncio.Task[None]] = {}
         self._handling: set[asyncio.Task[None]] = set()
         self._listener: asyncio.Task[None] | None = None
+        self._serving_orders: asyncio.Task[None] | None = None
 
     def start(self) -> None:
         replies = self.bus.subscribe(self._replies_channel, size=COMMAND_QUEUE_SIZE)
@@ -292,6 +359,56 @@ class CommandRouter:
             raise CommandRefused(str(error.get("message")), code=_error_code(error.get("code")))
         result = reply.get("result")
         return result if isinstance(result, dict) else {}
+
+    async def order(self, node_id: str, order: dict[str, Any], *, timeout: float) -> dict[str, Any]:
+        """Node ``node_id``'s answer to ``order``; :class:`NodeUnreachable` when no node
+        heard it or none answered within ``timeout`` seconds, a :class:`Refusal` with the
+        node's code when it refused."""
+        request_id = secrets.token_hex(8)
+        answer: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self._waiting[request_id] = answer
+        message = {"type": "order", "id": request_id, **order, "reply_to": self._replies_channel}
+        try:
+            async with asyncio.timeout(timeout):
+                if not await self.bus.publish_heard(order_channel(node_id), message):
+                    raise NodeUnreachable(f"node {node_id} is not there")
+                reply = await answer
+        except TimeoutError:
+            raise NodeUnreachable(f"node {node_id} did not answer in time") from None
+        finally:
+            self._waiting.pop(request_id, None)
+        error = reply.get("error")
+        if isinstance(error, dict):
+            raise Refusal(str(error.get("message")), code=_error_code(error.get("code")))
+        result = reply.get("result")
+        return result if isinstance(result, dict) else {}
+
+    def serve_orders(self, handler: OrderHandler) -> None:
+        """Carry out the orders other nodes send this node, each as it comes."""
+        self._serving_orders = asyncio.create_task(self._orders(handler), name="node-orders")
+
+    async def _orders(self, handler: OrderHandler) -> None:
+        channel = order_channel(self.node_id)
+        while True:
+            orders = self.bus.subscribe(channel, size=COMMAND_QUEUE_SIZE)
+            try:
+                async for message in orders:
+                    task = asyncio.create_task(self._carry_out(handler, message))
+                    self._handling.add(task)
+                    task.add_done_callback(self._handling.discard)
+            finally:
+                orders.close()
+
+    async def _carry_out(self, handler: OrderHandler, message: dict[str, Any]) -> None:
+        reply_to = message.get("reply_to")
+        if not isinstance(reply_to, str):
+            return
+        reply: dict[str, Any] = {"type": "order_reply", "id": message.get("id")}
+        try:
+            reply["result"] = await handler(message)
+        except Refusal as refusal:
+            reply["error"] = {"code": refusal.code, "message": refusal.message}
+        self.bus.publish_now(reply_to, reply)
 
     def _unavailable(self) -> TableUnavailable:
         return TableUnavailable(
@@ -365,8 +482,7 @@ class CommandRouter:
 
     async def close(self) -> None:
         tasks = [*self._serving.values(), *self._handling]
-        if self._listener is not None:
-            tasks.append(self._listener)
+        tasks += [t for t in (self._listener, self._serving_orders) if t is not None]
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)

@@ -301,18 +301,19 @@ Index("ix_hand_players_account_hand", HandPlayer.account_id, HandPlayer.hand_id)
 
 
 class AuditEntry(Base):
-    """One operator action, written in the transaction of the change it records and never
-    changed after (``server.accounts.audit_log`` only appends): who, what, when, on what, the values
-    before and after, and why."""
+    """One operator action (or a node's move of a table), written in the transaction of the
+    change it records and never changed after (``server.accounts.audit_log`` only appends):
+    who, what, when, on what, the values before and after, and why."""
 
     __tablename__ = "audit_log"
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True)
-    actor_id: Mapped[int] = mapped_column(
+    # None: a node acted on its own (a table moved between nodes).
+    actor_id: Mapped[int | None] = mapped_column(
         ForeignKey("accounts.id", ondelete="RESTRICT"), index=True
     )
-    # The staff account's name when it acted.
-    actor: Mapped[str] = mapped_column(String(32))
+    # The staff account's name when it acted, or ``node:<id>``.
+    actor: Mapped[str] = mapped_column(String(80))
     # "table.create", "player.credit"... (server.accounts.audit_log.AuditAction)
     action: Mapped[str] = mapped_column(String(64), index=True)
     target_kind: Mapped[str] = mapped_column(String(32))  # "table", "player"...

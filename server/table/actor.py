@@ -20,6 +20,7 @@ once, without writing anything.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import random
 import time
@@ -129,6 +130,10 @@ class TableActor(TableLoop):
         self._starting: dict[str, int] = {}  # player -> chips at the start of that hand
         self._unresumable: tuple[LiveHandState, str] | None = None
         self.ops = operators.TableOps()  # what operators asked that outlasts the command
+        # The node moves the table to another (``cmd.HoldPlay``): no new hand; and whether
+        # no hand is in progress, for the move to wait on.
+        self.play_held = False
+        self.between_hands = asyncio.Event()
 
     # ------------------------------------------------------------------ what others read
 
@@ -263,6 +268,7 @@ class TableActor(TableLoop):
             await self.commit()  # who asked to leave, in the resumed hand
         if self.table.hand is None:
             await operators.between_hands(self)
+            self.between_hands.set()
         self.schedule_next_hand()
 
     async def _dispatch(self, command: cmd.TableCommand) -> dict[str, Any]:
@@ -479,6 +485,15 @@ class TableActor(TableLoop):
             del self.players[command.player]  # a spectator gone: nothing to remember
         return {"run": self.run_number}
 
+    async def _hold_play(self, command: cmd.HoldPlay) -> dict[str, Any]:
+        self.play_held = True
+        return {"between_hands": self.between_hands.is_set()}
+
+    async def _play_on(self, command: cmd.PlayOn) -> dict[str, Any]:
+        self.play_held = False
+        self.schedule_next_hand()
+        return {}
+
     async def _act(self, command: cmd.Act) -> dict[str, Any]:
         seat = self.table.seated(command.player)
         state = self._state(command.player)
@@ -630,8 +645,13 @@ class TableActor(TableLoop):
 
     # ------------------------------------------------------------------ hands
 
+    @property
+    def holds_play(self) -> bool:
+        """No new hand: an operator paused or closes the table, or its node moves it."""
+        return self.ops.holds_play or self.play_held
+
     def schedule_next_hand(self, *, after_showdown: bool = False) -> None:
-        if self.table.hand is None and not self.ops.holds_play and len(self.table.dealt_in()) >= 2:
+        if self.table.hand is None and not self.holds_play and len(self.table.dealt_in()) >= 2:
             self._commit_next_hand()
             self.clocks.schedule_next_hand(after_showdown=after_showdown)
 
@@ -649,7 +669,7 @@ class TableActor(TableLoop):
         self.publisher.publish(DeckCommitted(hand=number, commitment=self.next_deal.commitment))
 
     async def _start_hand(self) -> None:
-        if len(self.table.dealt_in()) < 2 or self.ops.holds_play:
+        if len(self.table.dealt_in()) < 2 or self.holds_play:
             return
         due = time_collection.fees_due(
             self.table,
@@ -696,6 +716,7 @@ class TableActor(TableLoop):
             self._state(occupant.player).time_paid_until = paid_until
         self.hand_number = number
         hand = self.table.start_hand(deck)
+        self.between_hands.clear()
         self.last_action_at = self.clock()
         self._starting = {player: stack for _, player, stack in players}
         self._players_in_hand = {seat: player for seat, player, _ in players}
@@ -743,6 +764,7 @@ class TableActor(TableLoop):
         for departure in departures:
             await self.settle_departure(departure)
         await operators.between_hands(self)
+        self.between_hands.set()
         self.schedule_next_hand(after_showdown=after_showdown)
 
     def cancelled_record(self, reason: str, detail: str | None = None) -> FinishedHand | None:
@@ -769,6 +791,8 @@ _HANDLERS: dict[type[cmd.TableCommand], _Handler] = {
     cmd.Snapshot: TableActor._snapshot,
     cmd.Presence: TableActor._presence,
     cmd.ClientSeed: TableActor._client_seed,
+    cmd.HoldPlay: TableActor._hold_play,
+    cmd.PlayOn: TableActor._play_on,
     **operators.HANDLERS,
     cmd.Remove: removal.remove,
 }

@@ -233,6 +233,22 @@ class Remove(TableCommand):
     cause: str
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HoldPlay(TableCommand):
+    """The node running the table moves it to another node: no hand starts after the one in
+    progress (the table's ``between_hands`` says when none is). Never parsed, never sent
+    between nodes: the running node's own."""
+
+    name: ClassVar[str] = "hold_play"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PlayOn(TableCommand):
+    """The move did not happen: play goes on here (the node's own, as :class:`HoldPlay`)."""
+
+    name: ClassVar[str] = "play_on"
+
+
 OPERATOR_COMMANDS: dict[str, type[TableCommand]] = {
     cls.name: cls for cls in (PauseTable, ResumeTable, CloseTable, VoidHand, ChangeSettings, Remove)
 }

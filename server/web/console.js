@@ -49,7 +49,7 @@ const fail = (error) => notify(describe(error), "fail");
 
 // ------------------------------------------------------------------ sign-in and views
 
-const VIEWS = ["auth", "tables", "players", "player", "hands", "audit", "books"];
+const VIEWS = ["auth", "tables", "players", "player", "hands", "audit", "books", "nodes"];
 
 function show(view) {
   for (const v of VIEWS) $(`${v}-view`).hidden = v !== view;
@@ -77,6 +77,7 @@ async function route() {
   else if (view === "players") { show("players"); await searchPlayers(); }
   else if (view === "audit") { show("audit"); await loadAudit(); }
   else if (view === "books") { show("books"); await loadBooks(); }
+  else if (view === "nodes") { show("nodes"); await loadNodes(); }
   else { show("tables"); await refreshTables(); }
 }
 
@@ -483,6 +484,45 @@ const handsOf = (filters) => `#/hands?${query(filters)}`;
 const FILTERS = ["player", "table", "since", "until"];
 
 // A time as the datetime-local field shows it (this browser's time) and back (ISO, UTC).
+// ------------------------------------------------------------------ nodes
+
+async function loadNodes() {
+  let nodes;
+  try {
+    nodes = await api("GET", "/admin/nodes");
+  } catch (error) { fail(error); return; }
+  $("node-rows").replaceChildren(...nodes.map(nodeRow));
+  $("nodes-updated").textContent = `updated ${new Date().toLocaleTimeString()}`;
+}
+
+function nodeRow(n) {
+  const stateText = n.drained ? "drained" : n.draining ? "draining" : "serving";
+  const moving = Object.entries(n.moving).map(([table, node]) => `table ${table} → ${node}`).join(", ");
+  return el("tr", { dataNode: n.node },
+    el("td", {}, el("strong", { class: "name", text: n.node })),
+    el("td", { class: "tables", text: n.tables }),
+    el("td", { class: "busy", text: `${Math.round(n.busy * 100)} %` }),
+    el("td", { class: "state" }, el("span", { class: `badge ${n.drained ? "good" : n.draining ? "warn" : ""}`, text: stateText })),
+    el("td", { class: "moving", text: moving || "–" }),
+    el("td", { class: "heard", text: n.heard_ago ? `${n.heard_ago.toFixed(1)} s ago` : "this node" }),
+    el("td", { class: "write ops" }, n.draining
+      ? el("button", { type: "button", class: "undrain", onclick: () => nodeOp(n, "undrain") }, "Undrain")
+      : el("button", { type: "button", class: "drain", onclick: () => nodeOp(n, "drain") }, "Drain")));
+}
+
+function nodeOp(n, op) {
+  const ok = op === "drain" ? "Drain" : "Undrain";
+  ask({
+    title: `${ok}: node ${n.node}`,
+    fields: [{ name: "reason", label: "Reason", required: true, hint: "kept in the audit log" }],
+    ok,
+    run: async ({ reason }) => {
+      const after = await api("POST", `/admin/nodes/${encodeURIComponent(n.node)}/${op}`, { reason });
+      return after.draining ? `Node ${n.node} drains: its tables move to the others between hands` : `Node ${n.node} takes tables again`;
+    },
+  });
+}
+
 function localField(iso) {
   const t = new Date(iso);
   if (Number.isNaN(t.getTime())) return "";
@@ -603,6 +643,7 @@ $("hands-form").addEventListener("submit", searchHands);
 $("hand-id-form").addEventListener("submit", openHandById);
 $("audit-more").addEventListener("click", () => loadAudit(true));
 $("books-refresh").addEventListener("click", loadBooks);
+$("nodes-refresh").addEventListener("click", loadNodes);
 $("refresh-seconds").textContent = REFRESH_SECONDS;
 initReplayer({
   token: () => state.token,

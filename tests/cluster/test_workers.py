@@ -6,6 +6,9 @@ a Redis of the test's own (``cluster_harness``, migrated once by ``create-operat
   commands of the one not on the table's worker travel over Redis);
 - a worker killed (kill -9) is started again by the parent, its table resumes on a worker,
   play goes on, and the books balance (``GET /admin/books`` and ``stud-server audit``);
+- a worker stopped (SIGSTOP: alive, answering nothing) loses its table to the other worker
+  within the lease, and the parent's watchdog kills it once its heartbeat is older than
+  ``STUD_WORKER_WATCHDOG_SECONDS`` and starts it again;
 - SIGTERM to the parent stops every worker and the parent exits 0.
 """
 
@@ -16,12 +19,22 @@ import functools
 import os
 import re
 import signal
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
-from cluster_harness import Cluster, Gate, Node, Player, eventually, player_client, tail
+from cluster_harness import (
+    LEASE_SECONDS,
+    Cluster,
+    Gate,
+    Node,
+    Player,
+    eventually,
+    player_client,
+    tail,
+)
 from prometheus_client.parser import text_string_to_metric_families
 
 pytestmark = pytest.mark.cluster
@@ -40,7 +53,10 @@ def room(
 ) -> Iterator[tuple[Cluster, Node]]:
     """A cardroom with no node of its own, and ``stud-server --workers 2 --node-id W`` on it;
     the logs' tails are printed when the test fails."""
-    cluster = Cluster(tmp_path, node_ids=(), settings=SETTINGS)
+    marked = request.node.get_closest_marker("node_settings")
+    cluster = Cluster(
+        tmp_path, node_ids=(), settings={**SETTINGS, **(marked.args[0] if marked else {})}
+    )
     failures = request.session.testsfailed
     try:
         cluster.start()
@@ -253,3 +269,61 @@ async def test_a_killed_worker_is_started_again_and_its_table_resumes(
     log = server.log()
     assert f"worker {owner} (pid {killed}) died with status -9" in log
     assert log.count(f"worker {owner} serves") == 2
+
+
+WATCHDOG_SECONDS = 3.0
+# The table runs on the other worker within the lease (and a round); a loaded machine's
+# slowness aside: a gross bound, as for a node's kill -9 (tests/cluster/test_failover.py).
+TAKEN_WITHIN_SECONDS = 2 * LEASE_SECONDS + 4
+
+
+@pytest.mark.node_settings({"STUD_WORKER_WATCHDOG_SECONDS": str(WATCHDOG_SECONDS)})
+async def test_a_stopped_worker_loses_its_table_and_the_watchdog_starts_it_again(
+    room: tuple[Cluster, Node],
+) -> None:
+    cluster, server = room
+    table_id = await cluster.open_table("frozen", CONFIG, seats=2, via=server)
+    gate = Gate()
+    players = [
+        await seat_on(cluster, server, f"frozen{n}", worker, table_id, gate, seed=n)
+        for n, worker in enumerate(WORKERS)
+    ]
+    tasks = [asyncio.create_task(p.play()) for p in players]
+    try:
+        await eventually(lambda: finished(cluster, table_id, 1), 60, "a hand finished")
+        owner = await cluster.owner(table_id, via=server)
+        assert owner in WORKERS
+        other = next(w for w in WORKERS if w != owner)
+        stopped = worker_pids(server)[owner]
+        done = len(await cluster.finished_hands(table_id))
+        stopped_at = time.monotonic()
+        os.kill(stopped, signal.SIGSTOP)
+
+        async def taken_over() -> bool:
+            return await cluster.owner(table_id, via=server) == other
+
+        await eventually(taken_over, TAKEN_WITHIN_SECONDS, f"worker {other} runs the table")
+        taken_after = time.monotonic() - stopped_at
+
+        async def restarted() -> bool:
+            pid = worker_pids(server).get(owner)
+            serving = server.log().count(f"worker {owner} serves") == 2
+            return pid is not None and pid != stopped and alive(pid) and serving
+
+        await eventually(restarted, 60, f"worker {owner} killed by the watchdog, started again")
+        assert not alive(stopped)
+        await eventually(
+            lambda: finished(cluster, table_id, done + 2), 60, "two more hands after the stop"
+        )
+        await stop_playing(players, tasks)
+        hands = await cluster.hands(table_id)
+        assert [h.number for h in hands] == list(range(1, len(hands) + 1))
+        assert all(h.chips[0] == h.chips[1] for h in hands), hands
+        books = await cluster.books(via=server)
+        assert books["balanced"], books
+    finally:
+        await close(players, tasks)
+    log = server.log()
+    assert f"worker {owner} (pid {stopped}) has not beaten its heartbeat" in log
+    assert f"worker {owner} (pid {stopped}) died with status -9" in log
+    print(f"the table ran on worker {other} {taken_after:.1f} s after the stop")

@@ -386,3 +386,41 @@ def test_a_support_account_reads_but_cannot_change_anything(
         assert not errors, errors
     finally:
         context.close()
+
+
+def test_an_operator_drains_and_undrains_a_node_through_the_console(
+    staffed_server: LiveServer, browser: Browser, artifacts: Path
+) -> None:
+    url = staffed_server.url
+    boss = _token(url, OPERATOR, PASSWORD)
+    (node,) = _get(url, boss, "/admin/nodes")
+    demo_tables = len(httpx.get(f"{url}/tables").json())
+    assert node["tables"] == demo_tables and not node["draining"]
+    errors: list[str] = []
+    context = browser.new_context(viewport=DESK)
+    try:
+        console = _console(context, url, OPERATOR, errors)
+        console.click("#nav a[data-view='nodes']")
+        row = console.locator(f"#node-rows tr[data-node='{node['node']}']")
+        expect(row.locator(".tables")).to_have_text(str(demo_tables))
+        expect(row.locator(".state")).to_have_text("serving")
+        expect(row.locator(".heard")).to_have_text("this node")
+        row.locator("button.drain").click()
+        _confirm(console, "kernel update")
+        expect(console.locator("#notice")).to_contain_text(f"Node {node['node']} drains")
+        # Alone, it has nowhere to move its tables: draining, not drained, and they play on.
+        expect(row.locator(".state")).to_have_text("draining")
+        console.screenshot(path=str(artifacts / "console-nodes-1366.png"), full_page=True)
+        (after,) = _get(url, boss, "/admin/nodes")
+        assert after["draining"] and not after["drained"] and after["tables"] == demo_tables
+        row.locator("button.undrain").click()
+        _confirm(console, "update postponed")
+        expect(row.locator(".state")).to_have_text("serving")
+        audit = _get(url, boss, "/admin/audit?target_kind=node")["entries"]
+        assert [(e["action"], e["reason"], e["actor"]) for e in audit[:2]] == [
+            ("node.undrain", "update postponed", OPERATOR),
+            ("node.drain", "kernel update", OPERATOR),
+        ]
+        assert errors == []
+    finally:
+        context.close()

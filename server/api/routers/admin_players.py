@@ -130,7 +130,7 @@ async def debit(
 async def audit(
     _staff: StaffUser,
     session: SessionDep,
-    actor: Annotated[str | None, Query(max_length=32)] = None,
+    actor: Annotated[str | None, Query(max_length=80)] = None,
     action: Annotated[str | None, Query(max_length=64)] = None,
     target_kind: Annotated[str | None, Query(max_length=32)] = None,
     target_id: Annotated[str | None, Query(max_length=64)] = None,

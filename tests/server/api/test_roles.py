@@ -8,7 +8,9 @@ to them at once; what each role may do is checked on each endpoint with a real r
 
 from __future__ import annotations
 
+import os
 import re
+import socket
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -122,6 +124,9 @@ class Call:
     status: int
     check: Callable[[Any], bool]
 
+
+# The node the app of these tests runs as: its default id (this host, this process).
+THIS_NODE = f"{socket.gethostname()}-{os.getpid()}"
 
 CALLS = [
     Call(
@@ -308,6 +313,32 @@ CALLS = [
         {"username": "loadbot-1", "chips": 500, "reason": "load test"},
         201,
         lambda body: body["account"]["role"] == "bot" and body["chips"] == 500,
+    ),
+    Call(
+        "GET",
+        "/admin/nodes",
+        lambda _: "/admin/nodes",
+        None,
+        200,
+        lambda body: (
+            [(n["node"], n["tables"], n["draining"]) for n in body] == [(THIS_NODE, 1, False)]
+        ),
+    ),
+    Call(
+        "POST",
+        "/admin/nodes/{node_id}/drain",
+        lambda _: "/admin/nodes/elsewhere/drain",
+        {"reason": "maintenance"},
+        404,  # no such node (tests/server/cardroom/test_placement_nodes.py drains for real)
+        lambda body: body["error"]["code"] == "unknown_node",
+    ),
+    Call(
+        "POST",
+        "/admin/nodes/{node_id}/undrain",
+        lambda _: f"/admin/nodes/{THIS_NODE}/undrain",
+        {"reason": "maintenance done"},
+        200,
+        lambda body: body["node"] == THIS_NODE and not body["draining"],
     ),
     Call(
         "GET",

@@ -23,6 +23,7 @@ from backends import (
     until_subscribers,
 )
 from fakes import MemoryTableStore
+from nodes import Node
 from play import PASSWORDS, calling, play, seed, submit, wait_for
 from server_helpers import FAST_HASHING
 from sqlalchemy import func, select
@@ -31,10 +32,8 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from engine.views import view
 from server.accounts import ledger, registry
 from server.bus.memory import MemoryBus, Subscription, table_channel
-from server.bus.redis_bus import RedisBus
 from server.cardroom import supervisor
 from server.cardroom.cluster import RedisLeases, RemoteTable, command_channel
-from server.cardroom.supervisor import Cardroom
 from server.db.models import Account, HandRecord, LiveHand, Role, TableRecord
 from server.db.session import make_engine, make_sessionmaker
 from server.settings import Settings
@@ -88,6 +87,39 @@ async def test_a_lease_is_one_node_s_until_it_lapses_or_is_given_back() -> None:
     finally:
         await a.close()
         await b.close()
+
+
+@needs_redis
+@pytest.mark.usefixtures("redis_available")
+async def test_a_lease_set_aside_for_a_node_is_that_node_s_alone_until_it_lapses() -> None:
+    url = redis_url(prefix=redis_prefix())
+    a, b, c = (RedisLeases(url, name, 0.5) for name in "abc")
+    try:
+        # A new table placed on b: set aside from nobody's, taken by b alone.
+        assert await a.reserve(1, "b", ours=False)
+        assert await a.holder(1) == "b", "commands find the node-to-be at once"
+        assert not await a.acquire(1) and not await c.acquire(1)
+        assert not await a.reserve(1, "c", ours=False), "not free any more"
+        assert await b.acquire(1) and await b.holder(1) == "b"
+        assert await b.renew(1)
+        # a hands a table it runs over to c: only from its own lease.
+        assert await a.acquire(2)
+        assert not await b.reserve(2, "c", ours=True), "b does not hold it"
+        assert await a.reserve(2, "c", ours=True)
+        assert not await a.renew(2), "a holds it no more"
+        assert await c.acquire(2) and await c.holder(2) == "c"
+        # A reservation given back (c never took it): free again, for anyone.
+        assert await a.reserve(3, "c", ours=False)
+        assert not await a.unreserve(3, "b"), "not b's"
+        assert await a.unreserve(3, "c") and await a.holder(3) is None
+        assert await b.acquire(3)
+        # One never taken lapses like a lease.
+        assert await a.reserve(4, "c", ours=False)
+        await asyncio.sleep(0.7)
+        assert await b.acquire(4)
+    finally:
+        for leases in (a, b, c):
+            await leases.close()
 
 
 # ---------------------------------------------------------------------- fencing
@@ -182,57 +214,6 @@ async def next_event(subscription: Subscription) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------------- two nodes
-
-
-class Node:
-    """One node of the cardroom, in this process: its own bus, leases and cardroom."""
-
-    def __init__(
-        self,
-        name: str,
-        url: str,
-        sessionmaker: async_sessionmaker[AsyncSession],
-        settings: Settings,
-    ) -> None:
-        self.url = url
-        self.bus = RedisBus(url)
-        self.leases = RedisLeases(url, name, settings.lease_seconds)
-        self.cardroom = Cardroom(
-            bus=self.bus,
-            sessionmaker=sessionmaker,
-            leases=self.leases,
-            settings=settings.model_copy(update={"node_id": name}),
-            seal=settings.deck_seal(),
-        )
-        self.bus.on_published = self.cardroom.metrics.bus_published  # as the app wires it
-        self.down = False  # stopped, or dead
-
-    def metric(self, name: str, **labels: str) -> float:
-        value = self.cardroom.metrics.registry.get_sample_value(name, labels)
-        return 0.0 if value is None else value
-
-    async def start(self) -> None:
-        await self.cardroom.start()
-
-    async def die(self) -> None:
-        """Like SIGKILL: everything stops at once; no lease is given back, nothing written."""
-        self.down = True
-        room = self.cardroom
-        room._stopping = True
-        for task in list(room._background):
-            task.cancel()
-        await room.router.close()
-        for actor in room.actors():
-            # Whatever it was doing, it never finishes.
-            await actor.stop(taken_over=True)
-        await self.bus.close()
-        await self.leases.close()
-
-    async def stop(self) -> None:
-        self.down = True
-        await self.cardroom.stop()
-        await self.leases.close()
-        await self.bus.close()
 
 
 @pytest.fixture

@@ -34,6 +34,7 @@ NAMES: dict[str, tuple[str, Any, Any]] = {
     "redis_url": ("redis://cache:6379/0", "redis://cache:6379/0", None),
     "lease_seconds": ("2.5", 2.5, 5.0),
     "workers": ("4", 4, 1),
+    "worker_watchdog_seconds": ("30", 30.0, 10.0),
     "demo": ("true", True, False),
     "demo_think_seconds": ("0.5", 0.5, 1.2),
     "action_clock_seconds": ("20", 20.0, 15.0),
