@@ -291,12 +291,12 @@ class Cardroom:
             self._measure_busy()
             # Told before the database is asked for new tables: a slow database must not
             # make the other nodes' lobbies forget who runs these.
-            self.gossip.tell()
+            _contained(self.gossip.tell)
             if renewed and (self._opening is None or self._opening.done()):
                 # Beside the rounds, not in them: a database slow to answer must not hold
                 # the next renewal back (the lease would lapse under a table that runs).
                 self._opening = self._spawn(self._open_new())
-                self._balance()
+                _contained(self._balance)
             self.gossip.forget_stale()
 
     async def _open_new(self) -> None:
@@ -926,3 +926,12 @@ async def _between_hands(actor: TableActor) -> None:
         )
     finally:
         waiter.cancel()
+
+
+def _contained(step: Callable[[], None]) -> None:
+    """A step of a lease round besides the renewal: a bug in it is logged, and the rounds
+    (the leases of every table this node runs) go on."""
+    try:
+        step()
+    except Exception:  # noqa: BLE001 - the leases must still be renewed next round
+        log.exception("cardroom: lease round step %s failed", step.__name__)

@@ -176,7 +176,7 @@ async def test_the_database_holds_no_card_of_the_hand_in_progress(
         await actor.stop()
     # The search would have found the deck written in the clear.
     clear = json.dumps({"order": deck, "cards": [format_card(c) for c in deck]})
-    assert all(any(n in clear for n in _needles(deck[i : i + 3], b"\0" * 32)) for i in (0, 20, 49))
+    assert all(any(n in clear for n in _needles(deck[i : i + 5], b"\0" * 32)) for i in (0, 20, 47))
 
 
 async def test_a_resumed_hand_deals_the_same_cards_and_old_keys_still_open_it(
