@@ -186,6 +186,7 @@ class Cardroom:
         # (taken by any node at the next), and how busy the process was over the last round.
         self.draining = False
         self._moving: dict[int, str] = {}
+        self._handovers: dict[int, Handover] = {}  # tables another node is handing to this one
         self._free_before: set[int] = set()
         self._busy = 0.0
         self._cpu_mark = (time.process_time(), time.monotonic())
@@ -382,6 +383,7 @@ class Cardroom:
             return await self._claim(record, handover)
 
     async def _claim(self, record: TableRecord, handover: Handover | None) -> bool:
+        handover = handover or self._handovers.get(record.id)
         lease = LeaseProof(
             self.settings.lease_seconds if self.leases.lapses else None, time.monotonic()
         )
@@ -685,8 +687,6 @@ class Cardroom:
             if type(table_id) is not int:
                 raise Refusal("a take names its table", code=ErrorCode.BAD_COMMAND)
             told = order.get("told")
-            if isinstance(told, dict) and told.get("table") == table_id:
-                self.gossip.note(told)
             async with self.sessionmaker() as session:
                 record = await session.get(TableRecord, table_id)
             if record is None:
@@ -695,7 +695,16 @@ class Cardroom:
                 str(told.get("node")) if isinstance(told, dict) else None,
                 str(order.get("reason") or "placed"),
             )
-            return {"taken": await self._take(record, handover)}
+            # Told as given back from here on, the table may be taken by this node's lease
+            # round first: whichever takes it, takes it as handed over.
+            self._handovers[table_id] = handover
+            try:
+                if isinstance(told, dict) and told.get("table") == table_id:
+                    self.gossip.note(told)
+                return {"taken": await self._take(record, handover)}
+            finally:
+                if self._handovers.get(table_id) is handover:
+                    del self._handovers[table_id]
         if kind == "drain":
             self.drain(bool(order.get("draining")))
             return self.gossip.node_message()
