@@ -286,7 +286,8 @@ class TableUnavailable(Refusal):
         self.retry_after = retry_after
 
 
-#: What a node does with an order another node sent it; its answer goes back.
+#: What a node does with a request another node sent it (an order, a table's command); its
+#: answer goes back.
 OrderHandler = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
 
 
@@ -331,9 +332,7 @@ class CommandRouter:
         """The command's answer from the node running the table; ``table_unavailable`` at
         once when no node heard it, or when none answers in time (the table is changing
         hands: the client tries again)."""
-        request_id = secrets.token_hex(8)
-        answer: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
-        self._waiting[request_id] = answer
+        request_id, answer = self._expect()
         message = {
             "type": "command",
             "id": request_id,
@@ -354,19 +353,13 @@ class CommandRouter:
             ) from None
         finally:
             self._waiting.pop(request_id, None)
-        error = reply.get("error")
-        if isinstance(error, dict):
-            raise CommandRefused(str(error.get("message")), code=_error_code(error.get("code")))
-        result = reply.get("result")
-        return result if isinstance(result, dict) else {}
+        return _outcome(reply, CommandRefused)
 
     async def order(self, node_id: str, order: dict[str, Any], *, timeout: float) -> dict[str, Any]:
         """Node ``node_id``'s answer to ``order``; :class:`NodeUnreachable` when no node
         heard it or none answered within ``timeout`` seconds, a :class:`Refusal` with the
         node's code when it refused."""
-        request_id = secrets.token_hex(8)
-        answer: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
-        self._waiting[request_id] = answer
+        request_id, answer = self._expect()
         message = {"type": "order", "id": request_id, **order, "reply_to": self._replies_channel}
         try:
             async with asyncio.timeout(timeout):
@@ -377,35 +370,43 @@ class CommandRouter:
             raise NodeUnreachable(f"node {node_id} did not answer in time") from None
         finally:
             self._waiting.pop(request_id, None)
-        error = reply.get("error")
-        if isinstance(error, dict):
-            raise Refusal(str(error.get("message")), code=_error_code(error.get("code")))
-        result = reply.get("result")
-        return result if isinstance(result, dict) else {}
+        return _outcome(reply, Refusal)
 
     def serve_orders(self, handler: OrderHandler) -> None:
         """Carry out the orders other nodes send this node, each as it comes."""
-        self._serving_orders = asyncio.create_task(self._orders(handler), name="node-orders")
+        self._serving_orders = asyncio.create_task(
+            self._answering(order_channel(self.node_id), handler, "order_reply"),
+            name="node-orders",
+        )
 
-    async def _orders(self, handler: OrderHandler) -> None:
-        channel = order_channel(self.node_id)
+    def _expect(self) -> tuple[str, asyncio.Future[dict[str, Any]]]:
+        """A request's id, and the future its reply will settle (``_listen``)."""
+        request_id = secrets.token_hex(8)
+        answer: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self._waiting[request_id] = answer
+        return request_id, answer
+
+    async def _answering(self, channel: str, handle: OrderHandler, reply_type: str) -> None:
+        """Answer every request heard on ``channel`` with ``handle``'s result or refusal,
+        for as long as it runs. One task each, made in arrival order: each hands its
+        request on at once (a table's actor sees its commands in the order they came)."""
         while True:
-            orders = self.bus.subscribe(channel, size=COMMAND_QUEUE_SIZE)
+            requests = self.bus.subscribe(channel, size=COMMAND_QUEUE_SIZE)
             try:
-                async for message in orders:
-                    task = asyncio.create_task(self._carry_out(handler, message))
+                async for message in requests:
+                    task = asyncio.create_task(self._reply(handle, message, reply_type))
                     self._handling.add(task)
                     task.add_done_callback(self._handling.discard)
             finally:
-                orders.close()
+                requests.close()
 
-    async def _carry_out(self, handler: OrderHandler, message: dict[str, Any]) -> None:
+    async def _reply(self, handle: OrderHandler, message: dict[str, Any], reply_type: str) -> None:
         reply_to = message.get("reply_to")
         if not isinstance(reply_to, str):
             return
-        reply: dict[str, Any] = {"type": "order_reply", "id": message.get("id")}
+        reply: dict[str, Any] = {"type": reply_type, "id": message.get("id")}
         try:
-            reply["result"] = await handler(message)
+            reply["result"] = await handle(message)
         except Refusal as refusal:
             reply["error"] = {"code": refusal.code, "message": refusal.message}
         self.bus.publish_now(reply_to, reply)
@@ -446,39 +447,19 @@ class CommandRouter:
     def serve(self, actor: ServedTable) -> None:
         """Hand the commands other nodes send to the table over to its actor, in order."""
         self.unserve(actor.table_id)
+
+        async def submit(message: dict[str, Any]) -> dict[str, Any]:
+            return await actor.submit(cmd.decode(message.get("command")))
+
         self._serving[actor.table_id] = asyncio.create_task(
-            self._serve(actor), name=f"table-{actor.table_id}-commands"
+            self._answering(command_channel(actor.table_id), submit, "command_reply"),
+            name=f"table-{actor.table_id}-commands",
         )
 
     def unserve(self, table_id: int) -> None:
         task = self._serving.pop(table_id, None)
         if task is not None:
             task.cancel()
-
-    async def _serve(self, actor: ServedTable) -> None:
-        channel = command_channel(actor.table_id)
-        while True:
-            commands = self.bus.subscribe(channel, size=COMMAND_QUEUE_SIZE)
-            try:
-                async for message in commands:
-                    # One task each, made in arrival order: each puts its command in the
-                    # inbox at once, so the actor sees them in the order they came.
-                    task = asyncio.create_task(self._answer(actor, message))
-                    self._handling.add(task)
-                    task.add_done_callback(self._handling.discard)
-            finally:
-                commands.close()
-
-    async def _answer(self, actor: ServedTable, message: dict[str, Any]) -> None:
-        reply_to = message.get("reply_to")
-        if not isinstance(reply_to, str):
-            return
-        reply: dict[str, Any] = {"type": "command_reply", "id": message.get("id")}
-        try:
-            reply["result"] = await actor.submit(cmd.decode(message.get("command")))
-        except Refusal as refusal:
-            reply["error"] = {"code": refusal.code, "message": refusal.message}
-        self.bus.publish_now(reply_to, reply)
 
     async def close(self) -> None:
         tasks = [*self._serving.values(), *self._handling]
@@ -503,6 +484,15 @@ LEASE_FAILURES = (RedisError, OSError, TimeoutError)
 def renewal_failed(error: BaseException) -> bool:
     """Whether a lease call failed because Redis did not answer (not a bug of ours)."""
     return isinstance(error, LEASE_FAILURES)
+
+
+def _outcome(reply: dict[str, Any], refused: type[Refusal]) -> dict[str, Any]:
+    """A reply's result, or its refusal raised as ``refused`` with the other node's code."""
+    error = reply.get("error")
+    if isinstance(error, dict):
+        raise refused(str(error.get("message")), code=_error_code(error.get("code")))
+    result = reply.get("result")
+    return result if isinstance(result, dict) else {}
 
 
 def _error_code(value: Any) -> ErrorCode:

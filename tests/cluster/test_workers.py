@@ -164,6 +164,13 @@ async def _same(server: Node, before: dict[str, int]) -> bool:
     return await connections(server) == before
 
 
+async def started_again(server: Node, worker: str, old_pid: int) -> bool:
+    """The worker runs again in a new process, which serves (its second time)."""
+    pid = worker_pids(server).get(worker)
+    serving = server.log().count(f"worker {worker} serves") == 2
+    return pid is not None and pid != old_pid and alive(pid) and serving
+
+
 async def finished(cluster: Cluster, table_id: int, count: int) -> bool:
     return len(await cluster.finished_hands(table_id)) >= count
 
@@ -246,12 +253,9 @@ async def test_a_killed_worker_is_started_again_and_its_table_resumes(
         os.kill(killed, signal.SIGKILL)
         done = len(await cluster.finished_hands(table_id))
 
-        async def restarted() -> bool:
-            pid = worker_pids(server).get(owner)
-            serving = server.log().count(f"worker {owner} serves") == 2
-            return pid is not None and pid != killed and alive(pid) and serving
-
-        await eventually(restarted, 60, f"worker {owner} started again, serving")
+        await eventually(
+            lambda: started_again(server, owner, killed), 60, f"worker {owner} started again"
+        )
         assert not alive(killed)
         await eventually(
             lambda: finished(cluster, table_id, done + 2), 60, "two more hands after the kill"
@@ -308,12 +312,11 @@ async def test_a_stopped_worker_loses_its_table_and_the_watchdog_starts_it_again
         await eventually(taken_over, TAKEN_WITHIN_SECONDS, f"worker {other} runs the table")
         taken_after = time.monotonic() - stopped_at
 
-        async def restarted() -> bool:
-            pid = worker_pids(server).get(owner)
-            serving = server.log().count(f"worker {owner} serves") == 2
-            return pid is not None and pid != stopped and alive(pid) and serving
-
-        await eventually(restarted, 60, f"worker {owner} killed by the watchdog, started again")
+        await eventually(
+            lambda: started_again(server, owner, stopped),
+            60,
+            f"worker {owner} killed by the watchdog, started again",
+        )
         assert not alive(stopped)
         await eventually(
             lambda: finished(cluster, table_id, done + 2), 60, "two more hands after the stop"

@@ -435,13 +435,13 @@ async def test_a_command_heard_by_a_frozen_node_is_refused_once_another_runs_the
     assert isinstance(remote, RemoteTable)
     assert (await submit(remote, "sit", "ann", buy_in=100))["stack"] == 100
 
-    async def frozen(actor: object, message: object) -> None:
+    async def frozen(*request: object) -> None:
         await asyncio.Event().wait()  # heard, never answered
 
     rounds = a.cardroom._lease_rounds
     assert rounds is not None
     rounds.cancel()  # a renews and tells nothing more
-    a.cardroom.router._answer = frozen  # type: ignore[method-assign,assignment]
+    a.cardroom.router._reply = frozen  # type: ignore[method-assign]
     assert b.cardroom.router.timeout >= 10
     started = asyncio.get_running_loop().time()
     with pytest.raises(CommandRefused) as refused:
