@@ -252,6 +252,8 @@ class HandVoidPublic(BaseModel):
 class NodePublic(BaseModel):
     """A node of the cardroom, as it last told the others of itself."""
 
+    model_config = ConfigDict(from_attributes=True)
+
     node: str
     tables: int = Field(description="the tables it runs, not counting those it is moving away")
     busy: float = Field(description="the share of one core its process used over its last round")

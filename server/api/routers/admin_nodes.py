@@ -24,7 +24,6 @@ from server.api.deps import (
     staff_only,
 )
 from server.api.schemas import NodePublic, OperatorReason
-from server.cardroom.supervisor import NodeReport
 
 router = APIRouter(
     prefix="/admin", tags=["admin"], dependencies=[Depends(staff_only), Depends(known_query_only)]
@@ -33,22 +32,10 @@ router = APIRouter(
 NodeId = Annotated[str, Path(min_length=1, max_length=64, description="the node's id")]
 
 
-def _public(report: NodeReport) -> NodePublic:
-    return NodePublic(
-        node=report.node,
-        tables=report.tables,
-        busy=report.busy,
-        draining=report.draining,
-        drained=report.drained,
-        moving=report.moving,
-        heard_ago=report.heard_ago,
-    )
-
-
 @router.get("/nodes")
 async def list_nodes(_staff: StaffUser, cardroom: CardroomDep) -> list[NodePublic]:
     """Every node heard within a lease, by id: its tables and load, draining or not."""
-    return [_public(report) for report in cardroom.node_reports()]
+    return [NodePublic.model_validate(report) for report in cardroom.node_reports()]
 
 
 async def _drain(
@@ -70,7 +57,7 @@ async def _drain(
         reason=body.reason,
     )
     await session.commit()
-    return _public(report)
+    return NodePublic.model_validate(report)
 
 
 @router.post("/nodes/{node_id}/drain")
