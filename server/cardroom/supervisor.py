@@ -38,7 +38,6 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from engine.cards import Deck
-from engine.errors import Refusal
 from engine.protocol import ErrorCode
 from engine.table_events import TableRestarted
 from server.accounts import audit_log
@@ -57,6 +56,7 @@ from server.cardroom.cluster import (
     renewal_failed,
 )
 from server.cardroom.gossip import Gossip
+from server.cardroom.handover import Handover, Handovers, LetGo, NodeReport, move_of
 from server.cardroom.live_tables import LiveState, live_row, live_state
 from server.cardroom.placement import NodeLoad
 from server.cardroom.table_stats import (
@@ -72,7 +72,6 @@ from server.settings import Settings
 from server.store import fencing, tables
 from server.store.deck_seal import DeckSeal
 from server.store.write_ahead import WriteAhead
-from server.table import commands as cmd
 from server.table.actor import TableActor
 from server.table.lease import LeaseProof
 from server.table.operators import ShutTable
@@ -91,33 +90,6 @@ class _Table:
     lease: LeaseProof  # until when this node may speak for the table
     restarts: int = 0
     crashes: deque[float] = field(default_factory=lambda: deque(maxlen=10))
-
-
-@dataclass(frozen=True, slots=True)
-class Handover:
-    """Why a table comes to this node from another: the node it comes from (None: a new
-    table placed here) and why (``balance``, ``drain``, ``placed``, ``returned``: a move that
-    did not happen, the table back on its node)."""
-
-    source: str | None
-    reason: str
-
-
-@dataclass(frozen=True, slots=True)
-class NodeReport:
-    """A node of the cardroom as the back office lists it."""
-
-    node: str
-    tables: int
-    busy: float
-    draining: bool
-    moving: dict[int, str]
-    heard_ago: float  # seconds since it last told (0: this node)
-
-    @property
-    def drained(self) -> bool:
-        """Draining, and nothing left to move: the node may be stopped."""
-        return self.draining and self.tables == 0 and not self.moving
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,15 +153,18 @@ class Cardroom:
         self._stop_asked = asyncio.Event()  # wakes the lease rounds to end
         self._lease_rounds: asyncio.Task[None] | None = None
         self._opening: asyncio.Task[None] | None = None  # the tables nobody runs, being taken
-        # Placement (server.cardroom.placement): whether this node gives all its tables
-        # away, those on their way to another node, the tables nobody ran at the last look
-        # (taken by any node at the next), and how busy the process was over the last round.
-        self.draining = False
-        self._moving: dict[int, str] = {}
-        self._handovers: dict[int, Handover] = {}  # tables another node is handing to this one
+        # Tables between nodes (server.cardroom.handover), and the tables nobody ran at the
+        # last look (taken by any node at the next).
+        self.handovers = Handovers(
+            self,
+            node_id=settings.node_id,
+            lease_seconds=settings.lease_seconds,
+            leases=self.leases,
+            router=self.router,
+            gossip=self.gossip,
+            metrics=self.metrics,
+        )
         self._free_before: set[int] = set()
-        self._busy = 0.0
-        self._cpu_mark = (time.process_time(), time.monotonic())
 
     # ------------------------------------------------------------------ ws.Cardroom
 
@@ -233,16 +208,16 @@ class Cardroom:
         is not migrated) is tried again in the background: the app still starts, and
         ``/readyz`` says why it is not ready."""
         self.router.start()
-        self.router.serve_orders(self._on_order)
+        self.router.serve_orders(self.handovers.on_order)
         lobby = self.bus.subscribe(LOBBY_CHANNEL, size=COMMAND_QUEUE_SIZE)
-        self._spawn(self.gossip.hear(lobby))
+        self.spawn(self.gossip.hear(lobby))
         # A node (re)started knows of no other node's tables until they next tell: ask now,
         # so its lobby names who runs each table at once, not a third of a lease later.
         self.bus.publish_now(LOBBY_CHANNEL, {"type": "hello", "node": self.node_id})
         # The rounds renew from the start, beside the opening: a node taking a hundred
         # tables must not let the first ones' leases lapse while it takes the last.
-        self._lease_rounds = self._spawn(self._keep_leases())
-        self._opening = self._spawn(self._open_first())
+        self._lease_rounds = self.spawn(self._keep_leases())
+        self._opening = self.spawn(self._open_first())
         await self._opening
 
     async def _open_first(self) -> None:
@@ -274,10 +249,12 @@ class Cardroom:
                 record
                 for record in free
                 if shares.get(record.id) == self.node_id
-                or (record.id in waited and (not self.draining or record.id not in shares))
+                or (
+                    record.id in waited and (not self.handovers.draining or record.id not in shares)
+                )
             ]
         for record in free:
-            await self._take(record)
+            await self.take(record)
 
     async def _keep_leases(self) -> None:
         """Every third of a lease: renew ours, drop those lost, take those nobody runs,
@@ -289,15 +266,15 @@ class Cardroom:
             if self._stopping:
                 return
             renewed = await self._attempt(self.renew_leases)
-            self._measure_busy()
+            self.handovers.measure_busy()
             # Told before the database is asked for new tables: a slow database must not
             # make the other nodes' lobbies forget who runs these.
             _contained(self.gossip.tell)
             if renewed and (self._opening is None or self._opening.done()):
                 # Beside the rounds, not in them: a database slow to answer must not hold
                 # the next renewal back (the lease would lapse under a table that runs).
-                self._opening = self._spawn(self._open_new())
-                _contained(self._balance)
+                self._opening = self.spawn(self._open_new())
+                _contained(self.handovers.balance)
             self.gossip.forget_stale()
 
     async def _open_new(self) -> None:
@@ -371,7 +348,7 @@ class Cardroom:
             )
         )
 
-    async def _take(self, record: TableRecord, handover: Handover | None = None) -> bool:
+    async def take(self, record: TableRecord, handover: Handover | None = None) -> bool:
         """Run the table if its lease is free (or set aside for this node): claim it in the
         database, build its actor from what is stored, resume the hand in progress, start.
         One take of a table at a time: an operator's new table and a lease round may both
@@ -383,7 +360,7 @@ class Cardroom:
             return await self._claim(record, handover)
 
     async def _claim(self, record: TableRecord, handover: Handover | None) -> bool:
-        handover = handover or self._handovers.get(record.id)
+        handover = handover or self.handovers.coming(record.id)
         lease = LeaseProof(
             self.settings.lease_seconds if self.leases.lapses else None, time.monotonic()
         )
@@ -396,7 +373,7 @@ class Cardroom:
             return False
         self._claiming[record.id] = lease
         seen = self.gossip.heard.get(record.id)
-        moved = _move_of(handover, seen)
+        moved = move_of(handover, seen)
         try:
             async with self.sessionmaker() as session, session.begin():
                 fence = await fencing.claim_table(session, table_id=record.id)
@@ -488,229 +465,17 @@ class Cardroom:
             return existing.actor
         if self.leases.lapses:
             target = placement.choose(self.nodes(), prefer=self.node_id)
-            if target is not None and target != self.node_id and await self._place(record, target):
+            if (
+                target is not None
+                and target != self.node_id
+                and await self.handovers.place(record, target)
+            ):
                 return None
-        await self._take(record)
+        await self.take(record)
         return self.actor(record.id)
 
-    async def _place(self, record: TableRecord, target: str) -> bool:
-        """Hand a new table to node ``target``: its lease set aside for it, then the order
-        to take it. False (the reservation given back) when it did not take it."""
-        try:
-            if not await self.leases.reserve(record.id, target, ours=False):
-                return False  # some node took it meanwhile (its lease round saw it first)
-            reply = await self.router.order(
-                target,
-                {"order": "take", "table": record.id, "reason": "placed"},
-                timeout=self.settings.lease_seconds,
-            )
-            if reply.get("taken"):
-                self.gossip.note_placed(target)
-                return True
-        except Refusal as refusal:
-            log.warning("table %s: not placed on node %s (%s)", record.id, target, refusal.message)
-        except LEASE_FAILURES as exc:
-            log.warning("table %s: not placed on node %s (%s)", record.id, target, named(exc))
-            return False
-        with contextlib.suppress(*LEASE_FAILURES):
-            await self.leases.unreserve(record.id, target)
-        return False
-
-    # ------------------------------------------------------------------ placement
-
-    def load(self) -> NodeLoad:
-        """This node as it tells the others of itself (``server.cardroom.placement``)."""
-        moving = {t: node for t, node in self._moving.items() if t in self._tables}
-        return NodeLoad(
-            self.node_id,
-            tables=len(self._tables) - len(moving),
-            busy=round(self._busy, 3),
-            draining=self.draining,
-            moving=moving,
-        )
-
-    def nodes(self) -> list[NodeLoad]:
-        """Every node of the cardroom heard within a lease, this one first."""
-        return [self.load(), *self.gossip.live_nodes()]
-
-    def node_reports(self) -> list[NodeReport]:
-        """Every node of the cardroom heard within a lease, as the back office lists it."""
-        now = time.monotonic()
-        heard = {
-            node_id: now - told.at
-            for node_id, told in self.gossip.nodes.items()
-            if told.at >= now - self.settings.lease_seconds
-        }
-        return [
-            NodeReport(
-                n.node, n.tables, n.busy, n.draining, dict(n.moving), round(heard.get(n.node, 0), 2)
-            )
-            for n in sorted(self.nodes(), key=lambda n: n.node)
-        ]
-
-    async def drain_node(self, node_id: str, *, draining: bool) -> NodeReport:
-        """Drain a node (its tables move to the others between hands; it takes no new one)
-        or stop draining it: this node, or another by an order over the bus."""
-        if node_id == self.node_id:
-            self.drain(draining)
-        elif node_id not in {n.node for n in self.gossip.live_nodes()}:
-            raise Refusal(f"no node {node_id!r} in the cardroom", code=ErrorCode.UNKNOWN_NODE)
-        else:
-            answer = await self.router.order(
-                node_id,
-                {"order": "drain", "draining": draining},
-                timeout=max(2.0, self.settings.lease_seconds),
-            )
-            self.gossip.note_node(answer)  # the node as it stands now
-        return next(r for r in self.node_reports() if r.node == node_id)
-
-    def drain(self, draining: bool) -> None:
-        """This node gives every table away between hands and takes no new one (or stops)."""
-        if draining != self.draining:
-            log.info("node %s: %s", self.node_id, "draining" if draining else "no longer draining")
-        self.draining = draining
-        self.gossip.tell()
-        if draining:
-            self._balance()
-
-    def _measure_busy(self) -> None:
-        cpu, at = time.process_time(), time.monotonic()
-        last_cpu, last_at = self._cpu_mark
-        if at > last_at:
-            self._busy = (cpu - last_cpu) / (at - last_at)
-        self._cpu_mark = (cpu, at)
-
-    def _balance(self) -> None:
-        """Start the moves this node owes the others (``placement.moves``): each table
-        between hands, the rounds going on meanwhile."""
-        if not self.leases.lapses or self._stopping:
-            return
-
-        def reluctance(table_id: int) -> tuple[bool, int, int]:
-            table = self._tables[table_id].actor.table  # mid-hand and full tables move last
-            return (table.hand is not None, sum(s is not None for s in table.seats), table_id)
-
-        movable = sorted((t for t in self._tables if t not in self._moving), key=reluctance)
-        plan = placement.moves(self.nodes(), self.node_id, movable)
-        reason = "drain" if self.draining else "balance"
-        for table_id, target in plan.items():
-            self._moving[table_id] = target  # counted from now on: the next round knows
-            self._spawn(self._hand_over(table_id, target, reason))
-
-    async def _hand_over(self, table_id: int, target: str, reason: str) -> None:
-        """Move one of this node's tables to node ``target`` between hands, as a node that
-        stops gives its tables back, but to one node: no hand is voided or resumed, the
-        players are carried over as they are (the gossip's word on them goes with the
-        order), and their clients follow as on a takeover. If ``target`` does not take it,
-        the table plays on here."""
-        try:
-            table = self._tables.get(table_id)
-            if table is None:
-                return
-            actor = table.actor
-            try:
-                await actor.submit(cmd.HoldPlay(player=""))
-            except Refusal:
-                return  # the actor is going anyway (closed, restarting, taken over)
-            try:
-                await _between_hands(actor)
-            finally:
-                moving_on = (
-                    self._tables.get(table_id) is table
-                    and not self._stopping
-                    and self._moving.get(table_id) == target
-                    and target in {n.node for n in self.gossip.live_nodes()}
-                )
-                if not moving_on:
-                    with contextlib.suppress(Refusal):
-                        await actor.submit(cmd.PlayOn(player=""))
-            if not moving_on:
-                return
-            self.router.unserve(table_id)
-            await actor.stop()
-            told = self.gossip.told(table_id, actor, released=True)
-            del self._tables[table_id]
-            table.lease.lose()  # this node says nothing more of the table
-            await self._give(table, target, reason, told)
-        finally:
-            self._moving.pop(table_id, None)
-
-    async def _give(self, table: _Table, target: str, reason: str, told: dict[str, Any]) -> None:
-        """The stopped table's lease to ``target``, then the order to take it; back here if
-        it did not."""
-        table_id = table.record.id
-        try:
-            if not await self.leases.reserve(table_id, target, ours=True):
-                log.warning("table %s: its lease was lost before it was handed over", table_id)
-                return
-        except LEASE_FAILURES as exc:
-            log.warning("table %s: not handed over (%s)", table_id, named(exc))
-            await self._take_back(table, told)
-            return
-        try:
-            reply = await self.router.order(
-                target,
-                {"order": "take", "table": table_id, "told": told, "reason": reason},
-                timeout=self.settings.lease_seconds,
-            )
-            taken = bool(reply.get("taken"))
-        except Refusal as refusal:
-            log.warning("table %s: node %s did not take it (%s)", table_id, target, refusal.message)
-            taken = False
-        if taken:
-            self.gossip.note_placed(target)
-            self.metrics.table_moved(reason)
-            log.info(
-                "table %s: moved to node %s (%s)",
-                table_id,
-                target,
-                reason,
-                extra={"table": table_id},
-            )
-            return
-        with contextlib.suppress(*LEASE_FAILURES):
-            if await self.leases.unreserve(table_id, target):
-                await self._take_back(table, told)
-
-    async def _take_back(self, table: _Table, told: dict[str, Any]) -> None:
-        """A move that did not happen: the table runs here again, its players as they were."""
-        self.gossip.note({**told, "node": self.node_id})
-        with contextlib.suppress(Exception):
-            await self._take(table.record, Handover(None, "returned"))
-
-    async def _on_order(self, order: dict[str, Any]) -> dict[str, Any]:
-        """What another node asks of this one: take a table it hands over or placed here;
-        drain or stop draining."""
-        kind = order.get("order")
-        if kind == "take":
-            table_id = order.get("table")
-            if type(table_id) is not int:
-                raise Refusal("a take names its table", code=ErrorCode.BAD_COMMAND)
-            told = order.get("told")
-            async with self.sessionmaker() as session:
-                record = await session.get(TableRecord, table_id)
-            if record is None:
-                raise Refusal(f"no table {table_id}", code=ErrorCode.UNKNOWN_TABLE)
-            handover = Handover(
-                str(told.get("node")) if isinstance(told, dict) else None,
-                str(order.get("reason") or "placed"),
-            )
-            # Told as given back from here on, the table may be taken by this node's lease
-            # round first: whichever takes it, takes it as handed over.
-            self._handovers[table_id] = handover
-            try:
-                if isinstance(told, dict) and told.get("table") == table_id:
-                    self.gossip.note(told)
-                return {"taken": await self._take(record, handover)}
-            finally:
-                if self._handovers.get(table_id) is handover:
-                    del self._handovers[table_id]
-        if kind == "drain":
-            self.drain(bool(order.get("draining")))
-            return self.gossip.node_message()
-        raise Refusal(f"no order {kind!r}", code=ErrorCode.BAD_COMMAND)
-
-    def _spawn(self, coroutine: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
+    def spawn(self, coroutine: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
+        """Run in the background until the cardroom stops (cancelled then)."""
         task = asyncio.get_running_loop().create_task(coroutine)
         self._background.add(task)
         task.add_done_callback(self._background.discard)
@@ -759,10 +524,10 @@ class Cardroom:
         if self._stopping or task.cancelled():
             return
         if actor.shut:
-            self._spawn(self._retire(table_id))
+            self.spawn(self._retire(table_id))
             return
         if actor.taken_over:
-            self._spawn(self._drop(table_id, "another node took the table over"))
+            self.spawn(self._drop(table_id, "another node took the table over"))
             return
         error = task.exception()
         log.error(
@@ -771,7 +536,7 @@ class Cardroom:
             error,
             extra={"table": table_id, "hand": actor.hand_number},
         )
-        self._spawn(self._restart(table_id, actor))
+        self.spawn(self._restart(table_id, actor))
 
     async def _retire(self, table_id: int) -> None:
         """An operator closed the table: nobody runs it again; the other nodes forget it."""
@@ -877,6 +642,46 @@ class Cardroom:
                 )
         return [rows[table_id] for table_id in sorted(rows)]
 
+    # ------------------------------------------------------------------ tables between nodes
+
+    def load(self) -> NodeLoad:
+        """This node as it tells the others of itself (``server.cardroom.placement``)."""
+        return self.handovers.load()
+
+    def nodes(self) -> list[NodeLoad]:
+        """Every node of the cardroom heard within a lease, this one first."""
+        return self.handovers.nodes()
+
+    def node_reports(self) -> list[NodeReport]:
+        """Every node of the cardroom heard within a lease, as the back office lists it."""
+        return self.handovers.node_reports()
+
+    async def drain_node(self, node_id: str, *, draining: bool) -> NodeReport:
+        """Drain a node of the cardroom, or stop draining it (``Handovers.drain_node``)."""
+        return await self.handovers.drain_node(node_id, draining=draining)
+
+    @property
+    def stopping(self) -> bool:
+        return self._stopping
+
+    async def let_go(self, table_id: int, actor: TableActor) -> LetGo | None:
+        """Stop running the table to hand it over: nothing more is written or said of it
+        here; what the gossip tells of its players goes with it."""
+        table = self._tables.get(table_id)
+        if table is None or table.actor is not actor:
+            return None
+        self.router.unserve(table_id)
+        await actor.stop()
+        told = self.gossip.told(table_id, actor, released=True)
+        del self._tables[table_id]
+        table.lease.lose()  # this node says nothing more of the table
+        return LetGo(table.record, told)
+
+    async def record(self, table_id: int) -> TableRecord | None:
+        """The table's record as stored now."""
+        async with self.sessionmaker() as session:
+            return await session.get(TableRecord, table_id)
+
     # ------------------------------------------------------------------ what the gossip asks
 
     def running(self) -> list[tuple[int, TableActor]]:
@@ -909,32 +714,6 @@ class Cardroom:
 
     def _record_summary(self, record: TableRecord) -> dict[str, Any]:
         return lobby_line(record, tables.table_config(record))
-
-
-def _move_of(handover: Handover | None, seen: Any) -> tuple[str, str] | None:
-    """Where the table comes from and why, when it comes from another node (the audit's
-    ``table.move``): handed over, or taken over from a node that stopped or died."""
-    if handover is not None:
-        if handover.source is None:
-            return None  # a new table placed here, or one back on its node
-        return handover.source, handover.reason
-    if seen is not None:
-        return seen.node, "released" if seen.released else "lease_expired"
-    return None
-
-
-async def _between_hands(actor: TableActor) -> None:
-    """Until the table has no hand in progress, or its actor ends (closed, restarting)."""
-    if actor.between_hands.is_set():
-        return
-    waiter = asyncio.ensure_future(actor.between_hands.wait())
-    running = actor.task
-    try:
-        await asyncio.wait(
-            {waiter} if running is None else {waiter, running}, return_when=asyncio.FIRST_COMPLETED
-        )
-    finally:
-        waiter.cancel()
 
 
 def _contained(step: Callable[[], None]) -> None:
