@@ -18,8 +18,9 @@ to; the answer comes back on this node's reply channel. Events never take that r
 fan out from the running node over the bus to every node's websockets. Pub/sub keeps nothing
 for a listener to come, so a command that reached no node (the table's node died, and no
 other has taken the table yet) is refused at once, ``table_unavailable`` with a
-``retry_after`` of one lease round, by when the next node may run it; it is never left to
-wait for an answer that cannot come. A node that heard the command but does not answer
+``retry_after`` of one lease round, by when the next node may run it (sooner when its node
+went quiet and its lease lapses before then); it is never left to wait for an answer that
+cannot come. A node that heard the command but does not answer
 (frozen: its sockets open, nothing running) is found out the same way its players' tables
 are: once the cardroom hears another node run the table, or nobody for a lease, the
 sender is refused with the same hint, without waiting out its timeout.
@@ -301,7 +302,9 @@ class CommandRouter:
     """Sends this node's commands for tables run elsewhere; serves those for its own; carries
     orders between nodes (:meth:`order`, :meth:`serve_orders`).
     ``retry_after``: how soon a table no node runs may be run again (a lease round).
-    ``runner``: which node the cardroom last heard run a table (None: nobody lately)."""
+    ``runner``: which node the cardroom last heard run a table (None: nobody lately).
+    ``back_in``: how soon a given table should run again, if sooner (its node went quiet
+    and its lease lapses in a moment)."""
 
     def __init__(
         self,
@@ -311,12 +314,14 @@ class CommandRouter:
         timeout: float,
         retry_after: float,
         runner: Callable[[int], str | None] | None = None,
+        back_in: Callable[[int], float] | None = None,
     ) -> None:
         self.bus = bus
         self.node_id = node_id
         self.timeout = timeout
         self.retry_after = retry_after
         self.runner = runner
+        self.back_in = back_in
         self._replies_channel = reply_channel(node_id)
         self._waiting: dict[str, asyncio.Future[dict[str, Any]]] = {}
         self._serving: dict[int, asyncio.Task[None]] = {}
@@ -344,7 +349,7 @@ class CommandRouter:
             async with asyncio.timeout(self.timeout):
                 heard_by = self.runner(table_id) if self.runner is not None else None
                 if not await self.bus.publish_heard(command_channel(table_id), message):
-                    raise self._unavailable()
+                    raise self._unavailable(table_id)
                 reply = await self._answer_while_run(table_id, heard_by, answer)
         except TimeoutError:
             raise CommandRefused(
@@ -411,11 +416,13 @@ class CommandRouter:
             reply["error"] = {"code": refusal.code, "message": refusal.message}
         self.bus.publish_now(reply_to, reply)
 
-    def _unavailable(self) -> TableUnavailable:
+    def _unavailable(self, table_id: int) -> TableUnavailable:
+        wait = self.retry_after
+        if self.back_in is not None:
+            wait = min(wait, self.back_in(table_id))
         return TableUnavailable(
-            "no node runs the table this moment (it is changing hands); "
-            f"try again in {self.retry_after:.1f} s",
-            retry_after=self.retry_after,
+            f"no node runs the table this moment (it is changing hands); try again in {wait:.1f} s",
+            retry_after=wait,
         )
 
     async def _answer_while_run(
@@ -433,7 +440,7 @@ class CommandRouter:
             if heard_by is None:
                 heard_by = running
             elif running != heard_by:
-                raise self._unavailable()
+                raise self._unavailable(table_id)
 
     async def _listen(self, replies: Subscription) -> None:
         while True:

@@ -118,6 +118,17 @@ class Gossip:
             return None
         return heard if heard.at >= time.monotonic() - self.lease_seconds else None
 
+    def next_lapse(self, after: float) -> float | None:
+        """The first moment after ``after`` (monotonic) at which a table another node runs
+        is free to take, if that node has gone quiet: a node renews its leases just before
+        it tells, so a table's lease lapses by a lease after it was last heard of."""
+        lapses = [
+            heard.at + self.lease_seconds
+            for heard in self.heard.values()
+            if not heard.released and heard.at + self.lease_seconds > after
+        ]
+        return min(lapses, default=None)
+
     def forget_stale(self) -> None:
         """What a node said of a table it no longer tells of is kept a while (the node
         taking the table over keeps its players as they were), then forgotten."""

@@ -79,6 +79,10 @@ from server.table.operators import ShutTable
 log = logging.getLogger(__name__)
 
 RESTART_BACKOFF_MAX = 30.0
+# A lapse is looked at this long after it is due: Redis expires a key on its own clock.
+LAPSE_MARGIN = 0.05
+# How soon a command for a table being taken over is worth sending again.
+RETRY_SOON = 0.25
 
 
 @dataclass(slots=True)
@@ -136,6 +140,7 @@ class Cardroom:
             timeout=max(10.0, 2 * settings.lease_seconds),
             retry_after=settings.lease_seconds / 3,
             runner=self.runner,
+            back_in=self.back_in,
         )
         self._records: dict[int, TableRecord] = {}  # every open table of the cardroom
         self._tables: dict[int, _Table] = {}  # the tables this node runs
@@ -226,10 +231,12 @@ class Cardroom:
         except Exception as exc:  # noqa: BLE001 - retried by the lease rounds
             log.warning("cardroom: tables not loaded yet (%s); retrying", named(exc))
 
-    async def take_tables(self) -> None:
+    async def take_tables(self, *, shares_only: bool = False) -> None:
         """Run every open table nobody runs (none another node told of lately) and whose
         lease is free: what ``start`` does first and each lease round does again, so a
-        table another node dropped or made is run here within a round."""
+        table another node dropped or made is run here within a round. ``shares_only``:
+        this node's share alone (a look between rounds, at a lapse), the others' left to
+        their nodes until the next round's look."""
         async with self.sessionmaker() as session:
             records = await tables.list_tables(session, status=TableStatus.OPEN)
         self._records = {record.id: record for record in records}
@@ -244,7 +251,9 @@ class Cardroom:
             # Shared out over the nodes: this node's part now, the rest if still free at the
             # next look (their node-to-be may be gone too).
             shares = placement.share_out([r.id for r in free], self.nodes())
-            waited, self._free_before = self._free_before, {r.id for r in free}
+            waited = set() if shares_only else self._free_before
+            if not shares_only:
+                self._free_before = {r.id for r in free}
             free = [
                 record
                 for record in free
@@ -258,11 +267,11 @@ class Cardroom:
 
     async def _keep_leases(self) -> None:
         """Every third of a lease: renew ours, drop those lost, take those nobody runs,
-        tell the other nodes what ours look like."""
+        tell the other nodes what ours look like. Between rounds, a table whose node went
+        quiet is taken the moment its lease lapses, not at the next round."""
         every = self.settings.lease_seconds / 3
         while True:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._stop_asked.wait(), every)
+            await self._until_round(time.monotonic() + every)
             if self._stopping:
                 return
             renewed = await self._attempt(self.renew_leases)
@@ -277,8 +286,29 @@ class Cardroom:
                 _contained(self.handovers.balance)
             self.gossip.forget_stale()
 
+    async def _until_round(self, round_at: float) -> None:
+        """Wait for the next round; meanwhile, at each lapse of the leases of a node that
+        went quiet (``Gossip.next_lapse``), take this node's share of its tables."""
+        looked = time.monotonic()
+        while not self._stopping:
+            lapse = self.gossip.next_lapse(after=looked)
+            wake = round_at if lapse is None else min(round_at, lapse + LAPSE_MARGIN)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._stop_asked.wait(), max(0.0, wake - time.monotonic()))
+            if wake >= round_at:
+                return
+            looked = wake  # every lapse up to now is covered by this look
+            if self._opening is None or self._opening.done():
+                self._opening = self.spawn(self._open_lapsed())
+
     async def _open_new(self) -> None:
         await self._attempt(self.take_tables)
+
+    async def _open_lapsed(self) -> None:
+        await self._attempt(self._take_shares)
+
+    async def _take_shares(self) -> None:
+        await self.take_tables(shares_only=True)
 
     @staticmethod
     async def _attempt(step: Callable[[], Awaitable[None]]) -> bool:
@@ -296,6 +326,18 @@ class Cardroom:
             return self.node_id
         heard = self.gossip.run_elsewhere(table_id)
         return heard.node if heard is not None else None
+
+    def back_in(self, table_id: int) -> float:
+        """Seconds until the table should run again, for a command no node heard: once the
+        lease of a node gone quiet lapses, and a take later (``_until_round``)."""
+        heard = self.gossip.heard.get(table_id)
+        if heard is None or heard.released:
+            return self.settings.lease_seconds / 3  # taken at the next round
+        every = self.settings.lease_seconds / 3
+        lapses_in = heard.at + self.settings.lease_seconds - time.monotonic()
+        if lapses_in < -every:
+            return every  # long lapsed and still nobody's: a round, not a busy wait
+        return max(RETRY_SOON, lapses_in + LAPSE_MARGIN + RETRY_SOON)
 
     async def renew_leases(self) -> None:
         """Renew the lease of every table this node runs or is taking, and stop running

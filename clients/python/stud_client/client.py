@@ -566,11 +566,14 @@ class StudClient:
                 if error.code not in TRY_AGAIN:
                     log.warning("table %s: resync refused (%s)", table_id, error.code)
                     return
-                wait = min(error.retry_after or 0.0, MAX_RETRY_AFTER)
+                hint = error.retry_after
             except TimeoutError:
-                wait = 0.0
+                hint = None
             log.info("table %s: resync failed; trying again", table_id)
-            await asyncio.sleep(max(wait, min(0.1 * 2**attempt, MAX_RETRY_AFTER)))
+            # When the server said when the table runs again, then (it knows when a lease
+            # lapses); else backing off.
+            backoff = min(0.1 * 2**attempt, MAX_RETRY_AFTER)
+            await asyncio.sleep(backoff if hint is None else min(max(hint, 0.05), MAX_RETRY_AFTER))
             attempt += 1
 
     async def _unwatch(self, table: Table) -> None:
