@@ -22,7 +22,11 @@ At the end: the largest step whose p99 stayed under ``--p99-ms`` (50 ms).
     python bench/load.py [--backend sqlite|postgresql] [--nodes N] [--server-workers N]
                          [--tables 25,50,100]
                          [--seconds 60] [--warmup 15] [--think 0.5,1.5] [--workers 2]
-                         [--json PATH]
+                         [--json PATH] [--stalls MS]
+
+``--stalls MS`` turns on each node's stall watch (``server/edge/stalls.py``) and prints, at the
+end, the stalls of its event loop longer than MS milliseconds: how many, their total, the
+garbage collector's share, and where the loop was.
 
 ``--server-workers N`` runs each node as ``stud-server --workers N`` (N node processes behind
 one port): the CPU counted is every worker's, the metrics are scraped from every worker.
@@ -40,6 +44,7 @@ import json
 import multiprocessing
 import os
 import platform
+import re
 import secrets
 import shutil
 import subprocess
@@ -100,6 +105,7 @@ class Options:
     json_path: Path | None
     profile_dir: Path | None = None
     server_workers: int = 1  # node processes behind each node's port (stud-server --workers)
+    stall_ms: float = 0.0  # the nodes' stall watch (STUD_STALL_WATCH_MS); 0: none
 
 
 # ---------------------------------------------------------------------- the server
@@ -129,6 +135,8 @@ class Cardroom:
             env["STUD_REDIS_URL"] = self.redis.url
             # The decks of hands in play are sealed; PostgreSQL nodes share one deck key.
             env.setdefault("STUD_DECK_KEY", base64.b64encode(secrets.token_bytes(32)).decode())
+        if self.options.stall_ms:
+            env["STUD_STALL_WATCH_MS"] = str(self.options.stall_ms)
         server_cli(env, "create-operator", OPERATOR, "--password-stdin", stdin=PASSWORD + "\n")
         workers = self.options.server_workers
         self.nodes = [
@@ -153,6 +161,28 @@ class Cardroom:
 
     def logs(self) -> str:
         return "\n".join(tail(node.log_path) for node in self.nodes)
+
+    def stalls(self) -> list[str]:
+        """What the nodes' stall watch logged (``--stalls``), every step together: how many
+        stalls, how long in all, the collector's share, and where the loop was, by time."""
+        pattern = re.compile(r"event loop stalled (\d+) ms \(collector (\d+) ms\) at: (.*)")
+        count, total, collector = 0, 0.0, 0.0
+        places: Counter[str] = Counter()
+        for node in self.nodes:
+            for line in node.log_path.read_text(errors="replace").splitlines():
+                found = pattern.search(line)
+                if found is None:
+                    continue
+                ms, gc_ms, where = float(found[1]), float(found[2]), found[3]
+                count, total, collector = count + 1, total + ms, collector + gc_ms
+                top = where.split(" (x")[0]  # the stack seen most in that stall
+                places["the collector" if gc_ms >= ms / 2 else top] += ms
+        lines = [
+            f"stalls over {self.options.stall_ms:g} ms: {count}, {total:.0f} ms in all, "
+            f"the collector {collector:.0f} ms of it"
+        ]
+        lines += [f"  {ms:7.0f} ms  {place}" for place, ms in places.most_common(12)]
+        return lines
 
     def close(self) -> None:
         for node in self.nodes:
@@ -730,6 +760,14 @@ def parse(argv: Sequence[str] | None = None) -> Options:
     parser.add_argument("--p99-ms", type=float, default=50.0, help="the latency to hold")
     parser.add_argument("--json", type=Path, help="also write the results there as JSON")
     parser.add_argument(
+        "--stalls",
+        type=float,
+        default=0.0,
+        metavar="MS",
+        help="watch the nodes' event loops for stalls over MS milliseconds "
+        "(STUD_STALL_WATCH_MS) and print where they were, every step together",
+    )
+    parser.add_argument(
         "--profile",
         type=Path,
         help="record every node with py-spy over each measured step, into this folder, "
@@ -766,6 +804,7 @@ def parse(argv: Sequence[str] | None = None) -> Options:
         json_path=args.json,
         profile_dir=args.profile,
         server_workers=args.server_workers,
+        stall_ms=args.stalls,
     )
 
 
@@ -781,6 +820,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             workers = Workers(options.workers, options.think)
             print(header(), flush=True)
             results = asyncio.run(ramp(options, room, workers))
+            if options.stall_ms:
+                print("\n".join(room.stalls()))
         except BaseException:
             print(room.logs(), file=sys.stderr)
             raise

@@ -41,6 +41,7 @@ from server.edge.overload import LagMonitor
 from server.edge.rate_limits import Gateway
 from server.edge.sessions import SessionRegistry
 from server.edge.spectators import Spectators
+from server.edge.stalls import StallWatch
 from server.metrics import Metrics
 from server.settings import Settings
 from server.table.loop import Lifecycle
@@ -88,8 +89,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.spectators = Spectators(bus)
         house_bots: asyncio.Task[None] | None = None
         overload: LagMonitor = app.state.overload
+        stalls = StallWatch(settings.stall_watch_ms / 1000) if settings.stall_watch_ms else None
         try:
             overload.start()
+            if stalls is not None:
+                stalls.start()
             sessions.start()
             await cardroom.start()
             if settings.demo:
@@ -107,6 +111,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                     await house_bots
             app.state.spectators.close()
             await overload.stop()
+            if stalls is not None:
+                stalls.stop()
             await cardroom.stop()
             await sessions.close()
             await leases.close()

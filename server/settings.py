@@ -269,6 +269,9 @@ class Operations(_Group):
     # The back office's live list flags a table whose hand has not moved for this long
     # (above the action clock and the time bank together, which end any turn).
     stuck_after_seconds: float = Field(default=60, gt=0)
+    # Log every stall of the event loop longer than this many milliseconds, with where the
+    # loop was and the collector's share (server/edge/stalls.py); 0: no watch.
+    stall_watch_ms: float = Field(default=0, ge=0)
 
 
 _G = TypeVar("_G", bound=BaseModel)

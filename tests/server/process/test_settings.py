@@ -96,6 +96,7 @@ NAMES: dict[str, tuple[str, Any, Any]] = {
     "log_format": ("json", "json", "text"),
     "metrics_public": ("false", False, True),
     "stuck_after_seconds": ("120", 120.0, 60.0),
+    "stall_watch_ms": ("30", 30.0, 0.0),
 }
 # The groups, under the names Settings gives them (``settings.<group>``).
 GROUPS: dict[str, type[BaseModel]] = {
