@@ -50,6 +50,7 @@ from types import FrameType
 from typing import TYPE_CHECKING, Protocol
 
 from server import logs
+from server.collector import FreezeAfterFullPasses
 from server.settings import Settings
 
 if TYPE_CHECKING:
@@ -401,6 +402,8 @@ def run_node(
     # often: a node makes short-lived objects by the thousand a second (frames, events), and
     # each full pass over its tables' state stops every table at once.
     gc.set_threshold(20_000, 20, 50)
+    # What survives each full pass is frozen too, thawed now and then (server/collector.py).
+    collector = FreezeAfterFullPasses(settings.collector_thaw_seconds)
     config = node_config(app, settings, log_level)
 
     class Server(uvicorn.Server):
@@ -408,6 +411,8 @@ def run_node(
 
         async def startup(self, sockets: list[socket.socket] | None = None) -> None:
             await super().startup(sockets)
+            if self.started and settings.collector_thaw_seconds:
+                collector.install(asyncio.get_running_loop())
             if self.started and heartbeat is not None:
                 self.beating = asyncio.get_running_loop().create_task(beat(heartbeat))
             if self.started and on_started is not None:
