@@ -165,21 +165,25 @@ class Cardroom:
     def stalls(self) -> list[str]:
         """What the nodes' stall watch logged (``--stalls``), every step together: how many
         stalls, how long in all, the collector's share, and where the loop was, by time."""
-        pattern = re.compile(r"event loop stalled (\d+) ms \(collector (\d+) ms\) at: (.*)")
-        count, total, collector = 0, 0.0, 0.0
+        pattern = re.compile(
+            r"event loop stalled (\d+) ms \(on CPU (\d+) ms; collector (\d+) ms([^)]*)\) at: (.*)"
+        )
+        count, total, collector, on_cpu = 0, 0.0, 0.0, 0.0
         places: Counter[str] = Counter()
         for node in self.nodes:
             for line in node.log_path.read_text(errors="replace").splitlines():
                 found = pattern.search(line)
                 if found is None:
                     continue
-                ms, gc_ms, where = float(found[1]), float(found[2]), found[3]
+                ms, cpu_ms, gc_ms = float(found[1]), float(found[2]), float(found[3])
+                passes, where = found[4], found[5]
                 count, total, collector = count + 1, total + ms, collector + gc_ms
+                on_cpu += cpu_ms
                 top = where.split(" (x")[0]  # the stack seen most in that stall
-                places["the collector" if gc_ms >= ms / 2 else top] += ms
+                places[f"the collector{passes}" if gc_ms >= ms / 2 else top] += ms
         lines = [
             f"stalls over {self.options.stall_ms:g} ms: {count}, {total:.0f} ms in all, "
-            f"the collector {collector:.0f} ms of it"
+            f"on CPU {on_cpu:.0f} ms of it, the collector {collector:.0f} ms"
         ]
         lines += [f"  {ms:7.0f} ms  {place}" for place, ms in places.most_common(12)]
         return lines

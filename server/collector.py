@@ -1,67 +1,68 @@
 """The garbage collector of a node's process, kept from stopping every table at once.
 
-A full pass of CPython's collector looks at every container object the process holds and
-stops the event loop meanwhile: at 450 tables of eight, some 130 ms, three times a minute,
-the tail latency of every table in play (``bench/load.py --stalls``). Almost all of those
-objects live as long as the node: connections, tables, players. So after each full pass, what
-survived it is frozen (``gc.freeze``): the next passes look only at what became long-lived
-since. Frozen objects are still freed when nothing refers to them; only a cycle among them
-that became garbage waits, so every ``collector_thaw_seconds`` everything is thawed once and
-the next full pass looks at it all (one long pause in that time, not three a minute).
+CPython starts a young pass when the container objects made exceed those freed by some
+threshold. A node frees old objects (the last hand's) about as fast as it makes new ones,
+so that count hardly moves: a young pass came a few times a minute and found every object
+made since the last one still alive, hundreds of thousands, 100-300 ms of the event loop at
+450 tables of eight; the middle generation's passes as long. Those pauses were the tail
+latency of every table in play (``bench/load.py --stalls``).
+
+So the node runs the passes on a clock of its own (:class:`Collector`): every tenth of a
+second a young pass (the objects made since that are still alive: a few milliseconds), then
+what survived it is frozen (``gc.freeze``), out of every later pass's sight. A cycle that
+becomes garbage that young (a caught exception and its frames, a finished task) is freed at
+once; objects freed by their count are freed as ever, frozen or not. Only a cycle among
+older objects waits: every ``collector_thaw_seconds`` everything is thawed and one full pass
+looks at it all (a few hundred milliseconds, once in that time). CPython's own thresholds
+stay, high, for a burst of objects between two ticks.
 """
 
 from __future__ import annotations
 
 import asyncio
 import gc
-import logging
 import time
-from typing import Any
 
-log = logging.getLogger(__name__)
+YOUNG_EVERY_SECONDS = 0.1  # 0.5 s: six times the pause, and more of the CPU in all
+# CPython's own triggers, for what a tick would come too late for: a young pass once 20,000
+# more objects were made than freed since the last pass, and so on up.
+THRESHOLDS = (20_000, 20, 50)
 
-OLDEST = 2  # the generation of a full pass
 
-
-class FreezeAfterFullPasses:
-    """Freezes what survives each full pass, thawing it every ``thaw_seconds``."""
+class Collector:
+    """The node's collection passes on the event loop's clock (see the module)."""
 
     def __init__(self, thaw_seconds: float) -> None:
-        self.thaw_seconds = thaw_seconds
-        self.freezes = 0
-        self.thaws = 0
-        self._loop: asyncio.AbstractEventLoop | None = None
+        self.thaw_seconds = thaw_seconds  # 0: nothing frozen, CPython's passes alone
+        self.passes = [0, 0, 0]  # run by this clock, by generation
         self._thawed_at = time.monotonic()
+        self._handle: asyncio.TimerHandle | None = None
 
-    def install(self, loop: asyncio.AbstractEventLoop) -> None:
-        """From now on, on ``loop`` (the node's): its callbacks do the freezing."""
-        self._loop = loop
-        if self._on_collection not in gc.callbacks:
-            gc.callbacks.append(self._on_collection)
+    def start(self, loop: asyncio.AbstractEventLoop) -> None:
+        gc.set_threshold(*THRESHOLDS)
+        if self.thaw_seconds:
+            self._thawed_at = time.monotonic()
+            self._handle = loop.call_later(YOUNG_EVERY_SECONDS, self._tick, loop)
 
-    def uninstall(self) -> None:
-        if self._on_collection in gc.callbacks:
-            gc.callbacks.remove(self._on_collection)
-        self._loop = None
+    def stop(self) -> None:
+        if self._handle is not None:
+            self._handle.cancel()
+            self._handle = None
 
-    def _on_collection(self, phase: str, info: dict[str, Any]) -> None:
-        loop = self._loop
-        if phase != "stop" or info.get("generation") != OLDEST or loop is None:
-            return
-        # Not inside the collection (it may run on any thread): on the loop, next.
-        try:
-            loop.call_soon_threadsafe(self.after_full_pass)
-        except RuntimeError:  # the loop is closed: the node is stopping
-            return
+    def _tick(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.collect()
+        self._handle = loop.call_later(YOUNG_EVERY_SECONDS, self._tick, loop)
 
-    def after_full_pass(self) -> None:
-        """Freeze what the pass left, or thaw everything once the time has come."""
+    def collect(self) -> None:
+        """A young pass, or a full one over everything once the time to thaw has come;
+        then what survived it frozen."""
         now = time.monotonic()
         if now - self._thawed_at >= self.thaw_seconds:
-            gc.unfreeze()  # the next full pass looks at everything, cycles frozen included
+            gc.unfreeze()
             self._thawed_at = now
-            self.thaws += 1
-            log.debug("collector: thawed; the next full pass looks at everything")
-            return
+            gc.collect(2)
+            self.passes[2] += 1
+        else:
+            gc.collect(0)
+            self.passes[0] += 1
         gc.freeze()
-        self.freezes += 1

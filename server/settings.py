@@ -112,8 +112,9 @@ class Node(_Group):
     # A worker whose event loop has not beaten its heartbeat for this long (hung, stopped)
     # is killed and started again; its tables fail over as after a crash.
     worker_watchdog_seconds: float = Field(default=10.0, ge=0.5, le=600)
-    # What survives each full pass of the garbage collector is frozen (the next passes skip
-    # it), and everything thawed once this often (server/collector.py); 0: never frozen.
+    # What survives each full pass of the garbage collector (one a minute) is frozen, the
+    # next passes skip it; everything is thawed once this often (server/collector.py); 0:
+    # nothing frozen but what the node built to start.
     collector_thaw_seconds: float = Field(default=600.0, ge=0)
     # Open a demo table of each main variant where house bots play (server/demo.py).
     demo: bool = False

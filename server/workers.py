@@ -50,7 +50,7 @@ from types import FrameType
 from typing import TYPE_CHECKING, Protocol
 
 from server import logs
-from server.collector import FreezeAfterFullPasses
+from server.collector import Collector
 from server.settings import Settings
 
 if TYPE_CHECKING:
@@ -398,12 +398,8 @@ def run_node(
     # What was built to start is kept for the node's life: frozen, the collector's full
     # passes skip it, and a burst of new connections costs tens of milliseconds, not hundreds.
     gc.freeze()
-    # Young collections every 20,000 new objects rather than 700, and a full pass a fifth as
-    # often: a node makes short-lived objects by the thousand a second (frames, events), and
-    # each full pass over its tables' state stops every table at once.
-    gc.set_threshold(20_000, 20, 50)
-    # What survives each full pass is frozen too, thawed now and then (server/collector.py).
-    collector = FreezeAfterFullPasses(settings.collector_thaw_seconds)
+    # The collector's passes on the node's own clock, short and often (server/collector.py).
+    collector = Collector(settings.collector_thaw_seconds)
     config = node_config(app, settings, log_level)
 
     class Server(uvicorn.Server):
@@ -411,8 +407,8 @@ def run_node(
 
         async def startup(self, sockets: list[socket.socket] | None = None) -> None:
             await super().startup(sockets)
-            if self.started and settings.collector_thaw_seconds:
-                collector.install(asyncio.get_running_loop())
+            if self.started:
+                collector.start(asyncio.get_running_loop())
             if self.started and heartbeat is not None:
                 self.beating = asyncio.get_running_loop().create_task(beat(heartbeat))
             if self.started and on_started is not None:

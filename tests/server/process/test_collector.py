@@ -1,76 +1,78 @@
-"""The collector's policy of a node: what survives a full pass is frozen (later passes skip
-it), and everything is thawed now and then, so a cycle that became garbage while frozen is
-still collected."""
+"""The collector's clock of a node: a young pass, then what survived it frozen (later passes
+skip it); a cycle that became garbage young is freed at once, one among frozen objects at the
+next thaw, when a full pass looks at everything."""
 
 from __future__ import annotations
 
 import asyncio
 import gc
+import time
 import weakref
 from collections.abc import Iterator
 
 import pytest
 
-from server.collector import FreezeAfterFullPasses
+from server import collector
+from server.collector import Collector
 
 
-class Node:
+class Link:
     """A cycle: two of them referring to each other."""
 
-    other: Node | None = None
+    other: Link | None = None
+
+
+def cycle() -> weakref.ref[Link]:
+    a, b = Link(), Link()
+    a.other, b.other = b, a
+    return weakref.ref(a)
 
 
 @pytest.fixture(autouse=True)
-def thawed_after() -> Iterator[None]:
+def as_it_was() -> Iterator[None]:
+    thresholds = gc.get_threshold()
     yield
     gc.unfreeze()  # the rest of the suite's process as it was
+    gc.set_threshold(*thresholds)
 
 
-async def next_turns() -> None:
-    for _ in range(3):
-        await asyncio.sleep(0)
+def test_a_young_pass_frees_young_cycles_and_freezes_what_survives() -> None:
+    clock = Collector(thaw_seconds=3600)
+    gc.unfreeze()
+    young = cycle()  # garbage already, never frozen
+    kept = [Link()]
+    clock.collect()
+    assert young() is None
+    assert clock.passes == [1, 0, 0]
+    assert gc.get_freeze_count() > 0 and not any(o is kept for o in gc.get_objects())
 
 
-async def test_what_survives_a_full_pass_is_frozen_and_thawed_when_its_time_comes() -> None:
-    policy = FreezeAfterFullPasses(thaw_seconds=3600)
-    policy.install(asyncio.get_running_loop())
+def test_a_cycle_that_became_garbage_frozen_is_freed_at_the_thaw() -> None:
+    clock = Collector(thaw_seconds=3600)
+    a, b = Link(), Link()
+    a.other, b.other = b, a
+    gone = weakref.ref(a)
+    clock.collect()  # a and b survive: frozen
+    del a, b
+    clock.collect()
+    gc.collect()  # even a full pass of CPython's does not look at frozen objects
+    assert gone() is not None
+    clock.thaw_seconds = 0.001  # the time has come
+    time.sleep(0.01)
+    clock.collect()
+    assert gone() is None
+    assert clock.passes[2] == 1
+
+
+async def test_the_clock_runs_on_the_event_loop_and_stops() -> None:
+    clock = Collector(thaw_seconds=3600)
+    clock.start(asyncio.get_running_loop())
     try:
-        gc.unfreeze()
-        survivor = [object()]
-        gc.collect()
-        await next_turns()
-        assert policy.freezes == 1 and gc.get_freeze_count() > 0
-        assert gc.is_tracked(survivor) and gc.get_freeze_count() >= len(gc.get_objects()) // 2
-        gc.collect(1)  # a young pass: nothing frozen for it
-        await next_turns()
-        assert policy.freezes == 1
-        policy.thaw_seconds = 0  # the time has come
-        gc.collect()
-        await next_turns()
-        assert policy.thaws == 1 and gc.get_freeze_count() == 0
+        assert gc.get_threshold() == collector.THRESHOLDS
+        await asyncio.sleep(collector.YOUNG_EVERY_SECONDS * 4)
     finally:
-        policy.uninstall()
-
-
-async def test_a_cycle_that_became_garbage_while_frozen_is_collected_after_the_thaw() -> None:
-    callbacks = list(gc.callbacks)
-    policy = FreezeAfterFullPasses(thaw_seconds=3600)
-    policy.install(asyncio.get_running_loop())
-    try:
-        a, b = Node(), Node()
-        a.other, b.other = b, a
-        gone = weakref.ref(a)
-        gc.collect()
-        await next_turns()  # a and b survived the pass: frozen
-        del a, b
-        gc.collect()
-        await next_turns()
-        assert gone() is not None, "frozen: the full pass did not look at the cycle"
-        policy.thaw_seconds = 0
-        gc.collect()  # its stop thaws everything
-        await next_turns()
-        gc.collect()  # the next full pass looks at everything
-        assert gone() is None
-    finally:
-        policy.uninstall()
-    assert gc.callbacks == callbacks, "uninstalled: its callback gone"
+        clock.stop()
+    ran = clock.passes[0]
+    assert ran >= 1
+    await asyncio.sleep(collector.YOUNG_EVERY_SECONDS * 3)
+    assert clock.passes[0] == ran, "stopped: no pass since"
