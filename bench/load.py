@@ -10,7 +10,8 @@ tables up to its count, lets them play ``--warmup`` seconds, then measures ``--s
 - command-to-event latency at the clients: from an ``act`` sent to the ``action`` event it
   caused coming back, p50/p95/p99;
 - the server processes' CPU (``/proc/PID/stat``) and CPU per action; RSS per connection (the
-  growth of the server's RSS since before the first table, over the bot connections);
+  growth of the server's RSS since before the first table, over the bot connections) and how
+  fast the RSS grew over the measured step (MiB a minute, from a sample every 10 s);
 - event-loop lag: the round trip of a ``ping`` sent every 0.25 s by a probe on each node;
 - garbage collections of the server (``stud_gc_pause_seconds``): how many, their total, the
   longest one's bucket;
@@ -492,6 +493,7 @@ class StepResult:
     server_cpu_percent: float
     cpu_per_action_ms: float | None
     rss_per_connection_kib: float | None
+    rss_mib_per_minute: float | None  # the servers' RSS over the measured step, its slope
     ping_p99_ms: float | None
     ping_max_ms: float | None
     gc_count: int | None
@@ -511,6 +513,20 @@ def percentile(values: Sequence[float], q: float) -> float | None:
         return None
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, max(0, round(q * len(ordered)) - 1))]
+
+
+def slope(samples: Sequence[ProcessSample]) -> float | None:
+    """How fast the servers' resident memory grew over ``samples``, in MiB a minute (least
+    squares): flat memory is about 0."""
+    if len(samples) < 3:
+        return None
+    times = [s.at for s in samples]
+    sizes = [s.rss_bytes / 2**20 for s in samples]
+    mean_t, mean_s = sum(times) / len(times), sum(sizes) / len(sizes)
+    spread = sum((t - mean_t) ** 2 for t in times)
+    if spread == 0:
+        return None
+    return sum((t - mean_t) * (m - mean_s) for t, m in zip(times, sizes, strict=True)) / spread * 60
 
 
 def ms(value: float | None) -> float | None:
@@ -535,8 +551,12 @@ async def run_step(
     before = ProcessSample.take(room.pids())
     counts_before = await ServerCounts.scrape(http, room.nodes, options.server_workers)
     recorders = start_profiles(options, room, tables)
-    await asyncio.sleep(options.seconds)
-    after = ProcessSample.take(room.pids())
+    samples = [before]
+    every = min(10.0, options.seconds / 6)
+    while (left := before.at + options.seconds - time.monotonic()) > 0:
+        await asyncio.sleep(min(every, left))
+        samples.append(ProcessSample.take(room.pids()))
+    after = samples[-1]
     counts = (await ServerCounts.scrape(http, room.nodes, options.server_workers)).since(
         counts_before
     )
@@ -570,6 +590,7 @@ async def run_step(
         rss_per_connection_kib=(
             (after.rss_bytes - baseline_rss) / connections / 1024 if connections else None
         ),
+        rss_mib_per_minute=slope(samples),
         ping_p99_ms=ms(percentile(round_trips, 0.99)),
         ping_max_ms=ms(max(round_trips, default=None)),
         gc_count=int(counts.gc_count) if has_gc else None,
@@ -674,6 +695,7 @@ COLUMNS = (
     ("CPU%", 6),
     ("ms/act", 6),
     ("KiB/conn", 8),
+    ("MiB/min", 7),
     ("ping99", 7),
     ("GC n", 5),
     ("GC ms", 6),
@@ -709,6 +731,7 @@ def row(r: StepResult) -> str:
         num(r.server_cpu_percent, 0),
         num(r.cpu_per_action_ms, 2),
         num(r.rss_per_connection_kib, 0),
+        num(r.rss_mib_per_minute, 1),
         num(r.ping_p99_ms),
         "-" if r.gc_count is None else str(r.gc_count),
         num(r.gc_total_ms),
