@@ -38,7 +38,7 @@ from redis.exceptions import NoScriptError, RedisError
 
 from engine.errors import Refusal
 from engine.protocol import ErrorCode
-from server.bus.memory import Bus, Subscription
+from server.bus.memory import Bus, Subscription, table_reply_channel, table_tag
 from server.bus.redis_bus import split_url
 from server.table import commands as cmd
 from server.table.ports import CommandRefused
@@ -46,15 +46,19 @@ from server.table.ports import CommandRefused
 log = logging.getLogger(__name__)
 
 COMMAND_QUEUE_SIZE = 4096
+# How long a node keeps hearing a table's reply channel after its last command for the table.
+REPLY_LINGER_SECONDS = 60.0
 
 
 def command_channel(table_id: int) -> str:
-    """Commands for the table, heard by the node running it."""
-    return f"table:{table_id}:commands"
+    """Commands for the table, heard by the node running it (in the slot of the table's events
+    and lease on a Redis Cluster: :func:`~server.bus.memory.table_tag`)."""
+    return f"{table_tag(table_id)}:commands"
 
 
 def reply_channel(node_id: str) -> str:
-    """Answers to the commands this node sent to tables run elsewhere."""
+    """Answers to the orders this node sent to other nodes. (A table's answers to its
+    commands come on ``table_reply_channel(table, "node:<id>")``, in line with its events.)"""
     return f"node:{node_id}:replies"
 
 
@@ -164,7 +168,7 @@ return 0
 
 
 class RedisLeases:
-    """Leases as Redis keys ``<prefix>lease:table:<id>``, valued with this node's id and
+    """Leases as Redis keys ``<prefix>lease:table:{<id>}``, valued with this node's id and
     incarnation (a restarted node with the same id does not inherit its old leases)."""
 
     lapses = True
@@ -187,7 +191,7 @@ class RedisLeases:
 
     def key(self, table_id: int) -> str:
         """The Redis key of the table's lease, valued with the node holding it."""
-        return f"{self._prefix}lease:table:{table_id}"
+        return f"{self._prefix}lease:{table_tag(table_id)}"
 
     async def acquire(self, table_id: int) -> bool:
         """Free, or set aside for this node (:meth:`reserve`)."""
@@ -318,6 +322,12 @@ class CommandRouter:
         self.retry_after = retry_after
         self.runner = runner
         self._replies_channel = reply_channel(node_id)
+        self.reply_linger = REPLY_LINGER_SECONDS
+        self._replies: Subscription | None = None
+        # The tables whose reply channel this node hears, with their commands in flight; the
+        # timers that let go of those with none left.
+        self._table_replies: dict[int, int] = {}
+        self._letting_go: dict[int, asyncio.TimerHandle] = {}
         self._waiting: dict[str, asyncio.Future[dict[str, Any]]] = {}
         self._serving: dict[int, asyncio.Task[None]] = {}
         self._handling: set[asyncio.Task[None]] = set()
@@ -325,8 +335,51 @@ class CommandRouter:
         self._serving_orders: asyncio.Task[None] | None = None
 
     def start(self) -> None:
-        replies = self.bus.subscribe(self._replies_channel, size=COMMAND_QUEUE_SIZE)
-        self._listener = asyncio.create_task(self._listen(replies), name="command-replies")
+        self._replies = self._hear_replies()
+        self._listener = asyncio.create_task(self._listen(), name="command-replies")
+
+    def _hear_replies(self) -> Subscription:
+        tables = [self._table_reply_channel(table_id) for table_id in self._table_replies]
+        return self.bus.subscribe(self._replies_channel, *tables, size=COMMAND_QUEUE_SIZE)
+
+    def _table_reply_channel(self, table_id: int) -> str:
+        return table_reply_channel(table_id, f"node:{self.node_id}")
+
+    def _reply_to(self, table_id: int) -> str:
+        """The channel the table's answers to this node come on: in the table's slot, so an
+        answer comes after the events its command caused on a Redis Cluster too. Heard from
+        the first command for the table until ``reply_linger`` seconds after the last (the
+        command leaves once Redis has confirmed the subscription: see the bus)."""
+        channel = self._table_reply_channel(table_id)
+        timer = self._letting_go.pop(table_id, None)
+        if timer is not None:
+            timer.cancel()
+        if table_id not in self._table_replies:
+            self._table_replies[table_id] = 0
+            if self._replies is not None:
+                self._replies.add(channel)
+        self._table_replies[table_id] += 1
+        return channel
+
+    def _answered(self, table_id: int) -> None:
+        left = self._table_replies.get(table_id, 1) - 1
+        self._table_replies[table_id] = left
+        if left == 0:
+            self._letting_go[table_id] = asyncio.get_running_loop().call_later(
+                self.reply_linger, self._let_go, table_id
+            )
+
+    def _let_go(self, table_id: int) -> None:
+        self._letting_go.pop(table_id, None)
+        if self._table_replies.get(table_id) == 0:
+            del self._table_replies[table_id]
+            if self._replies is not None:
+                self._replies.remove(self._table_reply_channel(table_id))
+
+    @property
+    def reply_tables(self) -> set[int]:
+        """The tables whose answers this node hears now."""
+        return set(self._table_replies)
 
     async def send(self, table_id: int, command: cmd.TableCommand) -> dict[str, Any]:
         """The command's answer from the node running the table; ``table_unavailable`` at
@@ -338,7 +391,7 @@ class CommandRouter:
             "id": request_id,
             "table": table_id,
             "command": cmd.encode(command),
-            "reply_to": self._replies_channel,
+            "reply_to": self._reply_to(table_id),
         }
         try:
             async with asyncio.timeout(self.timeout):
@@ -353,6 +406,7 @@ class CommandRouter:
             ) from None
         finally:
             self._waiting.pop(request_id, None)
+            self._answered(table_id)
         return _outcome(reply, CommandRefused)
 
     async def order(self, node_id: str, order: dict[str, Any], *, timeout: float) -> dict[str, Any]:
@@ -435,14 +489,15 @@ class CommandRouter:
             elif running != heard_by:
                 raise self._unavailable()
 
-    async def _listen(self, replies: Subscription) -> None:
+    async def _listen(self) -> None:
         while True:
-            async for reply in replies:
+            assert self._replies is not None
+            async for reply in self._replies:
                 waiting = self._waiting.get(str(reply.get("id")))
                 if waiting is not None and not waiting.done():
                     waiting.set_result(reply)
             # Dropped for falling behind: listen again (the senders time out and retry).
-            replies = self.bus.subscribe(self._replies_channel, size=COMMAND_QUEUE_SIZE)
+            self._replies = self._hear_replies()
 
     def serve(self, actor: ServedTable) -> None:
         """Hand the commands other nodes send to the table over to its actor, in order."""
@@ -462,6 +517,9 @@ class CommandRouter:
             task.cancel()
 
     async def close(self) -> None:
+        for timer in self._letting_go.values():
+            timer.cancel()
+        self._letting_go.clear()
         tasks = [*self._serving.values(), *self._handling]
         tasks += [t for t in (self._listener, self._serving_orders) if t is not None]
         for task in tasks:

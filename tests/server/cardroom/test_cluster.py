@@ -31,9 +31,9 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from engine.views import view
 from server.accounts import ledger, registry
-from server.bus.memory import MemoryBus, Subscription, table_channel
+from server.bus.memory import MemoryBus, Subscription, table_channel, table_reply_channel
 from server.cardroom import supervisor
-from server.cardroom.cluster import RedisLeases, RemoteTable, command_channel
+from server.cardroom.cluster import CommandRouter, RedisLeases, RemoteTable, command_channel
 from server.db.models import Account, HandRecord, LiveHand, Role, TableRecord
 from server.db.session import make_engine, make_sessionmaker
 from server.settings import Settings
@@ -120,6 +120,44 @@ async def test_a_lease_set_aside_for_a_node_is_that_node_s_alone_until_it_lapses
     finally:
         for leases in (a, b, c):
             await leases.close()
+
+
+class Echo:
+    """A table's actor that answers every command at once."""
+
+    table_id = 7
+
+    async def submit(self, command: commands.TableCommand) -> dict[str, Any]:
+        return {"done": command.name}
+
+
+async def test_a_node_hears_a_table_s_answers_while_it_commands_it_and_a_while_after() -> None:
+    """A command's answer comes on a channel of the table's own (in its slot on a Redis
+    Cluster: in line with its events): the sending node listens to it from the first command
+    until ``reply_linger`` after the last, then lets go of it."""
+    bus = MemoryBus()
+    a = CommandRouter(bus, "a", timeout=5, retry_after=1)
+    b = CommandRouter(bus, "b", timeout=5, retry_after=1)
+    a.reply_linger = 1.0
+    answers = table_reply_channel(Echo.table_id, "node:a")
+    a.start()
+    b.serve(Echo())
+    try:
+        await asyncio.sleep(0)  # b listens
+        assert await bus.publish_heard(answers, {}) == 0
+        chat = commands.Chat(player="ann", text="hi")
+        assert await a.send(Echo.table_id, chat) == {"done": "chat"}
+        assert a.reply_tables == {Echo.table_id}
+        assert await bus.publish_heard(answers, {}) == 1
+        await asyncio.sleep(0.6)
+        assert await a.send(Echo.table_id, chat) == {"done": "chat"}  # kept a while longer
+        await asyncio.sleep(0.6)  # past a linger since the first, not since the last
+        assert a.reply_tables == {Echo.table_id}
+        await wait_for(lambda: not a.reply_tables, timeout=2)
+        assert await bus.publish_heard(answers, {}) == 0
+    finally:
+        await a.close()
+        await b.close()
 
 
 # ---------------------------------------------------------------------- fencing
