@@ -1,7 +1,8 @@
 """The bus: fan-out of table events to every subscriber of a channel.
 
 One interface, backends chosen by URL (:func:`server.bus.backends.bus_from_url`):
-``memory://`` for one process, ``redis://`` (``server.bus.redis_bus``) for several nodes.
+``memory://`` for one process, ``redis://`` (``server.bus.redis_bus``: one Redis, or a Redis
+Cluster) for several nodes.
 Every subscription has a bounded queue: a subscriber that falls behind is cut off (its
 ``dropped`` flag set and its iterator ended) rather than slowing the table down; its client
 resyncs from a snapshot.

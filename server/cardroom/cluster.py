@@ -34,6 +34,7 @@ from collections.abc import Awaitable, Callable, Collection
 from typing import Any, Protocol
 
 from redis.asyncio import Redis
+from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import NoScriptError, RedisError
 
 from engine.errors import Refusal
@@ -169,19 +170,24 @@ return 0
 
 class RedisLeases:
     """Leases as Redis keys ``<prefix>lease:table:{<id>}``, valued with this node's id and
-    incarnation (a restarted node with the same id does not inherit its old leases)."""
+    incarnation (a restarted node with the same id does not inherit its old leases).
+
+    On a Redis Cluster (``?cluster=yes``) each key lives on the master of its table's slot,
+    with the table's channels; a round's pipeline goes to every master holding one of the
+    node's leases, side by side (redis-py's cluster pipeline), and ``SCRIPT LOAD`` to all."""
 
     lapses = True
 
     def __init__(self, url: str, node_id: str, lease_seconds: float) -> None:
-        redis_url, prefix = split_url(url)
+        target = split_url(url)
         timeout = max(0.5, lease_seconds / 3)
         # The leases' own client (not the bus's connections: a lease round never waits
         # behind a burst of events); public for whoever inspects the leases in Redis.
-        self.redis: Redis = Redis.from_url(
-            redis_url, socket_timeout=timeout, socket_connect_timeout=timeout
+        client = RedisCluster if target.cluster else Redis
+        self.redis: Redis | RedisCluster = client.from_url(
+            target.url, socket_timeout=timeout, socket_connect_timeout=timeout
         )
-        self._prefix = prefix
+        self._prefix = target.prefix
         self.node_id = node_id
         self._value = f"{node_id} {secrets.token_hex(4)}"
         self._ttl_ms = int(lease_seconds * 1000)
