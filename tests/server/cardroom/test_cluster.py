@@ -2,7 +2,8 @@
 commands routed to the running node, a dead node's table taken over and its hand resumed,
 and a table that pauses while its database is away.
 
-(tests/cluster runs the same story with real node processes, killed with SIGKILL.)
+The tests on Redis run twice (``redis_base``): on one Redis, and on a Redis Cluster of three
+masters. (tests/cluster runs the same story with real node processes, killed with SIGKILL.)
 """
 
 from __future__ import annotations
@@ -60,9 +61,8 @@ def sessionmaker(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:
 
 
 @needs_redis
-@pytest.mark.usefixtures("redis_available")
-async def test_a_lease_is_one_node_s_until_it_lapses_or_is_given_back() -> None:
-    url = redis_url()
+async def test_a_lease_is_one_node_s_until_it_lapses_or_is_given_back(redis_base: str) -> None:
+    url = redis_url(redis_base)
     a, b = RedisLeases(url, "a", 0.5), RedisLeases(url, "b", 0.5)
     try:
         assert await a.acquire(7) and not await b.acquire(7)
@@ -90,9 +90,10 @@ async def test_a_lease_is_one_node_s_until_it_lapses_or_is_given_back() -> None:
 
 
 @needs_redis
-@pytest.mark.usefixtures("redis_available")
-async def test_a_lease_set_aside_for_a_node_is_that_node_s_alone_until_it_lapses() -> None:
-    url = redis_url(prefix=redis_prefix())
+async def test_a_lease_set_aside_for_a_node_is_that_node_s_alone_until_it_lapses(
+    redis_base: str,
+) -> None:
+    url = redis_url(redis_base, prefix=redis_prefix())
     a, b, c = (RedisLeases(url, name, 0.5) for name in "abc")
     try:
         # A new table placed on b: set aside from nobody's, taken by b alone.
@@ -270,10 +271,13 @@ def lease() -> float:
 
 
 @pytest.fixture
-async def nodes(shared: tuple[str, AsyncEngine], lease: float) -> AsyncIterator[list[Node]]:
+async def nodes(
+    shared: tuple[str, AsyncEngine], lease: float, redis_base: str
+) -> AsyncIterator[list[Node]]:
+    """Nodes a and b (not started), on the test's Redis: one Redis, or the Redis Cluster."""
     database_url, engine = shared
     sessionmaker = make_sessionmaker(engine)
-    url = redis_url(prefix=redis_prefix())
+    url = redis_url(redis_base, prefix=redis_prefix())
     settings = Settings(
         database_url=database_url,
         pause_between_hands_seconds=0,
@@ -341,7 +345,6 @@ async def act_through(handle: Any, actor: TableActor, rng: random.Random) -> Non
 
 @needs_redis
 @needs_postgresql
-@pytest.mark.usefixtures("redis_available")
 async def test_a_dead_node_s_table_is_taken_over_and_its_hand_finished(
     nodes: list[Node],
 ) -> None:
@@ -421,7 +424,6 @@ async def test_a_dead_node_s_table_is_taken_over_and_its_hand_finished(
 
 @needs_redis
 @needs_postgresql
-@pytest.mark.usefixtures("redis_available")
 @pytest.mark.parametrize("lease", [3 * LEASE])  # the command is sent well before it lapses
 async def test_a_command_for_a_table_no_node_runs_is_refused_at_once_with_a_retry_hint(
     nodes: list[Node], lease: float
@@ -437,7 +439,8 @@ async def test_a_command_for_a_table_no_node_runs_is_refused_at_once_with_a_retr
     assert isinstance(remote, RemoteTable)
     assert (await submit(remote, "sit", "ann", buy_in=100))["stack"] == 100
     await a.die()
-    await until_subscribers(b.bus.channel_prefix, command_channel(table_id), 0)  # a's gone
+    # a's subscription is gone.
+    await until_subscribers(b.bus.channel_prefix, command_channel(table_id), 0, url=b.url)
     assert b.cardroom.router.timeout >= 10
     started = asyncio.get_running_loop().time()
     with pytest.raises(CommandRefused) as refused:
@@ -456,7 +459,6 @@ async def test_a_command_for_a_table_no_node_runs_is_refused_at_once_with_a_retr
 
 @needs_redis
 @needs_postgresql
-@pytest.mark.usefixtures("redis_available")
 async def test_a_command_heard_by_a_frozen_node_is_refused_once_another_runs_the_table(
     nodes: list[Node],
 ) -> None:
@@ -495,7 +497,6 @@ async def test_a_command_heard_by_a_frozen_node_is_refused_once_another_runs_the
 
 @needs_redis
 @needs_postgresql
-@pytest.mark.usefixtures("redis_available")
 async def test_a_node_past_its_lease_publishes_nothing_more_for_the_table(
     nodes: list[Node],
 ) -> None:
@@ -547,7 +548,6 @@ def slow_loads(monkeypatch: pytest.MonkeyPatch, seconds: float) -> Callable[[], 
 
 @needs_redis
 @needs_postgresql
-@pytest.mark.usefixtures("redis_available")
 async def test_a_table_taken_slower_than_a_lease_keeps_its_lease(
     nodes: list[Node], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -573,7 +573,6 @@ async def test_a_table_taken_slower_than_a_lease_keeps_its_lease(
 
 @needs_redis
 @needs_postgresql
-@pytest.mark.usefixtures("redis_available")
 async def test_a_table_whose_lease_is_lost_while_it_is_taken_is_not_run(
     nodes: list[Node], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -598,7 +597,6 @@ async def test_a_table_whose_lease_is_lost_while_it_is_taken_is_not_run(
 
 @needs_redis
 @needs_postgresql
-@pytest.mark.usefixtures("redis_available")
 async def test_a_node_stopped_cleanly_hands_its_table_over_at_once(nodes: list[Node]) -> None:
     """A node that stops gives its leases back and says so: another node takes the table at
     its next round, not a lease later, and keeps its players as they were at the stop."""
@@ -634,7 +632,6 @@ async def test_a_node_stopped_cleanly_hands_its_table_over_at_once(nodes: list[N
 
 @needs_redis
 @needs_postgresql
-@pytest.mark.usefixtures("redis_available")
 async def test_a_player_who_sat_out_during_the_hand_stays_out_of_it_on_the_next_node(
     nodes: list[Node],
 ) -> None:
@@ -680,7 +677,6 @@ async def test_a_player_who_sat_out_during_the_hand_stays_out_of_it_on_the_next_
 
 @needs_redis
 @needs_postgresql
-@pytest.mark.usefixtures("redis_available")
 async def test_the_live_list_of_one_node_shows_the_tables_another_runs(
     nodes: list[Node],
 ) -> None:
@@ -727,7 +723,6 @@ async def test_the_live_list_of_one_node_shows_the_tables_another_runs(
 
 @needs_redis
 @needs_postgresql
-@pytest.mark.usefixtures("redis_available")
 async def test_a_node_started_late_names_the_node_running_each_table_at_once(
     nodes: list[Node],
 ) -> None:
@@ -755,7 +750,6 @@ async def test_a_node_started_late_names_the_node_running_each_table_at_once(
 
 @needs_redis
 @needs_postgresql
-@pytest.mark.usefixtures("redis_available")
 async def test_operators_pause_void_and_close_a_table_another_node_runs(
     nodes: list[Node],
 ) -> None:
