@@ -65,7 +65,8 @@ def _global_options(*, after_command: bool) -> argparse.ArgumentParser:
     parser.add_argument(
         "--redis-url",
         help="Redis for the bus between nodes (redis://, rediss:// or unix://; "
-        "?channel_prefix=P keeps deployments on one Redis apart); default: in memory",
+        "?channel_prefix=P keeps deployments on one Redis apart, ?cluster=yes names a node "
+        "of a Redis Cluster); default: in memory",
     )
     parser.add_argument(
         "--node-id",

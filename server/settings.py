@@ -99,7 +99,8 @@ class Node(_Group):
     port: int = Field(default=8000, ge=0, le=65535)
     # This node's name among the nodes sharing one database and one Redis (one cardroom).
     node_id: str = Field(default_factory=_default_node_id, min_length=1, max_length=64)
-    # None: the in-memory bus of a single process; redis://... the bus every node shares.
+    # None: the in-memory bus of a single process; redis://... the bus (and the leases) every
+    # node shares; ...?cluster=yes names a node of a Redis Cluster (server/bus/redis_bus.py).
     redis_url: str | None = Field(
         default=None, validation_alias=AliasChoices("STUD_REDIS_URL", "REDIS_URL")
     )

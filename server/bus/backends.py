@@ -9,7 +9,8 @@ REDIS_SCHEMES = ("redis://", "rediss://", "unix://")
 
 def bus_from_url(url: str | None) -> Bus:
     """Pick the backend by URL: ``None`` or ``memory://`` is the in-process bus, a Redis URL
-    (``redis://``, ``rediss://``, ``unix://``) the bus shared by every node on that Redis."""
+    (``redis://``, ``rediss://``, ``unix://``) the bus shared by every node on that Redis, or
+    on the Redis Cluster it names a node of (``?cluster=yes``: sharded pub/sub)."""
     if url is None or url.startswith("memory://"):
         return MemoryBus()
     if url.startswith(REDIS_SCHEMES):

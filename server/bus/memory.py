@@ -1,13 +1,16 @@
 """The bus: fan-out of table events to every subscriber of a channel.
 
 One interface, backends chosen by URL (:func:`server.bus.backends.bus_from_url`):
-``memory://`` for one process, ``redis://`` (``server.bus.redis_bus``) for several nodes.
+``memory://`` for one process, ``redis://`` (``server.bus.redis_bus``: one Redis, or a Redis
+Cluster) for several nodes.
 Every subscription has a bounded queue: a subscriber that falls behind is cut off (its
 ``dropped`` flag set and its iterator ended) rather than slowing the table down; its client
 resyncs from a snapshot.
 
-Channels are plain strings: ``table:<id>`` carries a table's public events,
-``table:<id>:player:<player>`` the events only that player may see.
+Channels are plain strings: ``table:{<id>}`` carries a table's public events,
+``table:{<id>}:player:<player>`` the events only that player may see, and
+``table:{<id>}:to:<listener>`` what the table answers one listener (the braces: see
+:func:`table_tag`).
 """
 
 from __future__ import annotations
@@ -20,12 +23,26 @@ from typing import Any, Protocol
 DEFAULT_QUEUE_SIZE = 1024
 
 
+def table_tag(table_id: int) -> str:
+    """``table:{<id>}``: how every Redis name of one table begins (its channels, here and in
+    ``server.cardroom.cluster``, and its lease key). On a Redis Cluster the braces are a hash
+    tag, the only part hashed: all of them sit in one slot, on one master."""
+    return f"table:{{{table_id}}}"
+
+
 def table_channel(table_id: int) -> str:
-    return f"table:{table_id}"
+    return table_tag(table_id)
 
 
 def player_channel(table_id: int, player: str) -> str:
-    return f"table:{table_id}:player:{player}"
+    return f"{table_tag(table_id)}:player:{player}"
+
+
+def table_reply_channel(table_id: int, listener: str) -> str:
+    """Where the table answers one listener alone (a connection's snapshot, a node's command
+    replies), in line with the table's events: on a Redis Cluster only the messages of one
+    slot keep their order, so this one is in the table's slot too."""
+    return f"{table_tag(table_id)}:to:{listener}"
 
 
 class Delivered(dict[str, Any]):

@@ -35,11 +35,12 @@ from collections.abc import Awaitable, Callable, Collection
 from typing import Any, Protocol
 
 from redis.asyncio import Redis
+from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import NoScriptError, RedisError
 
 from engine.errors import Refusal
 from engine.protocol import ErrorCode
-from server.bus.memory import Bus, Subscription
+from server.bus.memory import Bus, Subscription, table_reply_channel, table_tag
 from server.bus.redis_bus import split_url
 from server.table import commands as cmd
 from server.table.ports import CommandRefused
@@ -47,15 +48,19 @@ from server.table.ports import CommandRefused
 log = logging.getLogger(__name__)
 
 COMMAND_QUEUE_SIZE = 4096
+# How long a node keeps hearing a table's reply channel after its last command for the table.
+REPLY_LINGER_SECONDS = 60.0
 
 
 def command_channel(table_id: int) -> str:
-    """Commands for the table, heard by the node running it."""
-    return f"table:{table_id}:commands"
+    """Commands for the table, heard by the node running it (in the slot of the table's events
+    and lease on a Redis Cluster: :func:`~server.bus.memory.table_tag`)."""
+    return f"{table_tag(table_id)}:commands"
 
 
 def reply_channel(node_id: str) -> str:
-    """Answers to the commands this node sent to tables run elsewhere."""
+    """Answers to the orders this node sent to other nodes. (A table's answers to its
+    commands come on ``table_reply_channel(table, "node:<id>")``, in line with its events.)"""
     return f"node:{node_id}:replies"
 
 
@@ -165,20 +170,25 @@ return 0
 
 
 class RedisLeases:
-    """Leases as Redis keys ``<prefix>lease:table:<id>``, valued with this node's id and
-    incarnation (a restarted node with the same id does not inherit its old leases)."""
+    """Leases as Redis keys ``<prefix>lease:table:{<id>}``, valued with this node's id and
+    incarnation (a restarted node with the same id does not inherit its old leases).
+
+    On a Redis Cluster (``?cluster=yes``) each key lives on the master of its table's slot,
+    with the table's channels; a round's pipeline goes to every master holding one of the
+    node's leases, side by side (redis-py's cluster pipeline), and ``SCRIPT LOAD`` to all."""
 
     lapses = True
 
     def __init__(self, url: str, node_id: str, lease_seconds: float) -> None:
-        redis_url, prefix = split_url(url)
+        target = split_url(url)
         timeout = max(0.5, lease_seconds / 3)
         # The leases' own client (not the bus's connections: a lease round never waits
         # behind a burst of events); public for whoever inspects the leases in Redis.
-        self.redis: Redis = Redis.from_url(
-            redis_url, socket_timeout=timeout, socket_connect_timeout=timeout
+        client = RedisCluster if target.cluster else Redis
+        self.redis: Redis | RedisCluster = client.from_url(
+            target.url, socket_timeout=timeout, socket_connect_timeout=timeout
         )
-        self._prefix = prefix
+        self._prefix = target.prefix
         self.node_id = node_id
         self._value = f"{node_id} {secrets.token_hex(4)}"
         self._ttl_ms = int(lease_seconds * 1000)
@@ -188,7 +198,7 @@ class RedisLeases:
 
     def key(self, table_id: int) -> str:
         """The Redis key of the table's lease, valued with the node holding it."""
-        return f"{self._prefix}lease:table:{table_id}"
+        return f"{self._prefix}lease:{table_tag(table_id)}"
 
     async def acquire(self, table_id: int) -> bool:
         """Free, or set aside for this node (:meth:`reserve`)."""
@@ -323,6 +333,12 @@ class CommandRouter:
         self.runner = runner
         self.back_in = back_in
         self._replies_channel = reply_channel(node_id)
+        self.reply_linger = REPLY_LINGER_SECONDS
+        self._replies: Subscription | None = None
+        # The tables whose reply channel this node hears, with their commands in flight; the
+        # timers that let go of those with none left.
+        self._table_replies: dict[int, int] = {}
+        self._letting_go: dict[int, asyncio.TimerHandle] = {}
         self._waiting: dict[str, asyncio.Future[dict[str, Any]]] = {}
         self._serving: dict[int, asyncio.Task[None]] = {}
         self._handling: set[asyncio.Task[None]] = set()
@@ -330,8 +346,51 @@ class CommandRouter:
         self._serving_orders: asyncio.Task[None] | None = None
 
     def start(self) -> None:
-        replies = self.bus.subscribe(self._replies_channel, size=COMMAND_QUEUE_SIZE)
-        self._listener = asyncio.create_task(self._listen(replies), name="command-replies")
+        self._replies = self._hear_replies()
+        self._listener = asyncio.create_task(self._listen(), name="command-replies")
+
+    def _hear_replies(self) -> Subscription:
+        tables = [self._table_reply_channel(table_id) for table_id in self._table_replies]
+        return self.bus.subscribe(self._replies_channel, *tables, size=COMMAND_QUEUE_SIZE)
+
+    def _table_reply_channel(self, table_id: int) -> str:
+        return table_reply_channel(table_id, f"node:{self.node_id}")
+
+    def _reply_to(self, table_id: int) -> str:
+        """The channel the table's answers to this node come on: in the table's slot, so an
+        answer comes after the events its command caused on a Redis Cluster too. Heard from
+        the first command for the table until ``reply_linger`` seconds after the last (the
+        command leaves once Redis has confirmed the subscription: see the bus)."""
+        channel = self._table_reply_channel(table_id)
+        timer = self._letting_go.pop(table_id, None)
+        if timer is not None:
+            timer.cancel()
+        if table_id not in self._table_replies:
+            self._table_replies[table_id] = 0
+            if self._replies is not None:
+                self._replies.add(channel)
+        self._table_replies[table_id] += 1
+        return channel
+
+    def _answered(self, table_id: int) -> None:
+        left = self._table_replies.get(table_id, 1) - 1
+        self._table_replies[table_id] = left
+        if left == 0:
+            self._letting_go[table_id] = asyncio.get_running_loop().call_later(
+                self.reply_linger, self._let_go, table_id
+            )
+
+    def _let_go(self, table_id: int) -> None:
+        self._letting_go.pop(table_id, None)
+        if self._table_replies.get(table_id) == 0:
+            del self._table_replies[table_id]
+            if self._replies is not None:
+                self._replies.remove(self._table_reply_channel(table_id))
+
+    @property
+    def reply_tables(self) -> set[int]:
+        """The tables whose answers this node hears now."""
+        return set(self._table_replies)
 
     async def send(self, table_id: int, command: cmd.TableCommand) -> dict[str, Any]:
         """The command's answer from the node running the table; ``table_unavailable`` at
@@ -343,7 +402,7 @@ class CommandRouter:
             "id": request_id,
             "table": table_id,
             "command": cmd.encode(command),
-            "reply_to": self._replies_channel,
+            "reply_to": self._reply_to(table_id),
         }
         try:
             async with asyncio.timeout(self.timeout):
@@ -358,6 +417,7 @@ class CommandRouter:
             ) from None
         finally:
             self._waiting.pop(request_id, None)
+            self._answered(table_id)
         return _outcome(reply, CommandRefused)
 
     async def order(self, node_id: str, order: dict[str, Any], *, timeout: float) -> dict[str, Any]:
@@ -442,14 +502,15 @@ class CommandRouter:
             elif running != heard_by:
                 raise self._unavailable(table_id)
 
-    async def _listen(self, replies: Subscription) -> None:
+    async def _listen(self) -> None:
         while True:
-            async for reply in replies:
+            assert self._replies is not None
+            async for reply in self._replies:
                 waiting = self._waiting.get(str(reply.get("id")))
                 if waiting is not None and not waiting.done():
                     waiting.set_result(reply)
             # Dropped for falling behind: listen again (the senders time out and retry).
-            replies = self.bus.subscribe(self._replies_channel, size=COMMAND_QUEUE_SIZE)
+            self._replies = self._hear_replies()
 
     def serve(self, actor: ServedTable) -> None:
         """Hand the commands other nodes send to the table over to its actor, in order."""
@@ -469,6 +530,9 @@ class CommandRouter:
             task.cancel()
 
     async def close(self) -> None:
+        for timer in self._letting_go.values():
+            timer.cancel()
+        self._letting_go.clear()
         tasks = [*self._serving.values(), *self._handling]
         tasks += [t for t in (self._listener, self._serving_orders) if t is not None]
         for task in tasks:

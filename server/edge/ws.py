@@ -45,7 +45,14 @@ from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from engine.errors import Refusal
 from engine.protocol import ErrorCode
 from server.accounts import tokens
-from server.bus.memory import DEFAULT_QUEUE_SIZE, Bus, Subscription, player_channel, table_channel
+from server.bus.memory import (
+    DEFAULT_QUEUE_SIZE,
+    Bus,
+    Subscription,
+    player_channel,
+    table_channel,
+    table_reply_channel,
+)
 from server.cardroom.cluster import TableHandle
 from server.db.session import is_outage
 from server.edge.frames import PROTOCOL_VERSION, Outbox, dumps
@@ -89,7 +96,8 @@ class ProtocolError(Refusal):
 
 
 def connection_channel() -> str:
-    """A channel of the bus for one connection's replies (snapshots come through it)."""
+    """A connection's name on the bus: a table it watches sends it its snapshots on
+    ``table_reply_channel(table, name)``, in line with the table's events."""
     return f"connection:{secrets.token_hex(8)}"
 
 
@@ -129,9 +137,7 @@ class Connection:
         self.presence = TablePresence(cardroom)
         self.lanes = TableLanes(COMMANDS_IN_FLIGHT)
         self.channel = connection_channel()
-        self.subscription: Subscription = cardroom.bus.subscribe(
-            self.channel, size=DEFAULT_QUEUE_SIZE
-        )
+        self.subscription: Subscription = cardroom.bus.subscribe(size=DEFAULT_QUEUE_SIZE)
 
     def send(self, frame: dict[str, Any]) -> None:
         """Queue a frame behind every frame queued before it (one writer: the pump)."""
@@ -367,6 +373,7 @@ class Connection:
         if table_id not in self.watching:
             self.watching.add(table_id)
             self.subscription.add(table_channel(table_id))
+            self.subscription.add(table_reply_channel(table_id, self.channel))
             if self.player is not None:
                 self.subscription.add(player_channel(table_id, self.player))
         await self.presence.tell(connected=True, tables={table_id})
@@ -389,7 +396,9 @@ class Connection:
             return
         await actor.submit(
             cmd.Snapshot(
-                player=self.player or "", reply_to=self.channel, reply_id=message.get("id")
+                player=self.player or "",
+                reply_to=table_reply_channel(table_id, self.channel),
+                reply_id=message.get("id"),
             )
         )
 
@@ -432,6 +441,7 @@ class Connection:
         table_id, _ = await self._actor(message)
         self.watching.discard(table_id)
         self.subscription.remove(table_channel(table_id))
+        self.subscription.remove(table_reply_channel(table_id, self.channel))
         if self.player is not None:
             self.subscription.remove(player_channel(table_id, self.player))
         await self.presence.tell(connected=False, tables={table_id})

@@ -3,7 +3,9 @@ processes (``--node-id A``, ``B``...) on one PostgreSQL database and one Redis o
 own, each part of which a test may kill, restart or freeze.
 
 - ``RedisProcess``: a ``redis-server`` on a free port, nothing saved; ``restart()`` kills it
-  and starts it again, empty, on the same port.
+  and starts it again, empty, on the same port. ``Cluster(..., redis_cluster=True)`` has a
+  Redis Cluster of three masters instead (``tests/server/redis_cluster.py``), killed and
+  started again whole.
 - ``PostgresDatabase``: a database ``stud_cluster_<random>`` made on the PostgreSQL of
   ``STUD_TEST_POSTGRES_URL`` and dropped at the end (only the one it made).
 - ``PausableProxy``: a TCP proxy the nodes reach PostgreSQL through; ``pause()`` freezes it
@@ -59,6 +61,7 @@ from stud_client import (
     TableEvent,
     TableView,
 )
+from tests.server.redis_cluster import LocalRedisCluster
 
 T = TypeVar("T")
 ROOT = Path(__file__).resolve().parents[2]
@@ -535,11 +538,18 @@ class Cluster:
         directory: Path,
         node_ids: Sequence[str] = ("A", "B"),
         settings: Mapping[str, str] | None = None,
+        *,
+        redis_cluster: bool = False,
     ) -> None:
-        """``settings``: environment of the nodes over ``NODE_SETTINGS``."""
+        """``settings``: environment of the nodes over ``NODE_SETTINGS``; ``redis_cluster``:
+        the nodes share a Redis Cluster of three masters, not one redis-server."""
         self.directory = directory
         self.settings = dict(settings or {})
-        self.redis = RedisProcess(directory)
+        self.redis: RedisProcess | LocalRedisCluster = (
+            LocalRedisCluster(directory / "redis-cluster", log_path=directory / "redis.log")
+            if redis_cluster
+            else RedisProcess(directory)
+        )
         self.database = PostgresDatabase()
         self.proxy = PausableProxy(self.database.host, self.database.port)
         self.node_ids = tuple(node_ids)

@@ -1,5 +1,7 @@
 """Fixtures of the cluster tests: a fresh cardroom of two node processes (``A``, ``B``) on a
-Redis and a PostgreSQL database of the test's own (see ``cluster_harness``).
+Redis and a PostgreSQL database of the test's own (see ``cluster_harness``). The Redis is one
+redis-server, or a Redis Cluster of three masters where a module parametrizes ``redis_kind``
+(``test_failover``, ``test_node_spread``: every scenario on both).
 
 They need PostgreSQL (``STUD_TEST_POSTGRES_URL``) and the ``redis-server`` binary, and fail
 loudly without them, as the server tests do; leaving ``postgresql`` out of
@@ -49,14 +51,25 @@ def wants_postgresql() -> None:
 
 
 @pytest.fixture
+def redis_kind() -> str:
+    """The nodes' Redis: ``redis`` (one redis-server) unless a module parametrizes it with
+    ``cluster`` too (a Redis Cluster of three masters)."""
+    return "redis"
+
+
+@pytest.fixture
 def cluster(
-    tmp_path: Path, request: pytest.FixtureRequest, wants_postgresql: None
+    tmp_path: Path, request: pytest.FixtureRequest, wants_postgresql: None, redis_kind: str
 ) -> Iterator[Cluster]:
     """Nodes A and B, ready, each with its own log under the test's tmp_path; every log's
     tail is printed when the test fails. A test's ``node_settings`` mark changes the nodes'
     settings."""
     marked = request.node.get_closest_marker("node_settings")
-    cluster = Cluster(tmp_path, settings=marked.args[0] if marked else None)
+    cluster = Cluster(
+        tmp_path,
+        settings=marked.args[0] if marked else None,
+        redis_cluster=redis_kind == "cluster",
+    )
     try:
         cluster.start()
         yield cluster

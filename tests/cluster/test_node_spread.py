@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 from cluster_harness import Cluster, eventually
 
-pytestmark = pytest.mark.cluster
+# On one redis-server, then on a Redis Cluster of three masters.
+pytestmark = [pytest.mark.cluster, pytest.mark.parametrize("redis_kind", ["redis", "cluster"])]
 
 CONFIG = {"variant": "seven_card_stud", "ante": 1, "bring_in": 2, "small_bet": 5, "big_bet": 10}
 SETTLE_SECONDS = 60  # gossip, leases and takeovers, on a loaded machine
@@ -20,9 +21,9 @@ SETTLE_SECONDS = 60  # gossip, leases and takeovers, on a loaded machine
 
 @pytest.fixture
 def three(
-    tmp_path: Path, request: pytest.FixtureRequest, wants_postgresql: None
+    tmp_path: Path, request: pytest.FixtureRequest, wants_postgresql: None, redis_kind: str
 ) -> Iterator[Cluster]:
-    cluster = Cluster(tmp_path, node_ids=("A", "B", "C"))
+    cluster = Cluster(tmp_path, node_ids=("A", "B", "C"), redis_cluster=redis_kind == "cluster")
     failures = request.session.testsfailed
     try:
         cluster.start()

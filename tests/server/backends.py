@@ -12,6 +12,11 @@ missing service fails the tests that need it, loudly: leave ``postgresql`` out o
   databases are named ``stud_test_<run>_<n>`` and dropped at its end.
 - ``STUD_TEST_REDIS_URL``: the Redis of the bus tests (default ``redis://127.0.0.1:6379/0``);
   each test keeps to a channel prefix of its own.
+
+Every test that takes the ``redis_base`` fixture runs twice: on that Redis (``[redis]``), and
+on a Redis Cluster of three masters the run starts itself (``[cluster]``: ``redis_cluster``,
+``redis_cluster.py``; it needs only the ``redis-server`` and ``redis-cli`` binaries), the bus
+on sharded pub/sub and the leases spread over the masters.
 """
 
 from __future__ import annotations
@@ -35,15 +40,18 @@ import asyncpg
 import pytest
 import redis
 import redis.asyncio
+from redis_cluster import LocalRedisCluster, free_port
 from sqlalchemy import pool
 from sqlalchemy.engine import make_url
 
+from server.bus.redis_bus import split_url
 from server.db import migrate
 from server.db.models import Base
 from server.db.session import make_engine
 
 T = TypeVar("T")
-__all__ = ["database_url", "postgres_server", "redis_available"]  # the fixtures conftest takes in
+# The fixtures conftest takes in.
+__all__ = ["database_url", "postgres_server", "redis_available", "redis_base", "redis_cluster"]
 
 DATABASES = [
     name.strip()
@@ -54,6 +62,7 @@ POSTGRES_URL = os.environ.get(
     "STUD_TEST_POSTGRES_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/stud_test"
 )
 REDIS_URL = os.environ.get("STUD_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
+REDIS_BACKENDS = ["redis", "cluster"]  # see redis_base
 
 needs_postgresql = pytest.mark.skipif(
     "postgresql" not in DATABASES, reason="STUD_TEST_DATABASES leaves PostgreSQL out"
@@ -241,6 +250,30 @@ def redis_available() -> str:
     return REDIS_URL
 
 
+@pytest.fixture(scope="session")
+def redis_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalRedisCluster]:
+    """The run's Redis Cluster (three masters, no replicas), started when a test first asks
+    for it and stopped at the run's end. Tests keep apart by channel prefix, as on one Redis."""
+    cluster = LocalRedisCluster(tmp_path_factory.mktemp("redis-cluster"))
+    try:
+        cluster.start()
+        yield cluster
+    finally:
+        cluster.stop()
+
+
+@pytest.fixture(params=REDIS_BACKENDS)
+def redis_base(request: pytest.FixtureRequest) -> str:
+    """The URL of the Redis a test's bus and leases run on (give it to ``redis_url``), once
+    per backend: the machine's Redis, then the run's Redis Cluster (``?cluster=yes``)."""
+    if request.param == "redis":
+        url: str = request.getfixturevalue("redis_available")
+        return url
+    assert request.param == "cluster", f"no Redis backend {request.param!r}"
+    cluster: LocalRedisCluster = request.getfixturevalue("redis_cluster")
+    return cluster.url
+
+
 def redis_prefix() -> str:
     return f"stud-test-{secrets.token_hex(4)}:"
 
@@ -253,13 +286,28 @@ def redis_url(base: str = REDIS_URL, prefix: str | None = None) -> str:
 
 async def redis_subscribers(prefix: str, *channels: str, url: str = REDIS_URL) -> list[int]:
     """How many Redis connections listen to each of these channels of a bus on ``prefix``
-    (PUBSUB NUMSUB)."""
-    client = redis.asyncio.Redis.from_url(url)
+    (PUBSUB NUMSUB; on a cluster PUBSUB SHARDNUMSUB, asked of each channel's master)."""
+    target = split_url(url)
+    names = [prefix + channel for channel in channels]
+    if not target.cluster:
+        client = redis.asyncio.Redis.from_url(target.url)
+        try:
+            return [int(count) for _, count in await client.pubsub_numsub(*names)]
+        finally:
+            await client.aclose()
+    cluster = redis.asyncio.RedisCluster.from_url(target.url)
     try:
-        counts = await client.pubsub_numsub(*(prefix + channel for channel in channels))
-        return [int(count) for _, count in counts]
+        await cluster.initialize()
+        counts = []
+        for name in names:
+            master = cluster.get_node_from_key(name)
+            ((_, count),) = await cluster.execute_command(
+                "PUBSUB SHARDNUMSUB", name, target_nodes=master
+            )
+            counts.append(int(count))
+        return counts
     finally:
-        await client.aclose()
+        await cluster.aclose()
 
 
 async def until_subscribers(
@@ -272,13 +320,6 @@ async def until_subscribers(
     while (found := (await redis_subscribers(prefix, channel, url=url))[0]) != count:
         assert loop.time() < deadline, f"Redis counts {found} listening to {channel}, not {count}"
         await asyncio.sleep(0.01)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
 
 
 class RedisServer:

@@ -2,7 +2,8 @@
 commands routed to the running node, a dead node's table taken over and its hand resumed,
 and a table that pauses while its database is away.
 
-(tests/cluster runs the same story with real node processes, killed with SIGKILL.)
+The tests on Redis run twice (``redis_base``): on one Redis, and on a Redis Cluster of three
+masters. (tests/cluster runs the same story with real node processes, killed with SIGKILL.)
 """
 
 from __future__ import annotations
@@ -31,9 +32,9 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from engine.views import view
 from server.accounts import ledger, registry
-from server.bus.memory import MemoryBus, Subscription, table_channel
+from server.bus.memory import MemoryBus, Subscription, table_channel, table_reply_channel
 from server.cardroom import supervisor
-from server.cardroom.cluster import RedisLeases, RemoteTable, command_channel
+from server.cardroom.cluster import CommandRouter, RedisLeases, RemoteTable, command_channel
 from server.db.models import Account, HandRecord, LiveHand, Role, TableRecord
 from server.db.session import make_engine, make_sessionmaker
 from server.settings import Settings
@@ -60,9 +61,8 @@ def sessionmaker(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:
 
 
 @needs_redis
-@pytest.mark.usefixtures("redis_available")
-async def test_a_lease_is_one_node_s_until_it_lapses_or_is_given_back() -> None:
-    url = redis_url()
+async def test_a_lease_is_one_node_s_until_it_lapses_or_is_given_back(redis_base: str) -> None:
+    url = redis_url(redis_base)
     a, b = RedisLeases(url, "a", 0.5), RedisLeases(url, "b", 0.5)
     try:
         assert await a.acquire(7) and not await b.acquire(7)
@@ -90,9 +90,10 @@ async def test_a_lease_is_one_node_s_until_it_lapses_or_is_given_back() -> None:
 
 
 @needs_redis
-@pytest.mark.usefixtures("redis_available")
-async def test_a_lease_set_aside_for_a_node_is_that_node_s_alone_until_it_lapses() -> None:
-    url = redis_url(prefix=redis_prefix())
+async def test_a_lease_set_aside_for_a_node_is_that_node_s_alone_until_it_lapses(
+    redis_base: str,
+) -> None:
+    url = redis_url(redis_base, prefix=redis_prefix())
     a, b, c = (RedisLeases(url, name, 0.5) for name in "abc")
     try:
         # A new table placed on b: set aside from nobody's, taken by b alone.
@@ -120,6 +121,44 @@ async def test_a_lease_set_aside_for_a_node_is_that_node_s_alone_until_it_lapses
     finally:
         for leases in (a, b, c):
             await leases.close()
+
+
+class Echo:
+    """A table's actor that answers every command at once."""
+
+    table_id = 7
+
+    async def submit(self, command: commands.TableCommand) -> dict[str, Any]:
+        return {"done": command.name}
+
+
+async def test_a_node_hears_a_table_s_answers_while_it_commands_it_and_a_while_after() -> None:
+    """A command's answer comes on a channel of the table's own (in its slot on a Redis
+    Cluster: in line with its events): the sending node listens to it from the first command
+    until ``reply_linger`` after the last, then lets go of it."""
+    bus = MemoryBus()
+    a = CommandRouter(bus, "a", timeout=5, retry_after=1)
+    b = CommandRouter(bus, "b", timeout=5, retry_after=1)
+    a.reply_linger = 1.0
+    answers = table_reply_channel(Echo.table_id, "node:a")
+    a.start()
+    b.serve(Echo())
+    try:
+        await asyncio.sleep(0)  # b listens
+        assert await bus.publish_heard(answers, {}) == 0
+        chat = commands.Chat(player="ann", text="hi")
+        assert await a.send(Echo.table_id, chat) == {"done": "chat"}
+        assert a.reply_tables == {Echo.table_id}
+        assert await bus.publish_heard(answers, {}) == 1
+        await asyncio.sleep(0.6)
+        assert await a.send(Echo.table_id, chat) == {"done": "chat"}  # kept a while longer
+        await asyncio.sleep(0.6)  # past a linger since the first, not since the last
+        assert a.reply_tables == {Echo.table_id}
+        await wait_for(lambda: not a.reply_tables, timeout=2)
+        assert await bus.publish_heard(answers, {}) == 0
+    finally:
+        await a.close()
+        await b.close()
 
 
 # ---------------------------------------------------------------------- fencing
@@ -232,10 +271,13 @@ def lease() -> float:
 
 
 @pytest.fixture
-async def nodes(shared: tuple[str, AsyncEngine], lease: float) -> AsyncIterator[list[Node]]:
+async def nodes(
+    shared: tuple[str, AsyncEngine], lease: float, redis_base: str
+) -> AsyncIterator[list[Node]]:
+    """Nodes a and b (not started), on the test's Redis: one Redis, or the Redis Cluster."""
     database_url, engine = shared
     sessionmaker = make_sessionmaker(engine)
-    url = redis_url(prefix=redis_prefix())
+    url = redis_url(redis_base, prefix=redis_prefix())
     settings = Settings(
         database_url=database_url,
         pause_between_hands_seconds=0,
@@ -303,7 +345,6 @@ async def act_through(handle: Any, actor: TableActor, rng: random.Random) -> Non
 
 @needs_redis
 @needs_postgresql
-@pytest.mark.usefixtures("redis_available")
 async def test_a_dead_node_s_table_is_taken_over_and_its_hand_finished(
     nodes: list[Node],
 ) -> None:
@@ -383,7 +424,6 @@ async def test_a_dead_node_s_table_is_taken_over_and_its_hand_finished(
 
 @needs_redis
 @needs_postgresql
-@pytest.mark.usefixtures("redis_available")
 @pytest.mark.parametrize("lease", [3 * LEASE])  # the command is sent well before it lapses
 async def test_a_command_for_a_table_no_node_runs_is_refused_at_once_with_a_retry_hint(
     nodes: list[Node], lease: float
@@ -399,7 +439,8 @@ async def test_a_command_for_a_table_no_node_runs_is_refused_at_once_with_a_retr
     assert isinstance(remote, RemoteTable)
     assert (await submit(remote, "sit", "ann", buy_in=100))["stack"] == 100
     await a.die()
-    await until_subscribers(b.bus.channel_prefix, command_channel(table_id), 0)  # a's gone
+    # a's subscription is gone.
+    await until_subscribers(b.bus.channel_prefix, command_channel(table_id), 0, url=b.url)
     assert b.cardroom.router.timeout >= 10
     started = asyncio.get_running_loop().time()
     with pytest.raises(CommandRefused) as refused:
@@ -492,7 +533,6 @@ async def test_the_retry_hint_for_a_dead_node_s_table_is_when_its_lease_lapses(
 
 @needs_redis
 @needs_postgresql
-@pytest.mark.usefixtures("redis_available")
 async def test_a_command_heard_by_a_frozen_node_is_refused_once_another_runs_the_table(
     nodes: list[Node],
 ) -> None:
@@ -532,7 +572,6 @@ async def test_a_command_heard_by_a_frozen_node_is_refused_once_another_runs_the
 
 @needs_redis
 @needs_postgresql
-@pytest.mark.usefixtures("redis_available")
 async def test_a_node_past_its_lease_publishes_nothing_more_for_the_table(
     nodes: list[Node],
 ) -> None:
@@ -584,7 +623,6 @@ def slow_loads(monkeypatch: pytest.MonkeyPatch, seconds: float) -> Callable[[], 
 
 @needs_redis
 @needs_postgresql
-@pytest.mark.usefixtures("redis_available")
 async def test_a_table_taken_slower_than_a_lease_keeps_its_lease(
     nodes: list[Node], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -610,7 +648,6 @@ async def test_a_table_taken_slower_than_a_lease_keeps_its_lease(
 
 @needs_redis
 @needs_postgresql
-@pytest.mark.usefixtures("redis_available")
 async def test_a_table_whose_lease_is_lost_while_it_is_taken_is_not_run(
     nodes: list[Node], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -635,7 +672,6 @@ async def test_a_table_whose_lease_is_lost_while_it_is_taken_is_not_run(
 
 @needs_redis
 @needs_postgresql
-@pytest.mark.usefixtures("redis_available")
 async def test_a_node_stopped_cleanly_hands_its_table_over_at_once(nodes: list[Node]) -> None:
     """A node that stops gives its leases back and says so: another node takes the table at
     its next round, not a lease later, and keeps its players as they were at the stop."""
@@ -671,7 +707,6 @@ async def test_a_node_stopped_cleanly_hands_its_table_over_at_once(nodes: list[N
 
 @needs_redis
 @needs_postgresql
-@pytest.mark.usefixtures("redis_available")
 async def test_a_player_who_sat_out_during_the_hand_stays_out_of_it_on_the_next_node(
     nodes: list[Node],
 ) -> None:
@@ -717,7 +752,6 @@ async def test_a_player_who_sat_out_during_the_hand_stays_out_of_it_on_the_next_
 
 @needs_redis
 @needs_postgresql
-@pytest.mark.usefixtures("redis_available")
 async def test_the_live_list_of_one_node_shows_the_tables_another_runs(
     nodes: list[Node],
 ) -> None:
@@ -764,7 +798,6 @@ async def test_the_live_list_of_one_node_shows_the_tables_another_runs(
 
 @needs_redis
 @needs_postgresql
-@pytest.mark.usefixtures("redis_available")
 async def test_a_node_started_late_names_the_node_running_each_table_at_once(
     nodes: list[Node],
 ) -> None:
@@ -792,7 +825,6 @@ async def test_a_node_started_late_names_the_node_running_each_table_at_once(
 
 @needs_redis
 @needs_postgresql
-@pytest.mark.usefixtures("redis_available")
 async def test_operators_pause_void_and_close_a_table_another_node_runs(
     nodes: list[Node],
 ) -> None:

@@ -1,7 +1,8 @@
 """A node's lease round with many tables, against Redis for real: every lease renewed in one
-round trip, a lease another node holds drops that table alone, a Redis outage keeps the
-tables while their leases last and then drops them, and a node opening many tables at
-once keeps the first ones' leases while it takes the last.
+round trip (on a Redis Cluster, one to each master, side by side), a lease another node holds
+drops that table alone, a Redis outage keeps the tables while their leases last and then drops
+them, and a node opening many tables at once keeps the first ones' leases while it takes the
+last. All but the outage run on one Redis and on a Redis Cluster (``redis_base``).
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from typing import Any
 import pytest
 from backends import PostgresServer, RedisServer, needs_postgresql, needs_redis, redis_url
 from play import wait_for
+from redis.asyncio.cluster import RedisCluster
+from redis.asyncio.connection import AbstractConnection
 from server_helpers import FAST_HASHING
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
@@ -33,16 +36,31 @@ ROUND = LEASE / 3
 # a loaded machine (a redis-server process to start again, and the test to tell in time).
 OUTAGE_LEASE = 3.0
 
-pytestmark = [needs_redis, needs_postgresql, pytest.mark.usefixtures("redis_available")]
+pytestmark = [needs_redis, needs_postgresql]
 
 
 class RoundTrips:
     """Counts the times a Redis client writes to Redis and waits for the answer: one per
-    command, one per pipeline, whatever its length."""
+    command, one per pipeline, whatever its length (on a cluster, one per master a pipeline
+    goes to)."""
 
-    def __init__(self, leases: RedisLeases) -> None:
+    def __init__(self, leases: RedisLeases, monkeypatch: pytest.MonkeyPatch | None = None) -> None:
         self.count = 0
-        pool = leases.redis.connection_pool
+        self.leases = leases
+        client = leases.redis
+        if isinstance(client, RedisCluster):
+            # Its connections to each master are made as they are needed: count them all.
+            assert monkeypatch is not None, "a cluster's trips are counted on every connection"
+            send = AbstractConnection.send_packed_command
+
+            async def counting(connection: AbstractConnection, *a: Any, **k: Any) -> None:
+                if any(connection in node._connections for node in client.get_nodes()):
+                    self.count += 1
+                await send(connection, *a, **k)
+
+            monkeypatch.setattr(AbstractConnection, "send_packed_command", counting)
+            return
+        pool = client.connection_pool
         get_connection = pool.get_connection
 
         async def counted(*args: Any, **kwargs: Any) -> Any:
@@ -59,6 +77,13 @@ class RoundTrips:
             return connection
 
         pool.get_connection = counted  # type: ignore[method-assign]
+
+    def masters(self, table_ids: list[int]) -> int:
+        """How many Redis servers hold these tables' leases: what one round trip takes."""
+        client = self.leases.redis
+        if not isinstance(client, RedisCluster):
+            return 1
+        return len({client.get_node_from_key(self.leases.key(t)).name for t in table_ids})
 
 
 @pytest.fixture
@@ -148,20 +173,25 @@ def drops(caplog: pytest.LogCaptureFixture) -> dict[int, str]:
 
 
 async def test_fifty_tables_leases_are_renewed_in_one_round_trip_a_round(
-    sessionmaker: async_sessionmaker[AsyncSession], dropped: pytest.LogCaptureFixture
+    sessionmaker: async_sessionmaker[AsyncSession],
+    dropped: pytest.LogCaptureFixture,
+    redis_base: str,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     table_ids = await open_tables(sessionmaker, 50)
-    url = redis_url()
+    url = redis_url(redis_base)
     leases, thief = RedisLeases(url, "a", LEASE), RedisLeases(url, "b", LEASE)
-    trips = RoundTrips(leases)
+    trips = RoundTrips(leases, monkeypatch)
     room = node(sessionmaker, leases, url_of(sessionmaker))
     rounds = Rounds(room, trips)
     try:
         await room.start()
         assert sorted(room.running_tables()) == table_ids
-        await rounds.next()  # the connection made (its handshake is trips of its own)
+        await rounds.next()  # the connections made (their handshakes are trips of their own)
         started = time.monotonic()
-        assert await rounds.next(3) == [1, 1, 1], "one pipeline a round, whatever the tables"
+        masters = trips.masters(table_ids)  # 1, or every master of the cluster
+        assert masters == (3 if "cluster=yes" in url else 1)
+        assert await rounds.next(3) == [masters] * 3, "one pipeline a round, whatever the tables"
         for table_id in table_ids:
             lease = room.running_tables()[table_id].lease
             assert lease.renewed > started and lease.holds()
@@ -182,7 +212,7 @@ async def test_fifty_tables_leases_are_renewed_in_one_round_trip_a_round(
         assert table.actor.taken_over and not table.lease.holds()
         assert drops(dropped) == {stolen: "another node holds the lease"}
         assert await thief.holder(stolen) == "b"
-        assert await rounds.next(2) == [1, 1]
+        assert await rounds.next(2) == [masters] * 2
         assert sorted(room.running_tables()) == [t for t in table_ids if t != stolen]
         assert all(table.lease.holds() for table in room.running_tables().values())
     finally:
@@ -245,12 +275,13 @@ async def test_a_node_opening_many_tables_keeps_the_first_ones_leases_meanwhile(
     sessionmaker: async_sessionmaker[AsyncSession],
     dropped: pytest.LogCaptureFixture,
     monkeypatch: pytest.MonkeyPatch,
+    redis_base: str,
 ) -> None:
     """Taking a table waits on the database; a node taking thirty (a restart, a burst of new
     tables) takes longer than a lease. Its rounds renew the tables taken while it takes the
     rest: none of their leases lapses, none is dropped, and all of them run."""
     table_ids = await open_tables(sessionmaker, 30)
-    leases = RedisLeases(redis_url(), "a", LEASE)
+    leases = RedisLeases(redis_url(redis_base), "a", LEASE)
     room = node(sessionmaker, leases, url_of(sessionmaker))
     build = supervisor.build_actor
 

@@ -15,6 +15,7 @@ from engine.cards import Deck
 from engine.table import SeatingRules, Table
 from engine.table_events import TimeBank
 from engine.variants import TableConfig, find_variant
+from server.bus.memory import table_channel
 from server.store.records import LiveHandState
 from server.table import absence, dealing, time_collection, turns
 from server.table.moves import AbsentAction, PlayerAction, Timeout, move_from_row
@@ -179,7 +180,7 @@ def test_a_stored_hand_replays_from_its_rows_to_where_it_was() -> None:
     ended = [
         e[2]["data"]["stacks"]
         for e in transcript
-        if e[0] == "bus" and e[1] == "table:7" and e[2].get("kind") == "hand_ended"
+        if e[0] == "bus" and e[1] == table_channel(7) and e[2].get("kind") == "hand_ended"
     ][-1]
     config = TableConfig(variant=find_variant("seven_card_stud"))
     table = Table(config, 6, SeatingRules(20, 500))
