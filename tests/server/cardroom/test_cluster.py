@@ -457,6 +457,16 @@ async def test_a_command_for_a_table_no_node_runs_is_refused_at_once_with_a_retr
     assert sorted(s.player for s in taken.table.seats if s is not None) == ["ann", "bob"]
 
 
+async def run_by_a_as_b_hears(a: Node, b: Node) -> int:
+    """A table of ann and bob that node a runs, once node b has heard a tell of it."""
+    table_id = await seed(a.cardroom.sessionmaker, ["ann", "bob"])
+    await a.start()
+    await wait_for(lambda: a.cardroom.actor(table_id) is not None)
+    await b.start()
+    await wait_for(lambda: b.cardroom.runner(table_id) == "a")
+    return table_id
+
+
 async def nothing() -> None:
     return None
 
@@ -477,11 +487,7 @@ async def test_a_dead_node_s_table_is_taken_as_its_lease_lapses_not_at_a_later_r
     """A node that went quiet renewed its leases last just before it last told: the others
     know when they lapse and take its tables then, not up to a round later."""
     a, b = nodes
-    table_id = await seed(a.cardroom.sessionmaker, ["ann", "bob"])
-    await a.start()
-    await wait_for(lambda: a.cardroom.actor(table_id) is not None)
-    await b.start()
-    await wait_for(lambda: b.cardroom.runner(table_id) == "a")
+    table_id = await run_by_a_as_b_hears(a, b)
     rounds_take_nothing(b, monkeypatch)
     await a.die()
     last_heard = heard_of(b, table_id).at
@@ -502,11 +508,7 @@ async def test_the_retry_hint_for_a_dead_node_s_table_is_when_its_lease_lapses(
     lapses and a take (at most a round): near the lapse, sooner than a round; once it has
     long lapsed with nobody taking it, a round again (no busy waiting)."""
     a, b = nodes
-    table_id = await seed(a.cardroom.sessionmaker, ["ann", "bob"])
-    await a.start()
-    await wait_for(lambda: a.cardroom.actor(table_id) is not None)
-    await b.start()
-    await wait_for(lambda: b.cardroom.runner(table_id) == "a")
+    table_id = await run_by_a_as_b_hears(a, b)
     remote = await b.cardroom.table(table_id)
     assert isinstance(remote, RemoteTable)
     rounds_take_nothing(b, monkeypatch)
@@ -540,11 +542,7 @@ async def test_a_command_heard_by_a_frozen_node_is_refused_once_another_runs_the
     nothing running): the sender is refused with the retry hint as soon as the cardroom
     hears of the table's next node, not after its whole timeout; the retry plays."""
     a, b = nodes
-    table_id = await seed(a.cardroom.sessionmaker, ["ann", "bob"])
-    await a.start()
-    await wait_for(lambda: a.cardroom.actor(table_id) is not None)
-    await b.start()
-    await wait_for(lambda: b.cardroom.runner(table_id) == "a")
+    table_id = await run_by_a_as_b_hears(a, b)
     remote = await b.cardroom.table(table_id)
     assert isinstance(remote, RemoteTable)
     assert (await submit(remote, "sit", "ann", buy_in=100))["stack"] == 100
