@@ -15,6 +15,8 @@ tables up to its count, lets them play ``--warmup`` seconds, then measures ``--s
 - event-loop lag: the round trip of a ``ping`` sent every 0.25 s by a probe on each node;
 - garbage collections of the server (``stud_gc_pause_seconds``): how many, their total, the
   longest one's bucket;
+- on PostgreSQL + Redis, their share: the CPU of the database's PostgreSQL processes and of
+  the Redis server per action, and Redis's commands per action by name (``INFO``);
 - errors: error frames by code, lost connections, the clock acting for a late bot, tables
   that voided a hand, restarted or paused.
 
@@ -60,8 +62,10 @@ from multiprocessing.process import BaseProcess
 from pathlib import Path
 from typing import Any
 
+import asyncpg  # type: ignore[import-untyped]
 import httpx
 import orjson
+import redis.asyncio
 from prometheus_client.parser import text_string_to_metric_families
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
@@ -231,6 +235,66 @@ class ProcessSample:
             cpu += (int(fields[11]) + int(fields[12])) / ticks
             rss += int(Path(f"/proc/{pid}/statm").read_text().split()[1]) * page
         return cls(time.monotonic(), cpu, rss)
+
+
+@dataclass(frozen=True)
+class BackingSample:
+    """What PostgreSQL and Redis have spent at one moment: the CPU seconds of each of the
+    PostgreSQL processes serving the bench's database (its backends, and the log writer,
+    checkpointer and background writer every database shares), the Redis server's CPU
+    seconds and the commands it ran, by name."""
+
+    postgres_cpu: dict[int, float]
+    redis_cpu: float
+    redis_calls: dict[str, int]
+
+    @classmethod
+    async def take(cls, room: Cardroom) -> BackingSample | None:
+        if room.database is None or room.redis is None:
+            return None
+        connection = await asyncpg.connect(room.database.url().replace("+asyncpg", ""))
+        try:
+            rows = await connection.fetch(
+                "SELECT pid FROM pg_stat_activity WHERE datname = current_database() "
+                "OR backend_type IN ('walwriter', 'checkpointer', 'background writer')"
+            )
+        finally:
+            await connection.close()
+        ticks = os.sysconf("SC_CLK_TCK")
+        postgres_cpu: dict[int, float] = {}
+        for row in rows:
+            try:
+                fields = Path(f"/proc/{row['pid']}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:  # gone since
+                continue
+            postgres_cpu[row["pid"]] = (int(fields[11]) + int(fields[12])) / ticks
+        client = redis.asyncio.Redis.from_url(room.redis.url)
+        try:
+            cpu = await client.info("cpu")
+            commands = await client.info("commandstats")
+        finally:
+            await client.aclose()
+        return cls(
+            postgres_cpu,
+            float(cpu["used_cpu_sys"]) + float(cpu["used_cpu_user"]),
+            {
+                name.removeprefix("cmdstat_"): int(stats["calls"])
+                for name, stats in commands.items()
+            },
+        )
+
+    def since(self, before: BackingSample) -> tuple[float, float, dict[str, int]]:
+        """PostgreSQL's CPU seconds (a process new since ``before`` counted from its start),
+        Redis's, and Redis's commands by name, from ``before`` to this sample."""
+        postgres = sum(
+            cpu - before.postgres_cpu.get(pid, 0.0) for pid, cpu in self.postgres_cpu.items()
+        )
+        calls = {
+            name: calls - before.redis_calls.get(name, 0)
+            for name, calls in self.redis_calls.items()
+            if calls > before.redis_calls.get(name, 0)
+        }
+        return postgres, self.redis_cpu - before.redis_cpu, calls
 
 
 @dataclass
@@ -500,6 +564,10 @@ class StepResult:
     gc_total_ms: float | None
     gc_longest_under_ms: float | None
     bots_cpu_percent: float
+    # PostgreSQL + Redis: their CPU per action (ms) and Redis's commands per action, by name
+    postgres_cpu_per_action_ms: float | None
+    redis_cpu_per_action_ms: float | None
+    redis_calls_per_action: dict[str, float]
     errors: dict[str, int]
     trouble: dict[str, int]
     disconnects: int
@@ -550,6 +618,7 @@ async def run_step(
     probe.take()
     before = ProcessSample.take(room.pids())
     counts_before = await ServerCounts.scrape(http, room.nodes, options.server_workers)
+    backing_before = await BackingSample.take(room)
     recorders = start_profiles(options, room, tables)
     samples = [before]
     every = min(10.0, options.seconds / 6)
@@ -560,6 +629,14 @@ async def run_step(
     counts = (await ServerCounts.scrape(http, room.nodes, options.server_workers)).since(
         counts_before
     )
+    backing_after = await BackingSample.take(room)
+    postgres_cpu = redis_cpu = None
+    redis_calls: dict[str, float] = {}
+    if backing_before is not None and backing_after is not None and counts.actions:
+        postgres, redis_seconds, calls = backing_after.since(backing_before)
+        postgres_cpu = postgres / counts.actions * 1000
+        redis_cpu = redis_seconds / counts.actions * 1000
+        redis_calls = {name: n / counts.actions for name, n in calls.items()}
     reports: list[Stats] = [answer[1] for answer in await workers.all("report")]
     round_trips = probe.take()
     for recorder in recorders:
@@ -597,6 +674,9 @@ async def run_step(
         gc_total_ms=counts.gc_seconds * 1000 if has_gc else None,
         gc_longest_under_ms=ms(longest),
         bots_cpu_percent=sum(stats.cpu_seconds for stats in reports) / elapsed * 100,
+        postgres_cpu_per_action_ms=postgres_cpu,
+        redis_cpu_per_action_ms=redis_cpu,
+        redis_calls_per_action=redis_calls,
         errors=dict(errors),
         trouble=dict(trouble),
         disconnects=sum(stats.disconnects for stats in reports),
@@ -674,6 +754,8 @@ async def ramp(options: Options, room: Cardroom, workers: Workers) -> list[StepR
                     options, room, workers, probe, http, tables, connections, baseline_rss, failures
                 )
                 print(row(result), flush=True)
+                if result.postgres_cpu_per_action_ms is not None:
+                    print(f"    {backing(result)}", flush=True)
                 if options.server_workers > 1 or options.nodes > 1:
                     print(f"    tables by node: {await tables_by_node(http, room)}", flush=True)
                 results.append(result)
@@ -740,6 +822,16 @@ def row(r: StepResult) -> str:
         ", ".join(problems) or "none",
     )
     return " ".join(f"{cell:>{width}}" for cell, (_, width) in zip(cells, COLUMNS, strict=True))
+
+
+def backing(r: StepResult) -> str:
+    """PostgreSQL's and Redis's share of an action, under the row of a PostgreSQL step."""
+    calls = sorted(r.redis_calls_per_action.items(), key=lambda item: -item[1])
+    return (
+        f"PostgreSQL {r.postgres_cpu_per_action_ms:.3f} ms CPU an action; "
+        f"Redis {r.redis_cpu_per_action_ms:.3f} ms CPU an action, commands an action: "
+        + ", ".join(f"{name} {n:.2f}" for name, n in calls[:6])
+    )
 
 
 def best(results: Sequence[StepResult], p99_ms: float) -> int | None:
