@@ -26,12 +26,7 @@ Ordering, as on the memory bus:
   every server (on a cluster, one in a slot of that master) and the frame goes once every
   marker behind it is back. A reply still follows the events its command caused.
 
-Names on a Redis Cluster: a channel's slot is that of its hash tag, the part in braces. Every
-name of one table holds ``table:{<id>}`` (:func:`~server.bus.memory.table_tag`): its event
-channels (``table:{7}``, ``table:{7}:player:ann``), its command channel and its lease key
-(``server.cardroom.cluster``) share a slot, so one master carries all of a table's traffic
-and the tables spread over the masters. Other channels (a node's replies and orders, the
-lobby, a connection's own) are hashed whole.
+Names on a Redis Cluster (which master carries which channel): :mod:`server.bus.redis_servers`.
 
 Redis pub/sub delivers at most once. After a Redis restart or a killed connection the bus
 reconnects (backing off up to ``retry_max`` seconds) and subscribes again; on a cluster, when a
@@ -43,108 +38,36 @@ longer its own goes to the new owner. Messages on the wire when a connection bro
 or sent twice if the publishing connection broke mid-batch: clients see the gap (or the
 repeat) in the table's ``seq`` and resync.
 
-The URL may carry ``channel_prefix`` (``redis://host:6379/0?channel_prefix=prod:``): pub/sub
-ignores the database number, so two deployments (or two test runs) on one Redis keep apart
-by prefix; the nodes of one cardroom must share it. ``cluster=yes`` says the address is a
-node of a Redis Cluster (any one: the others are found through it).
+The URL (:mod:`server.bus.redis_url`) may carry ``channel_prefix``, which keeps deployments on
+one Redis apart, and ``cluster=yes``. Which server carries which channel, and the connections
+to each, with the commands they carry: :mod:`server.bus.redis_servers`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import itertools
 import logging
 import math
 import secrets
 import time
 from collections import defaultdict, deque
-from collections.abc import Callable, Iterable
-from typing import Any, NamedTuple
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from collections.abc import Callable
+from typing import Any
 
 import orjson
-from redis.asyncio.cluster import ClusterNode, RedisCluster
-from redis.asyncio.connection import AbstractConnection, ConnectionPool
-from redis.asyncio.retry import Retry
-from redis.backoff import NoBackoff
-from redis.crc import REDIS_CLUSTER_HASH_SLOTS, key_slot
-from redis.exceptions import AskError, ClusterDownError, RedisError, ResponseError, TryAgainError
+from redis.asyncio.cluster import ClusterNode
+from redis.asyncio.connection import AbstractConnection
+from redis.crc import key_slot
 
 from server.bus.memory import DEFAULT_QUEUE_SIZE, Delivered, MemoryBus, Subscription
+from server.bus.redis_servers import BROKEN, Entry, RedisServer, RedisServers, hang_up, tell
+from server.bus.redis_url import split_url
 from server.logs import named
 
 log = logging.getLogger(__name__)
 
 _SERIALISE = orjson.OPT_NON_STR_KEYS  # seat numbers key some maps; JSON writes them as strings
-_BROKEN = (RedisError, OSError)
-# A master's answers to a sharded command while the cluster's slots move (MOVED is an
-# AskError): ask the cluster for its slots again, then send again.
-_MOVING = (AskError, TryAgainError, ClusterDownError)
-_YES, _NO = {"yes", "true", "1", "on"}, {"no", "false", "0", "off", ""}
-
-# What waits to be published: the channel (None: this node's marker, the payload its mark),
-# the message, and the future told how many nodes heard it (if anybody asked).
-_Entry = tuple[bytes | None, bytes, asyncio.Future[int] | None]
-
-
-class RedisTarget(NamedTuple):
-    """What a bus URL says: redis-py's URL (ours without our own fields), the channel prefix,
-    and whether it names a node of a Redis Cluster."""
-
-    url: str
-    prefix: str
-    cluster: bool
-
-
-def split_url(url: str) -> RedisTarget:
-    """The Redis URL without our own query fields (``channel_prefix``, ``cluster``), and what
-    they say.
-
-    >>> split_url("redis://r:6379/0?channel_prefix=a:&socket_timeout=3&cluster=yes")
-    RedisTarget(url='redis://r:6379/0?socket_timeout=3', prefix='a:', cluster=True)
-    """
-    parts = urlsplit(url)
-    fields = parse_qsl(parts.query, keep_blank_values=True)
-    prefix = "".join(value for key, value in fields if key == "channel_prefix")
-    cluster = any(_flag(key, value) for key, value in fields if key == "cluster")
-    query = urlencode(
-        [(key, value) for key, value in fields if key not in ("channel_prefix", "cluster")]
-    )
-    if cluster and parts.scheme not in ("redis", "rediss"):
-        raise ValueError(f"a Redis Cluster is reached over redis:// or rediss://, not {url!r}")
-    if cluster and ("{" in prefix or "}" in prefix):
-        # The first braces of a name are its hash tag: the prefix's would put every channel
-        # and every lease in one slot.
-        raise ValueError(f"channel_prefix {prefix!r}: no braces on a Redis Cluster")
-    return RedisTarget(urlunsplit(parts._replace(query=query)), prefix, cluster)
-
-
-def _flag(key: str, value: str) -> bool:
-    if value.lower() in _YES:
-        return True
-    if value.lower() in _NO:
-        return False
-    raise ValueError(f"{key}={value!r}: yes or no")
-
-
-class _Server:
-    """One Redis server of the bus (the Redis, or one master of a Redis Cluster): the
-    connection subscribed to the channels that live there, the one publishing to them, and
-    this node's marker channel there."""
-
-    def __init__(self, name: str, connect: Callable[[], AbstractConnection]) -> None:
-        self.name = name
-        self.connect = connect  # a new connection of its own (see RedisBus._connection)
-        self.marker = b""
-        self.listener: AbstractConnection | None = None
-        self.publisher: AbstractConnection | None = None
-        self.requested: set[bytes] = set()  # subscribed on the current listener
-        self.awaiting = 0  # subscribe confirmations still to come
-        self.marks: deque[int] = deque()  # the marks of the markers sent here, not back yet
-        self.unmarked = False  # something was sent here since the last marker
-        self.heard = False  # the listener read something since the watchdog last looked
-        self.task: asyncio.Task[None] | None = None  # its listener's
 
 
 class RedisBus(MemoryBus):
@@ -166,39 +89,13 @@ class RedisBus(MemoryBus):
         super().__init__()
         target = split_url(url)
         self._prefix = target.prefix.encode()
-        self._token = secrets.token_hex(8)
-        self._servers: dict[str, _Server] = {}
-        self._pool: ConnectionPool | None = None
-        self._cluster: RedisCluster | None = None
-        # On a cluster, each hash slot's master (empty until the cluster has told); None on
-        # one Redis, where every channel lives on the one server.
-        self._slots: list[_Server] | None = None
-        if target.cluster:
-            self._cluster = RedisCluster.from_url(
-                target.url, socket_timeout=socket_timeout, socket_connect_timeout=socket_timeout
-            )
-            self._slots = []
-            self._owners: list[str] = []
-            self._verbs = (b"SSUBSCRIBE", b"SUNSUBSCRIBE", b"smessage", b"ssubscribe")
-            self._publish_head = b"*3\r\n$8\r\nSPUBLISH\r\n"
-        else:
-            self._pool = ConnectionPool.from_url(
-                target.url,
-                retry=Retry(NoBackoff(), 0),  # the bus retries on its own terms
-                socket_timeout=socket_timeout,
-                socket_connect_timeout=socket_timeout,
-            )
-            # RESP2: pub/sub messages are plain replies (RESP3 would route them to push handlers).
-            self._pool.connection_kwargs["protocol"] = 2
-            only = _Server("redis", self._pool_connection)
-            only.marker = self._prefix + f"_bus:{self._token}:marker".encode()
-            self._servers[only.name] = only
-            self._verbs = (b"SUBSCRIBE", b"UNSUBSCRIBE", b"message", b"subscribe")
-            self._publish_head = b"*3\r\n$7\r\nPUBLISH\r\n"
+        self._redis = RedisServers(
+            target, self._prefix, secrets.token_hex(8), socket_timeout=socket_timeout
+        )
         self.max_pending = max_pending
         self.ping_interval = ping_interval
         self.retry_max = retry_max
-        self._pending: deque[_Entry] = deque()
+        self._pending: deque[Entry] = deque()
         self._wake = asyncio.Event()  # something is pending
         self._ready = asyncio.Event()  # subscribed to every channel wanted, confirmed
         self._dirty = asyncio.Event()  # the set of wanted channels changed
@@ -266,12 +163,12 @@ class RedisBus(MemoryBus):
     @property
     def cluster(self) -> bool:
         """On a Redis Cluster (sharded pub/sub), not one Redis."""
-        return self._cluster is not None
+        return self._redis.cluster is not None
 
     @property
     def servers(self) -> list[str]:
         """The Redis servers the bus uses now (``host:port`` of each master on a cluster)."""
-        return sorted(self._servers)
+        return sorted(self._redis.by_name)
 
     @property
     def connected(self) -> bool:
@@ -299,7 +196,7 @@ class RedisBus(MemoryBus):
             except TimeoutError:
                 log.warning("redis bus: closed with %d messages unsent", len(self._pending))
             pending = set(self._tasks)
-            pending.update(s.task for s in self._servers.values() if s.task is not None)
+            pending.update(s.task for s in self._redis.by_name.values() if s.task is not None)
             while pending:
                 # Again and again: Python 3.11's wait_for (inside redis-py) can swallow one.
                 for task in pending:
@@ -307,15 +204,12 @@ class RedisBus(MemoryBus):
                 _, pending = await asyncio.wait(pending, timeout=0.1)
             self._tasks.clear()
         for _, _, heard in self._pending:
-            _tell(heard, 0)  # never sent
+            tell(heard, 0)  # never sent
         self._release_held()
         await super().close()
-        for server in self._servers.values():
-            await _hang_up(server.publisher)
-        if self._pool is not None:
-            await self._pool.disconnect()
-        if self._cluster is not None:
-            await self._cluster.aclose()
+        for server in self._redis.by_name.values():
+            await hang_up(server.publisher)
+        await self._redis.close()
 
     # ------------------------------------------------------------------ local side
 
@@ -354,7 +248,7 @@ class RedisBus(MemoryBus):
         """Let go of the frames held on marks every server has answered for: those the
         publisher has sent markers for, below the oldest marker still out anywhere."""
         mark = self._marked
-        for server in self._servers.values():
+        for server in self._redis.by_name.values():
             if server.marks:
                 mark = min(mark, server.marks[0] - 1)
         if mark > self._confirmed:
@@ -372,7 +266,7 @@ class RedisBus(MemoryBus):
     def _release_held(self) -> None:
         self._confirm(self._sent_here)
 
-    def _marker_back(self, server: _Server, mark: int) -> None:
+    def _marker_back(self, server: RedisServer, mark: int) -> None:
         marks = server.marks
         while marks and marks[0] <= mark:
             marks.popleft()
@@ -397,107 +291,56 @@ class RedisBus(MemoryBus):
             asyncio.create_task(self._sync_forever(), name="redis-bus-subscribe"),
             asyncio.create_task(self._flush_forever(), name="redis-bus-publish"),
         ]
-        if self._cluster is not None:
+        if self._redis.cluster is not None:
             self._tasks.append(
                 asyncio.create_task(self._slots_forever(), name="redis-bus-cluster-slots")
             )
             self._refresh.set()
-        for server in self._servers.values():
+        for server in self._redis.by_name.values():
             self._listen_to(server)
 
-    def _listen_to(self, server: _Server) -> None:
+    def _listen_to(self, server: RedisServer) -> None:
         server.task = asyncio.create_task(
             self._listen_forever(server), name=f"redis-bus-listen-{server.name}"
         )
-
-    def _pool_connection(self) -> AbstractConnection:
-        """A connection of its own, outside the pool: each has one job and one task."""
-        assert self._pool is not None
-        return self._pool.connection_class(**self._pool.connection_kwargs)
 
     def _enqueue(
         self, channel: bytes | None, payload: bytes, heard: asyncio.Future[int] | None = None
     ) -> None:
         if len(self._pending) >= self.max_pending:
             _, _, dropped = self._pending.popleft()
-            _tell(dropped, 0)
+            tell(dropped, 0)
             self.lost += 1
             self._release_held()  # its marker may be the one dropped
         self._pending.append((channel, payload, heard))
         self._wake.set()
 
-    def _server_of(self, channel: bytes) -> _Server:
-        """The server a channel lives on (on a cluster, its slot's master)."""
-        slots = self._slots
-        if slots is None:
-            return next(iter(self._servers.values()))
-        return slots[key_slot(channel)]
-
-    def _shares(self) -> dict[_Server, set[bytes]]:
-        """The channels wanted here, by the server each lives on, with its marker."""
-        prefix = self._prefix
-        wanted = {prefix + channel.encode() for channel in self._subscribers}
-        if self._slots is None:
-            (only,) = self._servers.values()
-            return {only: wanted | {only.marker}}
-        shares: dict[_Server, set[bytes]] = {s: {s.marker} for s in self._servers.values()}
-        slots = self._slots
-        for channel in wanted:
-            shares[slots[key_slot(channel)]].add(channel)
-        return shares
-
     def _check_ready(self) -> None:
-        if self._fresh or self._stale or not self._servers:
+        if self._fresh or self._stale or not self._redis.by_name:
             return
-        for server in self._servers.values():
+        for server in self._redis.by_name.values():
             if server.listener is None or server.awaiting:
                 return
         self._ready.set()
 
-    def _update(self, server: _Server, share: set[bytes]) -> tuple[set[bytes], set[bytes]]:
-        """What ``server``'s listener is to subscribe to now, and to unsubscribe from; its
-        state is brought up to date at once (the sends come after: see ``_sync``)."""
-        new, gone = share - server.requested, server.requested - share
-        if self._slots is not None:
-            # A channel whose slot went to another master: that one unsubscribed it already.
-            gone = {channel for channel in gone if self._server_of(channel) is server}
-        server.requested = share
-        server.awaiting += len(new)
-        return new, gone
-
-    async def _sync(self, only: _Server | None = None) -> None:
+    async def _sync(self, only: RedisServer | None = None) -> None:
         """Bring the listeners' subscriptions (or ``only``'s) in line with the local
         subscriptions."""
         if self._stale:
             return  # the cluster's slots are being asked for: then every listener syncs
-        shares = self._shares()
+        prefix = self._prefix
+        shares = self._redis.shares({prefix + channel.encode() for channel in self._subscribers})
         sends = []
         # State first, then the awaits: a listener may be replaced meanwhile.
         for server, share in shares.items():
             if (only is None or server is only) and server.listener is not None:
-                sends.append((server.listener, *self._update(server, share)))
+                sends.append((server.listener, *self._redis.update(server, share)))
         if only is None:
             self._fresh = False
         for connection, new, gone in sends:
-            with contextlib.suppress(*_BROKEN):  # the listener sees it and reconnects
-                await self._send_subscriptions(connection, new, gone)
+            with contextlib.suppress(*BROKEN):  # the listener sees it and reconnects
+                await self._redis.send_subscriptions(connection, new, gone)
         self._check_ready()
-
-    async def _send_subscriptions(
-        self, connection: AbstractConnection, new: set[bytes], gone: set[bytes]
-    ) -> None:
-        subscribe, unsubscribe = self._verbs[:2]
-        if self._slots is None:
-            commands = [(subscribe, *new)] if new else []
-            commands += [(unsubscribe, *gone)] if gone else []
-        else:
-            # One slot a command (more would be refused: CROSSSLOT).
-            commands = [(subscribe, *group) for group in _by_slot(new)]
-            commands += [(unsubscribe, *group) for group in _by_slot(gone)]
-        if commands:
-            await connection.send_packed_command(
-                connection.pack_commands(commands), check_health=False
-            )
 
     async def _sync_forever(self) -> None:
         while not self._closed:
@@ -505,10 +348,10 @@ class RedisBus(MemoryBus):
             self._dirty.clear()
             await self._sync()
 
-    async def _listen_forever(self, server: _Server) -> None:
+    async def _listen_forever(self, server: RedisServer) -> None:
         delay = 0.05
         first = True
-        while not self._closed and self._servers.get(server.name) is server:
+        while not self._closed and self._redis.by_name.get(server.name) is server:
             connection = server.connect()
             try:
                 await connection.connect()  # type: ignore[no-untyped-call]
@@ -525,7 +368,7 @@ class RedisBus(MemoryBus):
                 await self._sync(server)
                 delay = 0.05
                 await self._listen(server, connection)
-            except _BROKEN as error:
+            except BROKEN as error:
                 log.warning(
                     "redis bus: subscriber connection to %s lost (%s); retrying",
                     server.name,
@@ -537,17 +380,17 @@ class RedisBus(MemoryBus):
             finally:
                 if server.listener is connection:
                     server.listener = None
-                if self._servers.get(server.name) is server:
+                if self._redis.by_name.get(server.name) is server:
                     self._ready.clear()
-                await _hang_up(connection)
+                await hang_up(connection)
             await asyncio.sleep(delay)
             delay = min(delay * 2, self.retry_max)
 
-    async def _listen(self, server: _Server, connection: AbstractConnection) -> None:
+    async def _listen(self, server: RedisServer, connection: AbstractConnection) -> None:
         watchdog = asyncio.create_task(
-            self._watch(server, connection), name=f"redis-bus-watchdog-{server.name}"
+            server.watch(connection, self.ping_interval), name=f"redis-bus-watchdog-{server.name}"
         )
-        message, subscribed = self._verbs[2:]
+        message, subscribed = self._redis.verbs[2:]
         try:
             while True:
                 # No timer per read (they cost more than the read): the watchdog pings.
@@ -571,24 +414,6 @@ class RedisBus(MemoryBus):
                     self._dirty.set()
         finally:
             watchdog.cancel()
-
-    async def _watch(self, server: _Server, connection: AbstractConnection) -> None:
-        """PING a quiet listener; one that stays quiet a whole interval after is cut off,
-        which ends its read and has the listener reconnect."""
-        pinged = False
-        while True:
-            server.heard = False
-            await asyncio.sleep(self.ping_interval)
-            if server.heard:
-                pinged = False
-            elif not pinged:
-                pinged = True
-                with contextlib.suppress(*_BROKEN):
-                    await connection.send_command("PING", check_health=False)
-            else:
-                log.warning("redis bus: no answer to PING from %s; reconnecting", server.name)
-                await connection.disconnect(nowait=True)
-                return
 
     # ------------------------------------------------------------------ publishing
 
@@ -617,15 +442,15 @@ class RedisBus(MemoryBus):
                 finally:
                     self._sending = False
         finally:
-            for server in self._servers.values():
-                await _hang_up(server.publisher)
+            for server in self._redis.by_name.values():
+                await hang_up(server.publisher)
 
-    def _route(self, batch: list[_Entry]) -> dict[_Server, list[int]]:
+    def _route(self, batch: list[Entry]) -> dict[RedisServer, list[int]]:
         """The batch's entries by the server each goes to (by their place in the batch): a
         message to its channel's, a marker to every server sent something since its last."""
-        groups: dict[_Server, list[int]] = defaultdict(list)
-        servers = self._servers.values()
-        slots = self._slots
+        groups: dict[RedisServer, list[int]] = defaultdict(list)
+        servers = self._redis.by_name.values()
+        slots = self._redis.slots
         only = next(iter(servers))  # one Redis: every channel's server
         for index, (channel, payload, _) in enumerate(batch):
             if channel is not None:
@@ -642,7 +467,7 @@ class RedisBus(MemoryBus):
             self._marked = max(self._marked, mark)
         return groups
 
-    async def _send(self, batch: list[_Entry]) -> list[_Entry]:
+    async def _send(self, batch: list[Entry]) -> list[Entry]:
         """One pipeline to each server the batch goes to, side by side. What is to go again
         (a server away, or no longer the master of a channel's slot), in batch order."""
         started = time.perf_counter()
@@ -652,12 +477,15 @@ class RedisBus(MemoryBus):
         if len(groups) == 1:
             ((server, indices),) = groups.items()
             try:
-                results = [await self._pipeline(server, batch, indices)]
+                results = [await self._redis.pipeline(server, batch, indices, self.socket_timeout)]
             except Exception as error:  # noqa: BLE001 - kept, sent again
                 results = [error]
         else:
             results = await asyncio.gather(
-                *(self._pipeline(server, batch, indices) for server, indices in groups.items()),
+                *(
+                    self._redis.pipeline(server, batch, indices, self.socket_timeout)
+                    for server, indices in groups.items()
+                ),
                 return_exceptions=True,
             )
         again: set[int] = set()
@@ -680,60 +508,24 @@ class RedisBus(MemoryBus):
             self.on_published(time.perf_counter() - started)
         return []
 
-    async def _pipeline(
-        self, server: _Server, batch: list[_Entry], indices: list[int]
-    ) -> list[int]:
-        """Every publish of ``indices`` written at once, then every answer read (one timeout
-        for them all: a timer per answer cost more than the rest of the read). Those a master
-        refused as no longer its own (MOVED), to send again."""
-        connection = server.publisher
-        if connection is None:
-            connection = server.publisher = server.connect()
-        head, marker = self._publish_head, server.marker
-        moved = []
-        try:
-            await connection.send_packed_command(
-                b"".join(
-                    [_publish_command(head, batch[i][0] or marker, batch[i][1]) for i in indices]
-                ),
-                check_health=False,
-            )
-            async with asyncio.timeout(self.socket_timeout):
-                for index in indices:
-                    try:
-                        listeners = await connection.read_response(timeout=math.inf)
-                    except _MOVING:
-                        moved.append(index)
-                        continue
-                    except ResponseError as error:
-                        log.warning("redis bus: %s refused a publish (%s)", server.name, error)
-                        listeners = 0
-                    _tell(batch[index][2], listeners)
-        except BaseException:
-            # Answers may still be on their way: a connection read from the middle lies.
-            await _hang_up(connection)
-            raise
-        return moved
-
     # ------------------------------------------------------------------ the cluster's slots
 
     def _ask_slots(self) -> None:
         """The cluster's slots may have moved: nothing leaves until they are known again."""
-        if self._cluster is None:
+        if self._redis.cluster is None:
             return
         self._stale = True
         self._ready.clear()
         self._refresh.set()
 
     async def _slots_forever(self) -> None:
-        assert self._cluster is not None
+        assert self._redis.cluster is not None
         delay = 0.05
         while not self._closed:
             await self._refresh.wait()
             self._refresh.clear()
             try:
-                await self._cluster.nodes_manager.initialize()
-                await self._apply_slots(self._cluster.nodes_manager.slots_cache)
+                await self._apply_slots(await self._redis.ask_cluster())
             except Exception as error:  # noqa: BLE001 - the cluster away, or moving: ask again
                 log.warning(
                     "redis bus: the cluster's slots are not known (%s); asking again", named(error)
@@ -748,21 +540,12 @@ class RedisBus(MemoryBus):
                 self._dirty.set()  # every channel subscribed where it lives now
 
     async def _apply_slots(self, slots_cache: dict[int, list[ClusterNode]]) -> None:
-        """Each slot's master as the cluster tells it: a server and its listener for each
-        new master, gone for each master gone; every channel subscribed again where it lives."""
-        masters = [slots_cache[slot][0] for slot in range(REDIS_CLUSTER_HASH_SLOTS)]
-        owners = [master.name for master in masters]
-        if owners == self._owners:
+        """Each slot's master as the cluster tells it: a listener for each new master, gone
+        for each master gone; every channel subscribed again where it lives."""
+        gone = self._redis.apply_slots(slots_cache)
+        if gone is None:
             return
-        self._owners = owners
-        nodes = {master.name: master for master in masters}
-        gone = [server for name, server in self._servers.items() if name not in nodes]
-        servers = {
-            name: self._servers.get(name) or _Server(name, self._node_connection(node))
-            for name, node in nodes.items()
-        }
-        self._servers = servers
-        self._slots = [servers[name] for name in owners]
+        servers = self._redis.by_name
         for server in gone:
             # What was sent there and not back may never come: the frames held on it wait
             # for the markers that follow (below), behind whatever goes again elsewhere (the
@@ -772,8 +555,6 @@ class RedisBus(MemoryBus):
             if server.task is not None:
                 server.task.cancel()
         for server in servers.values():
-            if not server.marker or self._server_of(server.marker) is not server:
-                server.marker = self._marker_on(server)
             if server.task is None:
                 self._listen_to(server)
         if self._held:
@@ -783,43 +564,4 @@ class RedisBus(MemoryBus):
         self._dirty.set()
         log.info("redis bus: the cluster's masters: %s", ", ".join(sorted(servers)))
         for server in gone:
-            await _hang_up(server.publisher)
-
-    def _node_connection(self, node: ClusterNode) -> Callable[[], AbstractConnection]:
-        """A maker of connections of the bus's own to ``node`` (its TLS, password and timeouts
-        as the URL says), RESP2, never retried by redis-py."""
-        kwargs = {**node.connection_kwargs, "protocol": 2, "retry": Retry(NoBackoff(), 0)}
-        return lambda: node.connection_class(**kwargs)
-
-    def _marker_on(self, server: _Server) -> bytes:
-        """This node's marker channel on ``server``: hash-tagged into one of its slots."""
-        for number in itertools.count():
-            tag = str(number).encode()
-            if self._server_of(tag) is server:
-                return self._prefix + b"_bus:%b:marker:{%b}" % (self._token.encode(), tag)
-        raise AssertionError("unreachable")
-
-
-def _by_slot(channels: Iterable[bytes]) -> list[list[bytes]]:
-    groups: dict[int, list[bytes]] = defaultdict(list)
-    for channel in channels:
-        groups[key_slot(channel)].append(channel)
-    return list(groups.values())
-
-
-async def _hang_up(connection: AbstractConnection | None) -> None:
-    if connection is not None:
-        with contextlib.suppress(*_BROKEN):
-            await connection.disconnect(nowait=True)
-
-
-def _tell(heard: asyncio.Future[int] | None, listeners: Any) -> None:
-    """Tell whoever awaits a publish how many nodes it reached."""
-    if heard is not None and not heard.done():
-        heard.set_result(listeners if isinstance(listeners, int) else 0)
-
-
-def _publish_command(head: bytes, channel: bytes, payload: bytes) -> bytes:
-    """``PUBLISH channel payload`` (``head`` holds the verb) in the Redis protocol (RESP),
-    without redis-py's packer."""
-    return b"%b$%d\r\n%b\r\n$%d\r\n%b\r\n" % (head, len(channel), channel, len(payload), payload)
+            await hang_up(server.publisher)

@@ -41,7 +41,7 @@ from redis.exceptions import NoScriptError, RedisError
 from engine.errors import Refusal
 from engine.protocol import ErrorCode
 from server.bus.memory import Bus, Subscription, table_reply_channel, table_tag
-from server.bus.redis_bus import split_url
+from server.bus.redis_url import split_url
 from server.table import commands as cmd
 from server.table.ports import CommandRefused
 

@@ -43,7 +43,7 @@ from engine.table_events import TableRestarted
 from server.accounts import audit_log
 from server.accounts.audit_log import AuditAction, NodeActor
 from server.bus.memory import Bus
-from server.cardroom import placement
+from server.cardroom import lobby_lists, placement
 from server.cardroom.cluster import (
     COMMAND_QUEUE_SIZE,
     LEASE_FAILURES,
@@ -57,13 +57,8 @@ from server.cardroom.cluster import (
 )
 from server.cardroom.gossip import Gossip
 from server.cardroom.handover import Handover, Handovers, LetGo, NodeReport, move_of
-from server.cardroom.live_tables import LiveState, live_row, live_state
 from server.cardroom.placement import NodeLoad
-from server.cardroom.table_stats import (
-    TableStats,
-    lobby_line,
-    seed_stats,
-)
+from server.cardroom.table_stats import TableStats, seed_stats
 from server.cardroom.takeover import build_actor
 from server.db.models import TableRecord, TableStatus
 from server.logs import named
@@ -638,51 +633,14 @@ class Cardroom:
     # ------------------------------------------------------------------ the lobby
 
     def lobby(self) -> list[dict[str, Any]]:
-        """Every open table, as the lobby lists it: this node's own, the others' as they
-        last told (a table between nodes is listed from its record)."""
-        listed: dict[int, dict[str, Any]] = {}
-        for table_id in self.gossip.heard:
-            heard = self.gossip.run_elsewhere(table_id)
-            if heard is not None:
-                listed[table_id] = heard.summary
-        for table_id in self._tables:
-            listed[table_id] = self.summary(table_id)
-        for table_id, record in self._records.items():
-            if table_id not in listed:
-                listed[table_id] = self._record_summary(record)
-        return [listed[table_id] for table_id in sorted(listed)]
+        """Every open table, as the lobby lists it (``server.cardroom.lobby_lists``)."""
+        return lobby_lists.lobby_list(self.gossip, self._tables, self.summary, self._records)
 
     def live_tables(self, *, stuck_after: float) -> list[dict[str, Any]]:
         """Every open table as it is now, for the back office (``server.cardroom.live_tables``)."""
-        now = time.monotonic()
-        rows: dict[int, dict[str, Any]] = {}
-        for table_id in self.gossip.heard:
-            heard = self.gossip.run_elsewhere(table_id)
-            if heard is not None and heard.summary.get("id") == table_id:
-                rows[table_id] = live_row(
-                    heard.summary,
-                    heard.live,
-                    LiveState.ELSEWHERE,
-                    stuck_after=stuck_after,
-                    heard_ago=now - heard.at,
-                )
-        for table_id, table in self._tables.items():
-            rows[table_id] = live_row(
-                self.summary(table_id),
-                live_state(table.actor),
-                LiveState.RUNNING,
-                stuck_after=stuck_after,
-            )
-        for table_id, record in self._records.items():
-            if table_id not in rows:
-                paused = record.paused_reason
-                rows[table_id] = live_row(
-                    self._record_summary(record),
-                    None if paused is None else {"paused_by": "operator", "pause_reason": paused},
-                    LiveState.BETWEEN_NODES,
-                    stuck_after=stuck_after,
-                )
-        return [rows[table_id] for table_id in sorted(rows)]
+        return lobby_lists.live_list(
+            self.gossip, self.running(), self.summary, self._records, stuck_after=stuck_after
+        )
 
     # ------------------------------------------------------------------ tables between nodes
 
@@ -739,23 +697,9 @@ class Cardroom:
 
     def summary(self, table_id: int) -> dict[str, Any]:
         table = self._tables[table_id]
-        actor = table.actor
-        return lobby_line(
-            table.record,
-            actor.table.config,
-            seats=len(actor.table.seats),
-            buy_in=(actor.settings.min_buy_in, actor.settings.max_buy_in),
-            paused=actor.ops.paused is not None,
-            seats_taken=sum(1 for s in actor.table.seats if s is not None),
-            waiting=len(actor.waiting),
-            average_pot=table.stats.average_pot(),
-            hands_per_hour=table.stats.hands_per_hour(),
-            restarts=table.restarts,
-            node=self.node_id,
+        return lobby_lists.running_summary(
+            table.record, table.actor, table.stats, restarts=table.restarts, node=self.node_id
         )
-
-    def _record_summary(self, record: TableRecord) -> dict[str, Any]:
-        return lobby_line(record, tables.table_config(record))
 
 
 def _contained(step: Callable[[], None]) -> None:

@@ -9,13 +9,13 @@ fold), and contains its own crashes: a hand that blows up is cancelled with ever
 returned, and the table plays on.
 
 The parts, each readable alone: the rules of the table and its seating in the pure
-``engine.table.Table``; the clocks; the write-ahead (:mod:`server.table.journal`: nothing is
-shown before it is written, and the table pauses while the database is away); the
-records of hands and their replay (:mod:`server.table.dealing`); the numbered events
-(:mod:`server.table.publisher`); the snapshot (:mod:`server.table.snapshot`). Its life is the
-loop's (:mod:`server.table.loop`): an explicit state with the moves it allows. A store
-that finds the table run by another node (a newer fencing token) stops the actor at
-once, without writing anything.
+``engine.table.Table``; the players' commands (:mod:`server.table.player_commands`); the
+clocks; the write-ahead (:mod:`server.table.journal`: nothing is shown before it is written,
+and the table pauses while the database is away); the records of hands and their replay
+(:mod:`server.table.dealing`); the numbered events (:mod:`server.table.publisher`); the
+snapshot (:mod:`server.table.snapshot`). Its life is the loop's (:mod:`server.table.loop`):
+an explicit state with the moves it allows. A store that finds the table run by another node
+(a newer fencing token) stops the actor at once, without writing anything.
 """
 
 from __future__ import annotations
@@ -24,9 +24,7 @@ import asyncio
 import logging
 import random
 import time
-from collections import OrderedDict
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 from engine import fair2
@@ -35,12 +33,10 @@ from engine.events import Event, Turn
 from engine.protocol import ErrorCode
 from engine.table import Departure, SeatingRules, Table
 from engine.table_events import (
-    ChatSaid,
     Clock,
     DeckCommitted,
     HandCancelled,
     HandNumber,
-    Leaving,
     TablePaused,
     TableUnpaused,
 )
@@ -49,13 +45,22 @@ from server.bus.memory import Bus
 from server.metrics import Metrics
 from server.store.records import FinishedHand, LiveHandState, TableTakenOver
 from server.store.table_config import config_from_json
-from server.table import absence, dealing, operators, removal, time_collection, turns
+from server.table import (
+    absence,
+    dealing,
+    operators,
+    player_commands,
+    removal,
+    time_collection,
+    turns,
+)
 from server.table import commands as cmd
 from server.table.clocks import TableClocks
 from server.table.journal import Journal
 from server.table.lease import LeaseProof
 from server.table.loop import TableLoop
 from server.table.moves import AbsentAction, Change, Move, PlayerAction, Timeout, Void
+from server.table.player_commands import PlayerState
 from server.table.ports import CommandRefused, TableSettings, TableStore
 from server.table.publisher import Publisher
 from server.table.snapshot import snapshot_of
@@ -63,20 +68,6 @@ from server.table.snapshot import snapshot_of
 log = logging.getLogger(__name__)
 
 REMEMBERED_ACTION_IDS = 64
-
-
-@dataclass(slots=True)
-class PlayerState:
-    """What the table keeps of a player beyond the seat: time bank, when they sat out,
-    how many connections they have here, until when their time is paid, and the answers to
-    their recent actions."""
-
-    time_bank: float
-    sat_out_at: float | None = None
-    connections: int = 0
-    time_paid_until: float | None = None  # time collection: the paid period's end (wall clock)
-    check_when_free: bool = False  # sat out during a hand: checks where free (server.table.absence)
-    action_ids: OrderedDict[str, dict[str, Any]] = field(default_factory=OrderedDict)
 
 
 class TableActor(TableLoop):
@@ -201,14 +192,14 @@ class TableActor(TableLoop):
         now = self.clock()
         for _, player, _ in seats:
             out = sitting_out is None or player in sitting_out
-            self._state(player).sat_out_at = now if out else None
+            self.player_state(player).sat_out_at = now if out else None
         for player, count in (connections or {}).items():
             if count:
-                self._state(player).connections = count
+                self.player_state(player).connections = count
         for player, until in (time_paid or {}).items():
-            self._state(player).time_paid_until = until
+            self.player_state(player).time_paid_until = until
         for player in check_when_free or ():
-            self._state(player).check_when_free = True
+            self.player_state(player).check_when_free = True
         self.hand_number = hand_number
         if seq is not None:
             self.publisher.seq = seq
@@ -234,7 +225,7 @@ class TableActor(TableLoop):
             self.hand_number = max(self.hand_number, live.number)
             return False
         for _, player, _ in live.players:
-            self._state(player).sat_out_at = None
+            self.player_state(player).sat_out_at = None
         self.hand_number = live.number
         self.journal.resumed(live)
         self._starting = {player: stack for _, player, stack in live.players}
@@ -244,7 +235,7 @@ class TableActor(TableLoop):
             actor = self._players_in_hand.get(action.get("seat", -1))
             if isinstance(action_id, str) and actor is not None:
                 # A retry of an action written before the table moved: answered, not redone.
-                self._state(actor).action_ids[action_id] = {"seq": self.seq, "accepted": True}
+                self.player_state(actor).action_ids[action_id] = {"seq": self.seq, "accepted": True}
         return True
 
     def announce(self, event: Event) -> None:
@@ -328,7 +319,7 @@ class TableActor(TableLoop):
             self.clocks.stop_turn()
             return
         player = self._player_at(seat)
-        bank = self._state(player).time_bank if player is not None else 0.0
+        bank = self.player_state(player).time_bank if player is not None else 0.0
         self.clocks.start_turn(bank)
         self.publisher.publish(
             Clock(seat=seat, action_clock=self.settings.action_clock, time_bank=round(bank, 2))
@@ -359,155 +350,17 @@ class TableActor(TableLoop):
 
     # ------------------------------------------------------------------ commands
 
-    def _state(self, player: str) -> PlayerState:
+    def player_state(self, player: str) -> PlayerState:
         state = self.players.get(player)
         if state is None:
             state = self.players[player] = PlayerState(self.settings.time_bank)
         return state
-
-    async def _sit(self, command: cmd.Sit) -> dict[str, Any]:
-        player, chips = command.player, command.buy_in
-        seat = self.table.choose_seat(player, chips, command.seat)
-        self.ops.check_seat(seat)
-        await self.journal.buy_in(player, chips, seat=seat)
-        events = self.table.sit(seat, player, chips)
-        self._state(player).sat_out_at = None
-        self.tell(events)
-        self.schedule_next_hand()
-        return {"seat": seat, "stack": chips}
-
-    async def _add_chips(self, command: cmd.AddChips) -> dict[str, Any]:
-        seat = self.table.seated(command.player)
-        self.table.check_add_chips(seat, command.amount)
-        await self.journal.buy_in(command.player, command.amount, seat=seat)
-        self.tell(self.table.add_chips(seat, command.amount))
-        self.schedule_next_hand()
-        occupant = self.table.seats[seat]
-        assert occupant is not None
-        return {"seat": seat, "stack": occupant.stack, "pending": occupant.pending_chips}
-
-    async def _sit_out(self, command: cmd.SitOut) -> dict[str, Any]:
-        seat = self.table.seated(command.player)
-        events = self.table.sit_out(seat, next_hand=command.next_hand)
-        occupant = self.table.seats[seat]
-        assert occupant is not None
-        state = self._state(command.player)
-        state.check_when_free = command.check_when_free
-        if occupant.sitting_out:
-            state.sat_out_at = self.clock()
-        self.tell(events)
-        # Sat out during the hand: the table acts for them at their turns (server.table.absence),
-        # at once if it is theirs now (before the reply, which follows what it caused).
-        await self.commit()
-        return {
-            "seat": seat,
-            "sitting_out": occupant.sitting_out,
-            "after_hand": occupant.sit_out_next_hand,
-        }
-
-    async def _sit_in(self, command: cmd.SitIn) -> dict[str, Any]:
-        seat = self.table.seated(command.player)
-        self.tell(self.table.sit_in(seat))
-        self._state(command.player).sat_out_at = None
-        self.schedule_next_hand()
-        return {"seat": seat}
-
-    async def _leave(self, command: cmd.Leave) -> dict[str, Any]:
-        player = command.player
-        if player in self.table.waiting:
-            self.tell(self.table.leave_waiting_list(player))
-            if self.table.seat_of(player) is None:
-                return {"left_waiting_list": True}
-        seat = self.table.seated(player)
-        chips = self.table.leave(seat)
-        if chips is None:
-            self.publisher.publish(Leaving(seat=seat))
-            await self.commit()  # their turn now: folded at once
-            return {"seat": seat, "after_hand": True}
-        await self.settle_departure(Departure(seat, player, chips))
-        return {"seat": seat, "cashed_out": chips}
 
     async def settle_departure(self, departure: Departure) -> None:
         # Even with nothing left: the store frees the seat it keeps.
         await self.journal.cash_out(departure.player, departure.chips)
         self.players.pop(departure.player, None)
         self.tell(self.table.left(departure))
-
-    async def _join_waiting_list(self, command: cmd.JoinWaitingList) -> dict[str, Any]:
-        position, events = self.table.join_waiting_list(command.player)
-        self.tell(events)
-        return {"position": position}
-
-    async def _chat(self, command: cmd.Chat) -> dict[str, Any]:
-        if not self.settings.spectator_chat and self.table.seat_of(command.player) is None:
-            raise CommandRefused(
-                "only players seated here may chat", code=ErrorCode.CHAT_NOT_ALLOWED
-            )
-        self.publisher.publish(ChatSaid(player=command.player, text=command.text))
-        return {}
-
-    async def _snapshot(self, command: cmd.Snapshot) -> dict[str, Any]:
-        snapshot = self.snapshot(command.player or None)
-        if command.reply_to is None:
-            return snapshot
-        # In line with the events: the listener misses none after it, sees none before it;
-        # the command's own answer is a receipt, so the snapshot travels once.
-        self.publisher.reply(command.reply_to, command.reply_id, snapshot)
-        return {"seq": snapshot["seq"]}
-
-    async def _client_seed(self, command: cmd.ClientSeed) -> dict[str, Any]:
-        """A seated player's seed for the next hand, whose commitment is already published
-        (docs/fairness.md); the last seed a player sends before the deal counts. One meant
-        for a hand dealt already goes to the next (its commitment was out before it came);
-        the reply names the hand it went to."""
-        self.table.seated(command.player)
-        deal = self.next_deal
-        if deal is None or (command.hand is not None and command.hand > deal.number):
-            waiting = f"hand {deal.number}" if deal is not None else "no hand yet"
-            raise CommandRefused(
-                f"client seeds are taken for the committed next hand only ({waiting})",
-                code=ErrorCode.SEED_WINDOW_CLOSED,
-            )
-        deal.seeds[command.player] = command.seed
-        return {"hand": deal.number}
-
-    async def _presence(self, command: cmd.Presence) -> dict[str, Any]:
-        """A connection of the player's came or went (a player may have several). One told
-        to a given run of the table is refused by any other: a node's actor that has not
-        yet learnt the table moved must not count it."""
-        if command.run is not None and command.run != self.run_number:
-            raise CommandRefused(
-                "the table moved to another node; try again", code=ErrorCode.TABLE_MOVED
-            )
-        state = self._state(command.player)
-        state.connections = max(0, state.connections + (1 if command.connected else -1))
-        if not state.connections and self.table.seat_of(command.player) is None:
-            del self.players[command.player]  # a spectator gone: nothing to remember
-        return {"run": self.run_number}
-
-    async def _hold_play(self, command: cmd.HoldPlay) -> dict[str, Any]:
-        self.play_held = True
-        return {"between_hands": self.between_hands.is_set()}
-
-    async def _play_on(self, command: cmd.PlayOn) -> dict[str, Any]:
-        self.play_held = False
-        self.schedule_next_hand()
-        return {}
-
-    async def _act(self, command: cmd.Act) -> dict[str, Any]:
-        seat = self.table.seated(command.player)
-        state = self._state(command.player)
-        remembered = state.action_ids.get(command.action_id)
-        if remembered is not None:
-            return remembered  # a retry: the same answer, no second action
-        hand = self.table.hand
-        if hand is None or hand.is_over():
-            raise CommandRefused("no hand is being played", code=ErrorCode.NO_HAND)
-        reply = await self.commit(
-            PlayerAction(seat, command.kind, command.amount, command.action_id)
-        )
-        assert reply is not None
-        return reply
 
     # ------------------------------------------------------------------ the commit path
 
@@ -533,7 +386,7 @@ class TableActor(TableLoop):
             hand = self.table.hand
             assert hand is not None
             player = self._player_at(move.seat)
-            state = self._state(player) if player is not None else None
+            state = self.player_state(player) if player is not None else None
             events = move.apply(hand)
             self.last_action_at = self.clock()
             await self.journal.record(self.hand_number, move)
@@ -554,7 +407,7 @@ class TableActor(TableLoop):
     def _absent_move(self) -> AbsentAction | None:
         return absence.absent_move(
             self.table,
-            checks_when_free=lambda player: self._state(player).check_when_free,
+            checks_when_free=lambda player: self.player_state(player).check_when_free,
             on_clock=self.clocks.deadline is not None,
         )
 
@@ -676,13 +529,13 @@ class TableActor(TableLoop):
             fee=self.settings.time_fee,
             period=self.settings.time_fee_period,
             now=self.wall_clock(),
-            paid_until=lambda player: self._state(player).time_paid_until,
+            paid_until=lambda player: self.player_state(player).time_paid_until,
         )
         for n in due.short:  # a stack that cannot pay sits out
             occupant = self.table.seats[n]
             assert occupant is not None
             self.tell(self.table.sit_out(n, busted=True))
-            self._state(occupant.player).sat_out_at = self.clock()
+            self.player_state(occupant.player).sat_out_at = self.clock()
         fees = due.fees
         dealt = self.table.dealt_in()
         if len(dealt) < 2:
@@ -713,7 +566,7 @@ class TableActor(TableLoop):
             occupant = seats[n]
             assert occupant is not None
             self.tell(self.table.collect_time(n, fee))
-            self._state(occupant.player).time_paid_until = paid_until
+            self.player_state(occupant.player).time_paid_until = paid_until
         self.hand_number = number
         hand = self.table.start_hand(deck)
         self.between_hands.clear()
@@ -758,7 +611,7 @@ class TableActor(TableLoop):
     ) -> None:
         for occupant in self.table.seats:
             if occupant is not None and occupant.sitting_out:
-                state = self._state(occupant.player)
+                state = self.player_state(occupant.player)
                 if state.sat_out_at is None:  # counts toward the sit-out limit from now on
                     state.sat_out_at = self.clock()
         for departure in departures:
@@ -780,19 +633,7 @@ class TableActor(TableLoop):
 
 _Handler = Callable[[TableActor, Any], Awaitable[dict[str, Any]]]
 _HANDLERS: dict[type[cmd.TableCommand], _Handler] = {
-    cmd.Sit: TableActor._sit,
-    cmd.AddChips: TableActor._add_chips,
-    cmd.SitOut: TableActor._sit_out,
-    cmd.SitIn: TableActor._sit_in,
-    cmd.Leave: TableActor._leave,
-    cmd.JoinWaitingList: TableActor._join_waiting_list,
-    cmd.Chat: TableActor._chat,
-    cmd.Act: TableActor._act,
-    cmd.Snapshot: TableActor._snapshot,
-    cmd.Presence: TableActor._presence,
-    cmd.ClientSeed: TableActor._client_seed,
-    cmd.HoldPlay: TableActor._hold_play,
-    cmd.PlayOn: TableActor._play_on,
+    **player_commands.HANDLERS,
     **operators.HANDLERS,
     cmd.Remove: removal.remove,
 }

@@ -44,7 +44,7 @@ from redis_cluster import LocalRedisCluster, free_port
 from sqlalchemy import pool
 from sqlalchemy.engine import make_url
 
-from server.bus.redis_bus import split_url
+from server.bus.redis_url import split_url
 from server.db import migrate
 from server.db.models import Base
 from server.db.session import make_engine

@@ -25,7 +25,8 @@ from redis.crc import key_slot
 from redis_cluster import LocalRedisCluster
 
 from server.bus.memory import Subscription, player_channel, table_channel, table_reply_channel
-from server.bus.redis_bus import RedisBus, split_url
+from server.bus.redis_bus import RedisBus
+from server.bus.redis_url import split_url
 from server.cardroom.cluster import CommandRouter, RedisLeases, command_channel, reply_channel
 from server.table import commands as cmd
 

@@ -29,7 +29,8 @@ from redis_cluster import LocalRedisCluster
 
 from server.bus.backends import bus_from_url
 from server.bus.memory import MemoryBus, Subscription, player_channel, table_channel
-from server.bus.redis_bus import RedisBus, split_url
+from server.bus.redis_bus import RedisBus
+from server.bus.redis_url import split_url
 from tests.server.edge.test_protocol import EXAMPLES, examples_server
 
 pytestmark = [needs_redis]
