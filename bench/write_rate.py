@@ -87,7 +87,8 @@ class NodeResult:
 
 def node(table_ids: list[int], step: Step, pipe: Connection) -> None:
     """A node's process: claims its tables, starts a hand at each, says "ready"; then, told
-    to go, writes their actions until the window's end and sends its :class:`NodeResult`."""
+    to go, writes their actions until the window's end, sends its :class:`NodeResult` and
+    closes its connections when told."""
     uvloop.run(_node(table_ids, step, pipe))
 
 
@@ -156,11 +157,13 @@ async def _node(table_ids: list[int], step: Step, pipe: Connection) -> None:
         sample("to", step.measure_to),
         *(table(t) for t in table_ids),
     )
-    await write_ahead.close()
-    await engine.dispose()
     written = counts["to"][0] - counts["from"][0]
     groups = counts["to"][1] - counts["from"][1]
     pipe.send(NodeResult(written, groups, latencies, refused))
+    # The connections (their backends' CPU) stay until the main process has read them.
+    await loop.run_in_executor(None, pipe.recv)
+    await write_ahead.close()
+    await engine.dispose()
 
 
 # ---------------------------------------------------------------------- measuring
@@ -270,6 +273,8 @@ async def run_step(
     load_end = os.getloadavg()
     await connection.close()
     results: list[NodeResult] = [await loop.run_in_executor(None, p.recv) for p in pipes]
+    for pipe in pipes:
+        pipe.send("close")
     for process in processes:
         process.join(30)
     seconds = args.seconds
