@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import logging
 import multiprocessing
 import os
 import secrets
@@ -136,6 +137,7 @@ def publisher(
 ) -> None:
     """A node running tables ``index``, ``index + publishers``, ...: publishes their events
     from the start to the window's end; sends (events, pipelines) in the window, and lost."""
+    logging.basicConfig(format=f"%(asctime)s publisher {index}: %(message)s")
 
     async def main() -> None:
         bus = RedisBus(step.url)
