@@ -67,8 +67,6 @@ from server.table.snapshot import snapshot_of
 
 log = logging.getLogger(__name__)
 
-REMEMBERED_ACTION_IDS = 64
-
 
 class TableActor(TableLoop):
     def __init__(
@@ -235,7 +233,7 @@ class TableActor(TableLoop):
             actor = self._players_in_hand.get(action.get("seat", -1))
             if isinstance(action_id, str) and actor is not None:
                 # A retry of an action written before the table moved: answered, not redone.
-                self.player_state(actor).action_ids[action_id] = {"seq": self.seq, "accepted": True}
+                self.player_state(actor).remember(action_id, self.seq)
         return True
 
     def announce(self, event: Event) -> None:
@@ -394,10 +392,9 @@ class TableActor(TableLoop):
             spent = self._settle_clock(move, state)
             if isinstance(move, PlayerAction):
                 assert state is not None and move.action_id is not None
-                reply = {"seq": self.seq + sum(1 for e in events if e.to is None), "accepted": True}
-                state.action_ids[move.action_id] = reply
-                while len(state.action_ids) > REMEMBERED_ACTION_IDS:
-                    state.action_ids.popitem(last=False)
+                seq = self.seq + sum(1 for e in events if e.to is None)
+                reply = {"seq": seq, "accepted": True}
+                state.remember(move.action_id, seq)
             self._tell_hand(events, after=spent)
             if hand.is_over():
                 await self._finish_hand()

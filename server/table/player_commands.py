@@ -21,6 +21,12 @@ from server.table.moves import Change, PlayerAction
 from server.table.ports import CommandRefused, TableSettings
 from server.table.publisher import Publisher
 
+# The answers to a player's last actions, for a retry of one of them (the client library
+# retries an action for seconds, over a reconnect): about two hands of a player's actions.
+# Each is kept as long as the player plays that many more; 64 held every player's last ten
+# minutes of actions, the node's memory growing all that time (docs/benchmarks.md).
+REMEMBERED_ACTION_IDS = 16
+
 
 @dataclass(slots=True)
 class PlayerState:
@@ -33,7 +39,14 @@ class PlayerState:
     connections: int = 0
     time_paid_until: float | None = None  # time collection: the paid period's end (wall clock)
     check_when_free: bool = False  # sat out during a hand: checks where free (server.table.absence)
-    action_ids: OrderedDict[str, dict[str, Any]] = field(default_factory=OrderedDict)
+    action_ids: OrderedDict[str, int] = field(default_factory=OrderedDict)  # id: its seq
+
+    def remember(self, action_id: str, seq: int) -> None:
+        """An action's answer for its retries (its ``seq``), the latest
+        :data:`REMEMBERED_ACTION_IDS` kept."""
+        self.action_ids[action_id] = seq
+        while len(self.action_ids) > REMEMBERED_ACTION_IDS:
+            self.action_ids.popitem(last=False)
 
 
 class Port(Protocol):
@@ -204,7 +217,7 @@ async def act(actor: Port, command: cmd.Act) -> dict[str, Any]:
     state = actor.player_state(command.player)
     remembered = state.action_ids.get(command.action_id)
     if remembered is not None:
-        return remembered  # a retry: the same answer, no second action
+        return {"seq": remembered, "accepted": True}  # a retry: the same answer, acted once
     hand = actor.table.hand
     if hand is None or hand.is_over():
         raise CommandRefused("no hand is being played", code=ErrorCode.NO_HAND)

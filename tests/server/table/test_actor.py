@@ -8,12 +8,13 @@ import random
 from typing import Any
 
 import pytest
-from play import submit
+from play import calling, submit
 
 from engine.variants import TableConfig, find_variant
 from server.bus.memory import MemoryBus, Subscription, player_channel, table_channel
 from server.table.actor import TableActor
 from server.table.loop import Lifecycle
+from server.table.player_commands import REMEMBERED_ACTION_IDS as REMEMBERED
 from server.table.ports import CommandRefused, TableSettings
 from tests.server.fakes import MemoryTableStore
 
@@ -134,6 +135,44 @@ async def test_actions_with_the_same_action_id_happen_once() -> None:
             await submit(actor, "act", player, action_id="a2", kind="bring_in")
         assert refused.value.code == "not_your_turn"
         assert len(hand.actions) == actions
+    finally:
+        await actor.stop()
+
+
+async def test_a_player_s_latest_actions_are_remembered_for_their_retries_and_no_more() -> None:
+    actor = make_actor(action_clock=5.0)
+    actor.start()
+    answers: dict[str, dict[str, Any]] = {}
+    try:
+        await submit(actor, "sit", "ann", buy_in=500, seat=0)
+        await submit(actor, "sit", "bob", buy_in=500, seat=1)
+        rng = random.Random(3)
+        while True:
+            hand = actor.table.hand
+            legal = hand.legal_actions() if hand is not None and not hand.is_over() else None
+            acted = sum(1 for action_id in answers if action_id.startswith("ann"))
+            if acted >= 3 * REMEMBERED and legal is not None and legal.seat is not None:
+                break
+            if legal is None or legal.seat is None:
+                await asyncio.sleep(0.002)
+                continue
+            player = "ann" if legal.seat == 0 else "bob"
+            kind, amount = calling(legal, rng)
+            action_id = f"{player}-{len(answers)}"  # ann's first ones long forgotten at the end
+            fields = {"amount": amount} if amount is not None else {}
+            answers[action_id] = await submit(
+                actor, "act", player, action_id=action_id, kind=kind, **fields
+            )
+        hand = actor.table.hand  # mid-hand: the loop stopped with a player to act
+        assert hand is not None
+        actions = len(hand.actions)
+        remembered = actor.player_state("ann").action_ids
+        latest = [action_id for action_id in answers if action_id.startswith("ann")][-REMEMBERED:]
+        assert list(remembered) == latest
+        for action_id in latest:  # each retried: its first answer, nothing acted again
+            again = await submit(actor, "act", "ann", action_id=action_id, kind="fold")
+            assert again == answers[action_id]
+        assert actor.table.hand is hand and len(hand.actions) == actions
     finally:
         await actor.stop()
 
