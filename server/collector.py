@@ -12,30 +12,42 @@ second a young pass (the objects made since that are still alive: a few millisec
 what survived it is frozen (``gc.freeze``), out of every later pass's sight. A cycle that
 becomes garbage that young (a caught exception and its frames, a finished task) is freed at
 once; objects freed by their count are freed as ever, frozen or not. Only a cycle among
-older objects waits: every ``collector_thaw_seconds`` everything is thawed and one full pass
-looks at it all (a few hundred milliseconds, once in that time). CPython's own thresholds
-stay, high, for a burst of objects between two ticks.
+older objects waits for a full pass over everything, thawed: over a node's whole heap (a
+million objects at 450 tables) that takes most of a second, so it comes by CPython's own
+rule for its full passes: once the objects frozen have grown by a quarter since the last one
+(:data:`THAW_GROWTH`), and at most every ``collector_thaw_seconds``. A node playing on at a
+steady count of tables holds a steady heap and never stops for one; memory that grows, be it
+new tables or garbage waiting among the frozen, brings the pass, its cost spread over that
+growth. CPython's own thresholds stay, high, for a burst of objects between two ticks.
 """
 
 from __future__ import annotations
 
 import asyncio
 import gc
+import logging
 import time
 
 YOUNG_EVERY_SECONDS = 0.1  # 0.5 s: six times the pause, and more of the CPU in all
 # CPython's own triggers, for what a tick would come too late for: a young pass once 20,000
 # more objects were made than freed since the last pass, and so on up.
 THRESHOLDS = (20_000, 20, 50)
+# A full pass once the frozen objects have grown by this share since the last one (CPython's
+# rule for its oldest generation: its long-lived objects grown by a quarter).
+THAW_GROWTH = 0.25
+
+log = logging.getLogger(__name__)
 
 
 class Collector:
     """The node's collection passes on the event loop's clock (see the module)."""
 
     def __init__(self, thaw_seconds: float) -> None:
-        self.thaw_seconds = thaw_seconds  # 0: nothing frozen, CPython's passes alone
+        # The least time between two full passes; 0: nothing frozen, CPython's passes alone.
+        self.thaw_seconds = thaw_seconds
         self.passes = [0, 0, 0]  # run by this clock, by generation
         self._thawed_at = time.monotonic()
+        self._frozen_after_full_pass = 0
         self._handle: asyncio.TimerHandle | None = None
 
     def start(self, loop: asyncio.AbstractEventLoop) -> None:
@@ -54,15 +66,28 @@ class Collector:
         self._handle = loop.call_later(YOUNG_EVERY_SECONDS, self._tick, loop)
 
     def collect(self) -> None:
-        """A young pass, or a full one over everything once the time to thaw has come;
-        then what survived it frozen."""
+        """A young pass, or a full one over everything once its time has come (see the
+        module); then what survived it frozen."""
         now = time.monotonic()
-        if now - self._thawed_at >= self.thaw_seconds:
-            gc.unfreeze()
+        grown = gc.get_freeze_count() > self._frozen_after_full_pass * (1 + THAW_GROWTH)
+        if grown and now - self._thawed_at >= self.thaw_seconds:
             self._thawed_at = now
-            gc.collect(2)
-            self.passes[2] += 1
-        else:
-            gc.collect(0)
-            self.passes[0] += 1
+            self._full_pass()
+            return
+        gc.collect(0)
+        self.passes[0] += 1
         gc.freeze()
+
+    def _full_pass(self) -> None:
+        objects = gc.get_freeze_count()
+        gc.unfreeze()
+        started = time.perf_counter()
+        found = gc.collect(2)
+        took = time.perf_counter() - started
+        self.passes[2] += 1
+        gc.freeze()
+        self._frozen_after_full_pass = gc.get_freeze_count()
+        log.info(
+            "collector: a full pass over %d objects found %d unreachable in %.0f ms",
+            objects, found, took * 1000,
+        )  # fmt: skip

@@ -1,6 +1,7 @@
 """The collector's clock of a node: a young pass, then what survived it frozen (later passes
 skip it); a cycle that became garbage young is freed at once, one among frozen objects at the
-next thaw, when a full pass looks at everything."""
+next thaw, when a full pass looks at everything: once the frozen objects have grown by a
+quarter since the last full pass, and not before its time."""
 
 from __future__ import annotations
 
@@ -76,3 +77,30 @@ async def test_the_clock_runs_on_the_event_loop_and_stops() -> None:
     assert ran >= 1
     await asyncio.sleep(collector.YOUNG_EVERY_SECONDS * 3)
     assert clock.passes[0] == ran, "stopped: no pass since"
+
+
+def test_a_full_pass_waits_for_the_frozen_objects_to_grow_by_a_quarter(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    clock = Collector(thaw_seconds=3600)
+    clock.collect()  # a young pass: what lives is frozen
+    clock.thaw_seconds = 0.001
+    time.sleep(0.01)
+    clock.collect()  # nothing frozen had been counted yet: the first full pass
+    assert clock.passes[2] == 1
+    after_it = gc.get_freeze_count()
+    time.sleep(0.01)
+    for _ in range(3):  # its time has come, but the heap is as it was
+        clock.collect()
+    assert clock.passes[2] == 1
+    grown = [Link() for _ in range(int(after_it * collector.THAW_GROWTH) + 1_000)]
+    clock.thaw_seconds = 3600
+    clock.collect()  # a young pass: the new objects frozen, a quarter more than before
+    clock.collect()
+    assert clock.passes[2] == 1, "grown, but a full pass came less than its time ago"
+    clock.thaw_seconds = 0.001
+    with caplog.at_level("INFO", logger="server.collector"):
+        clock.collect()
+    assert clock.passes[2] == 2
+    assert "a full pass over" in caplog.text
+    assert len(grown) > 0

@@ -35,7 +35,7 @@ NAMES: dict[str, tuple[str, Any, Any]] = {
     "lease_seconds": ("2.5", 2.5, 5.0),
     "workers": ("4", 4, 1),
     "worker_watchdog_seconds": ("30", 30.0, 10.0),
-    "collector_thaw_seconds": ("60", 60.0, 600.0),
+    "collector_thaw_seconds": ("600", 600.0, 60.0),
     "demo": ("true", True, False),
     "demo_think_seconds": ("0.5", 0.5, 1.2),
     "action_clock_seconds": ("20", 20.0, 15.0),
