@@ -14,11 +14,13 @@ becomes garbage that young (a caught exception and its frames, a finished task) 
 once; objects freed by their count are freed as ever, frozen or not. Only a cycle among
 older objects waits for a full pass over everything, thawed: over a node's whole heap (a
 million objects at 450 tables) that takes most of a second, so it comes by CPython's own
-rule for its full passes: once the objects frozen have grown by a quarter since the last one
-(:data:`THAW_GROWTH`), and at most every ``collector_thaw_seconds``. A node playing on at a
-steady count of tables holds a steady heap and never stops for one; memory that grows, be it
-new tables or garbage waiting among the frozen, brings the pass, its cost spread over that
-growth. CPython's own thresholds stay, high, for a burst of objects between two ticks.
+rule for its full passes: once the heap has grown by a quarter since the last one (the
+blocks Python's allocator holds, :data:`THAW_GROWTH`: counting the frozen objects themselves
+walks them all, 100 ms and more at a million), and at most every ``collector_thaw_seconds``.
+A node playing on at a steady count of tables holds a steady heap and never stops for one;
+memory that grows, be it new tables or garbage waiting among the frozen, brings the pass, its
+cost spread over that growth. CPython's own thresholds stay, high, for a burst of objects
+between two ticks.
 """
 
 from __future__ import annotations
@@ -26,14 +28,15 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
+import sys
 import time
 
 YOUNG_EVERY_SECONDS = 0.1  # 0.5 s: six times the pause, and more of the CPU in all
 # CPython's own triggers, for what a tick would come too late for: a young pass once 20,000
 # more objects were made than freed since the last pass, and so on up.
 THRESHOLDS = (20_000, 20, 50)
-# A full pass once the frozen objects have grown by this share since the last one (CPython's
-# rule for its oldest generation: its long-lived objects grown by a quarter).
+# A full pass once the heap has grown by this share since the last one (CPython's rule for
+# its oldest generation: its long-lived objects grown by a quarter).
 THAW_GROWTH = 0.25
 
 log = logging.getLogger(__name__)
@@ -47,7 +50,7 @@ class Collector:
         self.thaw_seconds = thaw_seconds
         self.passes = [0, 0, 0]  # run by this clock, by generation
         self._thawed_at = time.monotonic()
-        self._frozen_after_full_pass = 0
+        self._heap_after_full_pass = 0  # the allocator's blocks in use just after it
         self._handle: asyncio.TimerHandle | None = None
 
     def start(self, loop: asyncio.AbstractEventLoop) -> None:
@@ -69,8 +72,10 @@ class Collector:
         """A young pass, or a full one over everything once its time has come (see the
         module); then what survived it frozen."""
         now = time.monotonic()
-        grown = gc.get_freeze_count() > self._frozen_after_full_pass * (1 + THAW_GROWTH)
-        if grown and now - self._thawed_at >= self.thaw_seconds:
+        if (
+            now - self._thawed_at >= self.thaw_seconds
+            and sys.getallocatedblocks() > self._heap_after_full_pass * (1 + THAW_GROWTH)
+        ):
             self._thawed_at = now
             self._full_pass()
             return
@@ -79,15 +84,15 @@ class Collector:
         gc.freeze()
 
     def _full_pass(self) -> None:
-        objects = gc.get_freeze_count()
+        heap, before = sys.getallocatedblocks(), self._heap_after_full_pass
         gc.unfreeze()
         started = time.perf_counter()
         found = gc.collect(2)
         took = time.perf_counter() - started
         self.passes[2] += 1
         gc.freeze()
-        self._frozen_after_full_pass = gc.get_freeze_count()
+        self._heap_after_full_pass = sys.getallocatedblocks()
         log.info(
-            "collector: a full pass over %d objects found %d unreachable in %.0f ms",
-            objects, found, took * 1000,
+            "collector: a full pass over a heap of %d blocks (%d after the last one) found %d "
+            "objects unreachable in %.0f ms", heap, before, found, took * 1000,
         )  # fmt: skip

@@ -114,8 +114,8 @@ class Node(_Group):
     # is killed and started again; its tables fail over as after a crash.
     worker_watchdog_seconds: float = Field(default=10.0, ge=0.5, le=600)
     # What survives each young pass of the garbage collector (ten a second) is frozen, the
-    # next passes skip it; everything is thawed for a full pass once the frozen objects have
-    # grown by a quarter since the last one, at most this often (server/collector.py); 0:
+    # next passes skip it; everything is thawed for a full pass once the heap has grown by a
+    # quarter since the last one, at most this often (server/collector.py); 0:
     # nothing frozen, CPython's own passes.
     collector_thaw_seconds: float = Field(default=60.0, ge=0)
     # Open a demo table of each main variant where house bots play (server/demo.py).

@@ -61,13 +61,16 @@ class RedisServer:
 
     async def watch(self, connection: AbstractConnection, interval: float) -> None:
         """PING a quiet listener; one that stays quiet a whole interval after is cut off,
-        which ends its read and has the listener reconnect."""
+        which ends its read and has the listener reconnect. What the listener heard is
+        forgotten only once seen here: a PONG read before this task wakes from sending the
+        PING still counts (forgetting it after the send cut off busy nodes whose Redis
+        answered at once)."""
         pinged = False
+        self.heard = False
         while True:
-            self.heard = False
             await asyncio.sleep(interval)
             if self.heard:
-                pinged = False
+                self.heard = pinged = False
             elif not pinged:
                 pinged = True
                 with contextlib.suppress(*BROKEN):
