@@ -153,6 +153,8 @@ class Cardroom:
         self._stop_asked = asyncio.Event()  # wakes the lease rounds to end
         self._lease_rounds: asyncio.Task[None] | None = None
         self._opening: asyncio.Task[None] | None = None  # the tables nobody runs, being taken
+        # Every lapse up to this moment has been looked at (``_until_round``), across rounds.
+        self._lapses_looked = time.monotonic()
         # Tables between nodes (server.cardroom.handover), and the tables nobody ran at the
         # last look (taken by any node at the next).
         self.handovers = Handovers(
@@ -284,15 +286,16 @@ class Cardroom:
     async def _until_round(self, round_at: float) -> None:
         """Wait for the next round; meanwhile, at each lapse of the leases of a node that
         went quiet (``Gossip.next_lapse``), take this node's share of its tables."""
-        looked = time.monotonic()
         while not self._stopping:
-            lapse = self.gossip.next_lapse(after=looked)
+            # From the last look, not from this round: a lapse just past a round's start
+            # (nodes whose rounds keep step) is looked at after it, not missed for good.
+            lapse = self.gossip.next_lapse(after=self._lapses_looked)
             wake = round_at if lapse is None else min(round_at, lapse + LAPSE_MARGIN)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._stop_asked.wait(), max(0.0, wake - time.monotonic()))
             if wake >= round_at:
                 return
-            looked = wake  # every lapse up to now is covered by this look
+            self._lapses_looked = wake  # every lapse up to now is covered by this look
             if self._opening is None or self._opening.done():
                 self._opening = self.spawn(self._open_lapsed())
 
