@@ -49,8 +49,9 @@ import redis
 import uvloop
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "server")]
+sys.path[:0] = [str(ROOT), str(ROOT / "bench"), str(ROOT / "tests" / "server")]
 
+from bus import event  # noqa: E402  (a table event as the actor publishes it)
 from redis_cluster import LocalRedisCluster  # noqa: E402
 
 from server.bus.memory import Subscription, table_channel  # noqa: E402
@@ -73,17 +74,6 @@ class Step:
     start: float = 0.0  # time.monotonic()
     measure_from: float = 0.0
     measure_to: float = 0.0
-
-
-def event(table: int, seq: int) -> dict[str, Any]:
-    """A table event as the actor publishes it (bench/bus.py's)."""
-    return {
-        "type": "event",
-        "table": table,
-        "seq": seq,
-        "kind": "bet",
-        "data": {"seat": seq % 8, "amount": 20, "to": 40, "stamp": time.perf_counter_ns()},
-    }
 
 
 async def until(at: float) -> None:
