@@ -59,9 +59,14 @@ def test_the_engine_imports_the_standard_library_only() -> None:
     assert _outside(_imported(REPO / "engine"), {"engine"}) == {}
     engine = _project(REPO / "engine" / "pyproject.toml")
     assert engine["project"]["dependencies"] == []
-    # One package, no subpackage: the engine's pyproject lists it alone.
-    assert engine["tool"]["setuptools"]["packages"] == ["engine"]
-    assert not [p for p in (REPO / "engine").glob("*/__init__.py")]
+    # The package and each of its subpackages, each listed with its folder.
+    subpackages = sorted(p.parent.name for p in (REPO / "engine").glob("*/__init__.py"))
+    setuptools = engine["tool"]["setuptools"]
+    assert setuptools["packages"] == ["engine", *(f"engine.{name}" for name in subpackages)]
+    assert setuptools["package-dir"] == {
+        "engine": ".",
+        **{f"engine.{name}": name for name in subpackages},
+    }
 
 
 def test_the_clients_import_the_engine_and_their_own_libraries_only() -> None:
