@@ -39,7 +39,7 @@ def test_icm_of_three_players_as_worked_by_hand() -> None:
 
 def test_icm_heads_up_is_second_prize_plus_the_chip_share_of_the_difference() -> None:
     # 7,000 against 3,000 for 600 and 400: 400 + 200 * 7/10 and 400 + 200 * 3/10.
-    assert icm_equities([7000, 3000], [600, 400]) == (540, 460)
+    assert icm_equities([7000, 3000], [600, 400]) == (Fraction(540), Fraction(460))
     assert icm([7000, 3000], [600, 400]) == (540, 460)
 
 

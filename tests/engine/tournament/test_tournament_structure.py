@@ -23,7 +23,7 @@ from engine.tournament.structure import Break, Level, Structure, StructureError
 from engine.variants import TableConfig, find_variant
 
 
-def level(ante: int, bring_in: int, small: int, big: int, **length: Any) -> dict[str, Any]:
+def level(ante: Any, bring_in: Any, small: Any, big: Any, **length: Any) -> dict[str, Any]:
     return {"ante": ante, "bring_in": bring_in, "small_bet": small, "big_bet": big, **length}
 
 
