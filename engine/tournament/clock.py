@@ -174,8 +174,8 @@ class LevelClock:
 
     def begin_hand(self, at: float, tables: int) -> LevelClock:
         _check_tables(tables)
-        clock = replace(self.settled(at), tables=tables)
-        clock = replace(clock, hands_begun=clock.hands_begun + 1)
+        clock = self.settled(at)
+        clock = replace(clock, tables=tables, hands_begun=clock.hands_begun + 1)
         entry = clock.entry
         if (
             isinstance(entry, Level)

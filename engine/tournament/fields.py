@@ -22,10 +22,6 @@ class FieldError(ConfigError):
         self.field = field
         self.reason = reason
 
-    def within(self, parent: str) -> FieldError:
-        """The same refusal, its field seen from the object that holds this one."""
-        return type(self)(joined(parent, self.field) if parent else self.field, self.reason)
-
 
 def joined(parent: str, name: str) -> str:
     return f"{parent}.{name}" if parent and name else parent or name
