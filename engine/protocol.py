@@ -125,6 +125,18 @@ class ErrorCode(StrEnum):
     BAD_DECK = "bad_deck"
     BAD_PHH = "bad_phh"
     BAD_VARIANT = "bad_variant"
+    BAD_STRUCTURE = "bad_structure"
+
+    # tournaments: registering, and an operator's changes
+    UNKNOWN_TOURNAMENT = "unknown_tournament"
+    TOURNAMENT_NAME_TAKEN = "tournament_name_taken"
+    REGISTRATION_CLOSED = "registration_closed"
+    ALREADY_REGISTERED = "already_registered"
+    TOURNAMENT_FULL = "tournament_full"
+    NOT_REGISTERED = "not_registered"
+    TOURNAMENT_STARTED = "tournament_started"
+    TOURNAMENT_OVER = "tournament_over"
+    TOURNAMENT_HAS_ENTRIES = "tournament_has_entries"
 
 
 OWNERS: Final[Mapping[ErrorCode, str]] = {
@@ -159,6 +171,7 @@ OWNERS: Final[Mapping[ErrorCode, str]] = {
     ErrorCode.BAD_DECK: "engine",
     ErrorCode.BAD_PHH: "engine",
     ErrorCode.BAD_VARIANT: "engine",
+    ErrorCode.BAD_STRUCTURE: "engine",
     # accounts and their money (server.accounts)
     ErrorCode.BAD_TOKEN: "accounts",
     ErrorCode.TOKEN_EXPIRED: "accounts",
@@ -203,6 +216,16 @@ OWNERS: Final[Mapping[ErrorCode, str]] = {
     ErrorCode.TABLE_UNAVAILABLE: "cardroom",
     ErrorCode.UNKNOWN_NODE: "cardroom",
     ErrorCode.NODE_UNAVAILABLE: "cardroom",
+    # tournaments (server.tournaments)
+    ErrorCode.UNKNOWN_TOURNAMENT: "tournaments",
+    ErrorCode.TOURNAMENT_NAME_TAKEN: "tournaments",
+    ErrorCode.REGISTRATION_CLOSED: "tournaments",
+    ErrorCode.ALREADY_REGISTERED: "tournaments",
+    ErrorCode.TOURNAMENT_FULL: "tournaments",
+    ErrorCode.NOT_REGISTERED: "tournaments",
+    ErrorCode.TOURNAMENT_STARTED: "tournaments",
+    ErrorCode.TOURNAMENT_OVER: "tournaments",
+    ErrorCode.TOURNAMENT_HAS_ENTRIES: "tournaments",
     # the websocket and the node's limits (server.edge)
     ErrorCode.NOT_AUTHENTICATED: "edge",
     ErrorCode.RATE_LIMITED: "edge",
@@ -227,4 +250,4 @@ OWNERS: Final[Mapping[ErrorCode, str]] = {
     ErrorCode.INTERNAL_ERROR: "any",
 }
 """Who decides each code: ``engine``, a package of the server (``accounts``, ``store``,
-``table``, ``cardroom``, ``edge``, ``api``), or ``any`` of them."""
+``table``, ``cardroom``, ``tournaments``, ``edge``, ``api``), or ``any`` of them."""

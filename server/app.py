@@ -21,11 +21,13 @@ from server.api.routers import (
     admin_nodes,
     admin_players,
     admin_tables,
+    admin_tournaments,
     auth,
     hands,
     health,
     lobby,
     metrics,
+    tournaments,
     wallet,
     web,
 )
@@ -146,8 +148,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(SecurityHeaders, policies={web.REDOC_PATH: REDOC_POLICY})
     # admin_hands before admin: its fixed paths (/admin/tables/live) come first.
     routers = (
-        *(health, metrics, auth, wallet, lobby, hands),
+        *(health, metrics, auth, wallet, lobby, hands, tournaments),
         *(admin_hands, admin, admin_players, admin_tables, admin_nodes, admin_accounts, admin_bots),
+        admin_tournaments,
     )
     for module in (*routers, ws, web):
         app.include_router(module.router)

@@ -62,7 +62,7 @@ def test_protocol_gives_each_code_its_owner_and_http_code_its_status() -> None:
 
 # Who may raise a code: its owner, and the layers above it (lowest first, the server's
 # packages in their import layers: docs/architecture.md).
-LAYERS = ("engine", "accounts", "store", "table", "cardroom", "edge", "api")
+LAYERS = ("engine", "accounts", "store", "table", "cardroom", "tournaments", "edge", "api")
 
 
 def raised_by() -> dict[str, set[str]]:

@@ -11,11 +11,14 @@ from collections.abc import Collection, Mapping
 from typing import Any
 
 from engine.errors import ConfigError
+from engine.protocol import ErrorCode
 
 
 class FieldError(ConfigError):
     """A tournament setting refused: ``field`` is where (``entries[3].bring_in``), ``reason``
-    why; the message joins them. A ``ValueError`` with the engine's ``bad_config`` code."""
+    why; the message joins them. A ``ValueError`` with the code ``bad_structure``."""
+
+    code = ErrorCode.BAD_STRUCTURE
 
     def __init__(self, field: str, reason: str) -> None:
         super().__init__(f"{field}: {reason}" if field else reason)

@@ -38,6 +38,9 @@ class AuditAction(enum.StrEnum):
     NODE_DRAIN = "node.drain"
     NODE_UNDRAIN = "node.undrain"
     TABLE_MOVE = "table.move"  # a table changed nodes (before/after name them; reason: why)
+    TOURNAMENT_CREATE = "tournament.create"
+    TOURNAMENT_UPDATE = "tournament.update"
+    TOURNAMENT_CANCEL = "tournament.cancel"
 
 
 class Staff(Protocol):

@@ -4,7 +4,9 @@ Every movement is one :class:`~server.db.models.LedgerEntry`: ``amount`` leaves 
 *debit* wallet and reaches the *credit* wallet, with a ``kind`` and a ``reference`` that
 say why (the buy-in, the hand). Wallets are named: ``player:<account id>``,
 ``house:bankroll`` (the issuer of play money), ``house:revenue`` (what the house collects:
-the rake of pots, time fees) and ``table:<table id>`` (the chips in play at a table).
+the rake of pots, time fees, tournaments' entry fees), ``table:<table id>`` (the chips in play
+at a table) and ``tournament:<id>`` (a tournament's prize pool: its buy-ins until they are
+paid out as prizes; tournament chips are not money and never reach a wallet).
 
 These functions never commit: the caller commits the movement in the same transaction as
 its cause (the new account, the seat taken, the hand result), so both happen or neither.
@@ -44,6 +46,10 @@ class EntryKind(enum.StrEnum):
     ADJUSTMENT = "adjustment"  # an operator's correction, reference: why
     RAKE = "rake"  # table pool -> house revenue, reference: the hand
     TIME_FEE = "time_fee"  # table pool -> house revenue, reference: the table and the player
+    ENTRY = "entry"  # wallet -> tournament pool, reference: the entry
+    ENTRY_FEE = "entry_fee"  # wallet -> house revenue, reference: the entry
+    ENTRY_REFUND = "entry_refund"  # back to the wallet (pool and revenue), reference: the entry
+    PRIZE = "prize"  # tournament pool -> wallet, reference: the entry
 
 
 class InsufficientFunds(Refusal):
@@ -64,6 +70,10 @@ def player_wallet(account_id: int) -> str:
 
 def table_pool(table_id: int) -> str:
     return f"table:{table_id}"
+
+
+def tournament_pool(tournament_id: int) -> str:
+    return f"tournament:{tournament_id}"
 
 
 async def open_wallet(
@@ -206,6 +216,75 @@ async def adjust(
     )
 
 
+async def enter_tournament(
+    session: AsyncSession, *, account_id: int, tournament_id: int, buy_in: int, fee: int, entry: str
+) -> None:
+    """An entry paid: the buy-in to the tournament's prize pool, the fee to the house's
+    revenue; both or neither (the caller's transaction), :class:`InsufficientFunds` before
+    any change when the wallet holds less than both."""
+    wallet = player_wallet(account_id)
+    if await balance(session, wallet=wallet) < buy_in + fee:
+        raise InsufficientFunds(f"an entry costs {buy_in + fee} chips: {buy_in} + {fee} fee")
+    if buy_in:
+        await transfer(
+            session,
+            debit=wallet,
+            credit=tournament_pool(tournament_id),
+            amount=buy_in,
+            kind=EntryKind.ENTRY,
+            reference=entry,
+        )
+    if fee:
+        await transfer(
+            session,
+            debit=wallet,
+            credit=REVENUE,
+            amount=fee,
+            kind=EntryKind.ENTRY_FEE,
+            reference=entry,
+        )
+
+
+async def refund_entry(
+    session: AsyncSession, *, account_id: int, tournament_id: int, buy_in: int, fee: int, entry: str
+) -> None:
+    """An entry taken back (unregistered, or the tournament cancelled): the buy-in and the fee
+    returned exactly, from where :func:`enter_tournament` put them."""
+    wallet = player_wallet(account_id)
+    if buy_in:
+        await transfer(
+            session,
+            debit=tournament_pool(tournament_id),
+            credit=wallet,
+            amount=buy_in,
+            kind=EntryKind.ENTRY_REFUND,
+            reference=entry,
+        )
+    if fee:
+        await transfer(
+            session,
+            debit=REVENUE,
+            credit=wallet,
+            amount=fee,
+            kind=EntryKind.ENTRY_REFUND,
+            reference=entry,
+        )
+
+
+async def pay_prize(
+    session: AsyncSession, *, account_id: int, tournament_id: int, amount: int, entry: str
+) -> LedgerEntry:
+    """A place's prize, from the tournament's prize pool to the player's wallet."""
+    return await transfer(
+        session,
+        debit=tournament_pool(tournament_id),
+        credit=player_wallet(account_id),
+        amount=amount,
+        kind=EntryKind.PRIZE,
+        reference=entry,
+    )
+
+
 async def balance(session: AsyncSession, *, wallet: str) -> int:
     value = await session.scalar(select(Wallet.balance).where(Wallet.name == wallet))
     if value is None:
@@ -267,6 +346,7 @@ _HOLDERS = {
     WalletKind.PLAYER.value: "player wallets",
     WalletKind.TABLE.value: "table pools",
     WalletKind.HOUSE.value: "house revenue",
+    WalletKind.TOURNAMENT.value: "tournament prize pools",
 }
 
 

@@ -621,3 +621,84 @@ class KickPublic(BaseModel):
 
 
 PlayerPublic.model_rebuild()  # its suspension is defined after it
+
+
+# ---------------------------------------------------------------------- tournaments
+
+
+class TournamentCreate(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1, max_length=64)
+    template: str | None = Field(
+        default=None, description="a shipped format by name (GET /tournaments/templates)"
+    )
+    spec: dict[str, Any] | None = Field(
+        default=None,
+        description="a full format (kind, game, structure, money, options), instead of a "
+        "template; refused bad_structure with the field at fault",
+    )
+    starts_at: datetime | None = Field(
+        default=None, description="a scheduled tournament's start (aware time, to come)"
+    )
+
+
+class TournamentUpdate(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str | None = Field(default=None, min_length=1, max_length=64)
+    spec: dict[str, Any] | None = None
+    starts_at: datetime | None = None
+    reason: str | None = Field(default=None, max_length=500, description="kept in the audit log")
+
+
+class RegistrationCreate(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    request_id: str = Field(
+        min_length=1,
+        max_length=64,
+        pattern=r"^[A-Za-z0-9_.:-]+$",
+        description="the client's id of this request: sent again, it finds the entry it made",
+    )
+
+
+class TournamentSummaryPublic(BaseModel):
+    id: int
+    name: str
+    kind: str
+    variant: str
+    betting: str
+    buy_in: int
+    fee: int
+    status: str
+    starts_at: datetime | None
+    entrants: int
+    max_entrants: int
+    prize_pool: int
+
+
+class EntryPublic(BaseModel):
+    player: str
+    number: int = Field(description="1, or the count of re-entries before it plus one")
+    status: str
+    place: int | None
+    prize: int | None
+
+
+class TournamentPublic(TournamentSummaryPublic):
+    template: str | None
+    spec: dict[str, Any]
+    draw_commitment: str = Field(description="SHA-256 of the seat draw's seed, revealed after it")
+    payouts: list[int] = Field(description="the prizes by place for the entrants so far")
+    entries: list[EntryPublic]
+    cancelled_reason: str | None
+
+
+class RegistrationPublic(BaseModel):
+    tournament_id: int
+    status: str
+    number: int
+    buy_in: int
+    fee: int
+    created: bool = Field(description="false: this request_id had registered already")

@@ -68,6 +68,7 @@ class WalletKind(enum.StrEnum):
     PLAYER = "player"
     HOUSE = "house"
     TABLE = "table"
+    TOURNAMENT = "tournament"  # a tournament's prize pool: the buy-ins, until paid as prizes
 
 
 class TableStatus(enum.StrEnum):
@@ -341,3 +342,85 @@ class Suspension(Base):
     # The operator's name when they acted (as the audit log keeps it).
     suspended_by: Mapped[str] = mapped_column(String(32))
     reason: Mapped[str] = mapped_column(Text)
+
+
+class TournamentStatus(enum.StrEnum):
+    """A tournament's life: taking entries, then played, then over (finished, or cancelled
+    with every entry refunded)."""
+
+    REGISTERING = "registering"
+    RUNNING = "running"
+    FINISHED = "finished"
+    CANCELLED = "cancelled"
+
+
+class EntryStatus(enum.StrEnum):
+    """An entry's life: registered (buy-in and fee paid), then playing, then out; or taken
+    back before the start (``unregistered``) or with the tournament (``refunded``)."""
+
+    REGISTERED = "registered"
+    PLAYING = "playing"
+    OUT = "out"
+    UNREGISTERED = "unregistered"
+    REFUNDED = "refunded"
+
+
+class TournamentRecord(Base):
+    """A tournament as an operator made it: its format (``engine.tournament.spec``) as JSON,
+    and the commitment to the seed of its seat draw, published before anyone registers."""
+
+    __tablename__ = "tournaments"
+    __table_args__ = (CheckConstraint(_one_of("status", TournamentStatus), name="status"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(64), unique=True)
+    # The template it was made from, if any ("stud-sng-9"...).
+    template: Mapped[str | None] = mapped_column(String(32), default=None)
+    spec: Mapped[dict[str, Any]] = mapped_column(Json)
+    status: Mapped[str] = mapped_column(
+        String(16), default=TournamentStatus.REGISTERING.value, index=True
+    )
+    # A scheduled tournament's start; null for a sit-and-go (it starts when it fills).
+    starts_at: Mapped[datetime | None] = mapped_column(UTCDateTime, default=None)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    created_by: Mapped[str] = mapped_column(String(32))
+    # SHA-256 (hex) of the seat draw's seed, and the seed sealed at rest with the deck key.
+    draw_commitment: Mapped[str] = mapped_column(String(64))
+    draw_seed: Mapped[dict[str, Any]] = mapped_column(Json)
+    started_at: Mapped[datetime | None] = mapped_column(UTCDateTime, default=None)
+    finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime, default=None)
+    cancelled_reason: Mapped[str | None] = mapped_column(Text, default=None)
+
+
+class TournamentEntry(Base):
+    """One paid entry of a player (a re-entry is another row, ``number`` counting them), the
+    request that made it (a retried registration finds it), its place and prize once out."""
+
+    __tablename__ = "tournament_entries"
+    __table_args__ = (
+        CheckConstraint(_one_of("status", EntryStatus), name="status"),
+        CheckConstraint("number >= 1", name="number"),
+        UniqueConstraint(
+            "tournament_id", "account_id", "number", name="uq_tournament_entries_number"
+        ),
+        UniqueConstraint(
+            "tournament_id", "account_id", "request_id", name="uq_tournament_entries_request"
+        ),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    tournament_id: Mapped[int] = mapped_column(
+        ForeignKey("tournaments.id", ondelete="RESTRICT"), index=True
+    )
+    account_id: Mapped[int] = mapped_column(
+        ForeignKey("accounts.id", ondelete="RESTRICT"), index=True
+    )
+    number: Mapped[int] = mapped_column(Integer, default=1)
+    request_id: Mapped[str | None] = mapped_column(String(64), default=None)
+    status: Mapped[str] = mapped_column(String(16), default=EntryStatus.REGISTERED.value)
+    buy_in: Mapped[int] = mapped_column(BigInteger)
+    fee: Mapped[int] = mapped_column(BigInteger)
+    registered_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    left_at: Mapped[datetime | None] = mapped_column(UTCDateTime, default=None)
+    place: Mapped[int | None] = mapped_column(Integer, default=None)
+    prize: Mapped[int | None] = mapped_column(BigInteger, default=None)

@@ -101,9 +101,14 @@ class DeckSeal:
 
     def seal(self, record: dict[str, Any], *, table_id: int, number: int) -> dict[str, Any]:
         """``record`` encrypted for the row of hand ``number`` of table ``table_id``."""
+        return self.seal_bound(record, _bound_to(table_id, number))
+
+    def seal_bound(self, record: dict[str, Any], bound: bytes) -> dict[str, Any]:
+        """``record`` encrypted and bound to ``bound``, the identity of the row it is for (a
+        sealed value copied into another row does not open there)."""
         nonce = secrets.token_bytes(NONCE_BYTES)
         plain = json.dumps(record, separators=(",", ":")).encode()
-        sealed = AESGCM(self.key).encrypt(nonce, plain, _bound_to(table_id, number))
+        sealed = AESGCM(self.key).encrypt(nonce, plain, bound)
         return {"key": key_id(self.key), "sealed": base64.b64encode(nonce + sealed).decode()}
 
     def open(self, stored: dict[str, Any], *, table_id: int, number: int) -> dict[str, Any]:
@@ -111,17 +116,19 @@ class DeckSeal:
         (no ``sealed``) is read as it is."""
         if "sealed" not in stored:
             return dict(stored)
+        return self.open_bound(stored, _bound_to(table_id, number))
+
+    def open_bound(self, stored: dict[str, Any], bound: bytes) -> dict[str, Any]:
+        """The record :meth:`seal_bound` sealed for ``bound``."""
         keys = {key_id(key): key for key in (*self.old_keys, self.key)}
         key = keys.get(str(stored.get("key")))
         if key is None:
             raise SealBroken(f"no deck key {stored.get('key')!r} is configured")
         try:
             raw = base64.b64decode(str(stored["sealed"]), validate=True)
-            plain = AESGCM(key).decrypt(
-                raw[:NONCE_BYTES], raw[NONCE_BYTES:], _bound_to(table_id, number)
-            )
+            plain = AESGCM(key).decrypt(raw[:NONCE_BYTES], raw[NONCE_BYTES:], bound)
         except (binascii.Error, ValueError, InvalidTag) as error:
-            raise SealBroken(f"the sealed deck of hand {number} does not open") from error
+            raise SealBroken("the sealed record does not open with its key") from error
         record: dict[str, Any] = json.loads(plain)
         return record
 

@@ -1,0 +1,156 @@
+"""Tournaments for players: the list and each one's details (public), registering and
+unregistering (signed in). The money of an entry moves in the request's transaction
+(``server.tournaments.registry``)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from fastapi import APIRouter, Depends, Path, Query, Response, status
+
+from engine.tournament.payouts import payouts
+from engine.tournament.templates import TEMPLATES
+from server.accounts import ledger
+from server.api.deps import CurrentUser, SessionDep
+from server.api.schemas import (
+    EntryPublic,
+    RegistrationCreate,
+    RegistrationPublic,
+    TournamentPublic,
+    TournamentSummaryPublic,
+)
+from server.db.models import TournamentEntry, TournamentRecord, TournamentStatus
+from server.edge.overload import SHED_RESPONSE, shed_when_busy
+from server.tournaments import registry
+
+router = APIRouter(
+    tags=["tournaments"],
+    dependencies=[Depends(shed_when_busy("tournaments"))],
+    responses=SHED_RESPONSE,
+)
+
+TournamentId = Annotated[int, Path(ge=1, le=2**31 - 1, description="the tournament's id")]
+
+
+async def summary(
+    session: SessionDep, record: TournamentRecord, entrants: int
+) -> TournamentSummaryPublic:
+    format_ = registry.spec_of(record)
+    return TournamentSummaryPublic(
+        id=record.id,
+        name=record.name,
+        kind=format_.kind,
+        variant=format_.variant,
+        betting=format_.betting,
+        buy_in=format_.buy_in,
+        fee=format_.fee,
+        status=record.status,
+        starts_at=record.starts_at,
+        entrants=entrants,
+        max_entrants=format_.max_entrants,
+        prize_pool=await ledger.balance(session, wallet=ledger.tournament_pool(record.id)),
+    )
+
+
+@router.get("/tournaments")
+async def list_tournaments(
+    session: SessionDep,
+    status_: Annotated[
+        list[TournamentStatus] | None,
+        Query(alias="status", description="any of these (default: registering and running)"),
+    ] = None,
+    kind: Annotated[Literal["sit_and_go", "scheduled"] | None, Query()] = None,
+    game: Annotated[str | None, Query(max_length=32, description="a variant's name")] = None,
+    buy_in_min: Annotated[int | None, Query(ge=0, le=2**62)] = None,
+    buy_in_max: Annotated[int | None, Query(ge=0, le=2**62)] = None,
+) -> list[TournamentSummaryPublic]:
+    """Tournaments, the soonest first, filtered by status, kind, game and buy-in."""
+    statuses = status_ or [TournamentStatus.REGISTERING, TournamentStatus.RUNNING]
+    found = await registry.find(
+        session,
+        statuses=statuses,
+        kind=kind,
+        variant=game,
+        buy_in_min=buy_in_min,
+        buy_in_max=buy_in_max,
+    )
+    return [await summary(session, record, entrants) for record, entrants in found]
+
+
+@router.get("/tournaments/templates")
+async def list_templates() -> dict[str, dict[str, object]]:
+    """The shipped formats an operator may make a tournament from, by name."""
+    return {name: spec.to_dict() for name, spec in sorted(TEMPLATES.items())}
+
+
+@router.get("/tournaments/{tournament_id}")
+async def tournament(tournament_id: TournamentId, session: SessionDep) -> TournamentPublic:
+    """One tournament: its format, the entrants, the prize pool and the prizes by place as
+    the field stands, the commitment to its seat draw."""
+    record = await registry.get(session, tournament_id=tournament_id)
+    entries = await registry.entries(session, tournament_id=record.id)
+    active = sum(1 for entry, _ in entries if entry.status in registry.ACTIVE)
+    head = await summary(session, record, active)
+    format_ = registry.spec_of(record)
+    return TournamentPublic(
+        **head.model_dump(),
+        template=record.template,
+        spec=record.spec,
+        draw_commitment=record.draw_commitment,
+        payouts=list(payouts(head.prize_pool, active, format_.payout_table)) if active >= 2 else [],
+        entries=[
+            EntryPublic(
+                player=name,
+                number=entry.number,
+                status=entry.status,
+                place=entry.place,
+                prize=entry.prize,
+            )
+            for entry, name in entries
+        ],
+        cancelled_reason=record.cancelled_reason,
+    )
+
+
+@router.post(
+    "/tournaments/{tournament_id}/register",
+    status_code=status.HTTP_201_CREATED,
+    responses={200: {"description": "this request_id had registered already: its entry"}},
+)
+async def register(
+    tournament_id: TournamentId,
+    body: RegistrationCreate,
+    user: CurrentUser,
+    session: SessionDep,
+    response: Response,
+) -> RegistrationPublic:
+    """Enter the tournament: the buy-in and the fee leave your wallet now. The same
+    ``request_id`` again answers with the entry it made (200), never paying twice."""
+    made = await registry.register(
+        session, tournament_id=tournament_id, account_id=user.id, request_id=body.request_id
+    )
+    await session.commit()
+    if not made.made:
+        response.status_code = status.HTTP_200_OK
+    return _registration(made.entry, created=made.made)
+
+
+@router.delete("/tournaments/{tournament_id}/register")
+async def unregister(
+    tournament_id: TournamentId, user: CurrentUser, session: SessionDep
+) -> RegistrationPublic:
+    """Take your entry back before the start: the buy-in and the fee return to your wallet."""
+    entry = await registry.unregister(session, tournament_id=tournament_id, account_id=user.id)
+    await session.commit()
+    return _registration(entry, created=False)
+
+
+def _registration(entry: TournamentEntry, *, created: bool) -> RegistrationPublic:
+    return RegistrationPublic(
+        tournament_id=entry.tournament_id,
+        status=entry.status,
+        number=entry.number,
+        buy_in=entry.buy_in,
+        fee=entry.fee,
+        created=created,
+    )
