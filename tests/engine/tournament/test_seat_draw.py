@@ -3,6 +3,7 @@ the wide draw added to the deck's stream, even tables, uniform seats, and its ve
 
 from __future__ import annotations
 
+import doctest
 import hashlib
 import hmac
 import math
@@ -13,6 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import engine.tournament.draw
 from engine.fair import DeckStream, commitment
 from engine.protocol import ErrorCode
 from engine.tournament.draw import (
@@ -255,3 +257,7 @@ def test_bad_input_is_refused_with_the_field_at_fault(
         call()  # type: ignore[operator]
     assert refused.value.field == field
     assert refused.value.code == (code or ErrorCode.INVALID_ACTION)
+
+
+def test_the_modules_example_runs() -> None:
+    assert doctest.testmod(engine.tournament.draw).failed == 0
