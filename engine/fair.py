@@ -19,6 +19,10 @@ The method, ``stud-deck/1``:
   ``b < 256 - 256 % n`` it is ``b % n``, else the byte is dropped and the next one taken.
 * A shuffle of a list (Fisher-Yates): for ``i`` from 0 to ``len - 2``, swap item ``i`` with
   item ``i + below(len - i)``.
+* A wide draw, a uniform integer below ``n`` (1 <= n <= 2**32), for what a byte cannot count
+  (a tournament's seat draw, engine.tournament.draw): the stream's next 4 bytes read
+  big-endian as ``u``; when ``u < 2**32 - 2**32 % n`` it is ``u % n``, else the 4 bytes are
+  dropped and the next 4 taken. Decks never use it.
 * The deck is the shuffle of the cards 0..51 (card = rank * 4 + suit, ranks deuce..ace,
   suits clubs, diamonds, hearts, spades: 0 is ``2c``, 51 is ``As``), dealt top first. A
   scramble of burn cards later in the hand shuffles with the same stream, carried on.
@@ -109,6 +113,30 @@ class DeckStream:
                 self._block, self._at = block, at
                 return byte % n
 
+    def below_wide(self, n: int) -> int:
+        """A uniform integer in ``[0, n)`` for ``n`` up to ``2**32`` (fields of a thousand
+        players): four bytes big-endian, rejected at or above the largest multiple of ``n``."""
+        if not 1 <= n <= _WIDE:
+            raise ValueError(f"wide draws are below 1 to 2**32, not {n}")
+        limit = _WIDE - _WIDE % n
+        while True:
+            value = int.from_bytes(self._take(4), "big")
+            if value < limit:
+                return value % n
+
+    def _take(self, count: int) -> bytes:
+        """The stream's next ``count`` bytes, across blocks."""
+        taken = bytearray()
+        block, at = self._block, self._at
+        while len(taken) < count:
+            if at == len(block):
+                block, at = self._next_block(), 0
+            end = min(len(block), at + count - len(taken))
+            taken += block[at:end]
+            at = end
+        self._block, self._at = block, at
+        return bytes(taken)
+
     def shuffle(self, items: list[Any]) -> None:
         """Fisher-Yates in place, front to back: ``below`` written out (a deck a hand)."""
         size = len(items)
@@ -132,6 +160,7 @@ class DeckStream:
 
 
 _LIMITS = (0, *(256 - 256 % n for n in range(1, 257)))  # below(n) keeps bytes under these
+_WIDE = 2**32
 
 
 @dataclass(frozen=True, slots=True)
