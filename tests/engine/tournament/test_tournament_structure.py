@@ -164,7 +164,7 @@ def test_a_bad_structure_top_is_refused_with_the_field_at_fault(data: Any, field
 def test_a_structure_refusal_is_an_engine_refusal_with_a_stable_code() -> None:
     error = refusal(posted([level(5, 40, 30, 60, minutes=10)]))
     assert isinstance(error, ValueError) and isinstance(error, ConfigError)
-    assert isinstance(error, Refusal) and error.code is ErrorCode.BAD_CONFIG
+    assert isinstance(error, Refusal) and error.code is ErrorCode.BAD_STRUCTURE
     assert error.reason == "may not exceed the small bet"
 
 
