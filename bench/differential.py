@@ -126,6 +126,7 @@ RULES: dict[str, tuple[Any, ...]] = {
     "rake_percent": (0, 5, 10, 2.5, 100),
     "rake_cap": (None, 0, 1, 3, 50),
     "rake_from_street": (2, 1, 3, 4),
+    "absent_hands": ("killed_when_action_reaches", "killed_after_starting_hands"),
 }
 STAKES = ("variant", "ante", "bring_in", "small_bet", "big_bet")
 
@@ -179,6 +180,12 @@ def draw_spec(seed: int, index: int) -> dict[str, Any]:
     stacks = [seats_pick.choice(depth) for _ in range(players)]
     spec: dict[str, Any] = {"variant": variant, **stakes, "rules": rules, "seats": seats}
     spec["stacks"] = stacks
+    if rules.get("absent_hands") == "killed_after_starting_hands":
+        # Players away at the deal, their hands killed (written only when there are some).
+        away = _source(seed, index, "absent")
+        absent = [s for s in seats if away.random() < 0.3]
+        if absent:
+            spec["absent"] = absent
     broken = _source(seed, index, "broken").random()
     if broken < 0.005:
         spec["small_bet"] = 0  # a configuration that cannot be played
@@ -323,7 +330,11 @@ def play_hand(seed: int, index: int) -> dict[str, Any]:
         shown = {s: table.sample(range(52), 7) for s in spec["seats"] if table.random() < 0.7}
     seats = spec["seats"]
     try:
-        hand = E.hand.Hand(config, list(zip(seats, spec["stacks"], strict=True)), deck, shown)
+        dealt = list(zip(seats, spec["stacks"], strict=True))
+        if "absent" in spec:
+            hand = E.hand.Hand(config, dealt, deck, shown, absent=spec["absent"])
+        else:
+            hand = E.hand.Hand(config, dealt, deck, shown)
     except errors.EngineError as exc:
         record["start_error"] = _error(exc)
         return record

@@ -81,19 +81,23 @@ class _HandStarted(NamedTuple):
     commitment: str | None = None  # SHA-256 of the server seed (engine.fair), hex
     client_seeds: tuple[tuple[int, str], ...] = ()  # (seat, seed) that went into the deck
     method: str | None = None  # how the deck was made; None: stud-deck/1 (or no commitment)
+    # Seats dealt in while away, their hands killed once the starting hands are dealt (rule
+    # 8's tournament variant, TableConfig.absent_hands); written only when there are some.
+    absent: tuple[int, ...] = ()
 
 
 @event_type
 class HandStarted(Event, _HandStarted):
     """A hand begins: its game and stakes, and each dealt seat's chips; for a provably fair
-    deck (engine.fair), the commitment to its server seed and the client seeds it used."""
+    deck (engine.fair), the commitment to its server seed and the client seeds it used; the
+    seats dealt in while away (rule 8's tournament variant), when there are some."""
 
     __slots__ = ()
     kind = "hand_started"
 
     def encode(self) -> dict[str, Any]:
         variant, structure, ante, bring_in, small_bet, big_bet, seats, committed, seeds, method = (
-            self
+            self[:10]
         )
         data: dict[str, Any] = {
             "variant": variant,
@@ -109,6 +113,8 @@ class HandStarted(Event, _HandStarted):
             data["client_seeds"] = [{"seat": seat, "seed": seed} for seat, seed in seeds]
             if method is not None:
                 data["method"] = method
+        if self.absent:
+            data["absent"] = list(self.absent)
         return data
 
     @classmethod
@@ -124,6 +130,7 @@ class HandStarted(Event, _HandStarted):
             data.get("commitment"),
             tuple((e["seat"], e["seed"]) for e in data.get("client_seeds", ())),
             data.get("method"),
+            tuple(data.get("absent", ())),
         )
 
 

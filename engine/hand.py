@@ -3,7 +3,9 @@
 A hand is its configuration, its seats, its deck and the actions applied to it,
 so replaying those reproduces it exactly. Nothing here reads a clock or does
 I/O; an absent player is the caller's business, told to the hand through
-:meth:`Hand.timeout`.
+:meth:`Hand.timeout` or an ``absent`` action; or, under rule 8's tournament variant
+(``TableConfig.absent_hands``), named when the hand is dealt (``absent``), and the
+hand kills those hands itself once the starting hands are dealt.
 
 Seats are the table's seat numbers; the hand keeps them in position order
 (clockwise from the dealer's left), which is the order cards are dealt in.
@@ -28,7 +30,7 @@ own state from it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from engine.actions import Action, LegalActions
@@ -67,9 +69,16 @@ class Hand:
         seats: Sequence[tuple[int, int]],
         deck: Deck,
         shown: Mapping[int, Sequence[Card]] | None = None,
+        *,
+        absent: Collection[int] = (),
     ) -> None:
         """``shown``: for a replayed record (PHH), the cards each seat tabled at the showdown;
-        only those play there, as the record cannot say more. None: every dealt card plays."""
+        only those play there, as the record cannot say more. None: every dealt card plays.
+
+        ``absent``: the seats whose players are away when the hand is dealt, under rule 8's
+        tournament variant (``absent_hands="killed_after_starting_hands"``): their hands are
+        killed once every player has the starting hand (:meth:`_kill_absent`). The hand's
+        ``hand_started`` says who they were, so it replays from its record."""
         n = len(seats)
         if n < 2:
             raise IllegalAction(
@@ -82,6 +91,15 @@ class Hand:
             starting.append(stack)
         if len(set(numbers)) != n:
             raise InvalidAction("a seat may play once per hand", code=ErrorCode.BAD_SEATS)
+        away = set(absent)
+        if away and config.absent_hands != "killed_after_starting_hands":
+            raise InvalidAction(
+                "absent hands are dealt and killed only under the tournament rule "
+                "(absent_hands='killed_after_starting_hands')",
+                code=ErrorCode.BAD_SEATS,
+            )
+        if not away <= set(numbers):
+            raise InvalidAction("an absent seat must be dealt in", code=ErrorCode.BAD_SEATS)
         for stack in starting:
             if not isinstance(stack, int) or stack <= 0:
                 raise InvalidAction("every player needs chips", code=ErrorCode.BAD_SEATS)
@@ -96,6 +114,7 @@ class Hand:
         self.n = n
         self.seats: list[int] = numbers
         self.index_of: dict[int, int] = dict(zip(numbers, range(n), strict=True))
+        self.absent: tuple[int, ...] = tuple(s for s in numbers if s in away)
         self.starting: list[int] = starting
         self.stacks: list[int] = list(starting)
         self.total: list[int] = [0] * n  # chips put in this hand (folded chips stay in)
@@ -231,7 +250,7 @@ class Hand:
             if fair is not None
             else (None, (), None)
         )
-        self._emit(new_event(HandStarted, (*self.plan.started, entries, *proof)))
+        self._emit(new_event(HandStarted, (*self.plan.started, entries, *proof, self.absent)))
         by_position = config.ante_by_position
         if by_position is not None and len(by_position) != self.n:
             raise InvalidAction(
@@ -312,10 +331,14 @@ class Hand:
     def _start_first_round(self) -> None:
         config = self.config
         designated = self.bring_in_seat = self.first_actor = bring_in_seat(self)
+        if self.absent and self._kill_absent(designated):
+            self._pass_turn(designated)  # the absent bring-in posted: the next seat acts on it
+            return
         if config.bring_in == 0 or self._active_count() < 2:
             # No forced bet (Hoyle's no-ante game), or nobody left to bet against: the
-            # designated seat simply opens; all in for the ante, the next seat opens instead.
-            live = self.stacks[designated] > 0
+            # designated seat simply opens; all in for the ante (or its hand killed), the
+            # next seat opens instead.
+            live = self.is_active(designated)
             self._open_round(designated if live else self.next_clockwise(designated))
             return
         if self.stacks[designated] == 0 and config.all_in_opener == "next_seat":
@@ -344,6 +367,48 @@ class Hand:
             return
         self.bring_in_pending = True
         self._set_turn(designated)
+
+    def _kill_absent(self, designated: int) -> bool:
+        """Rule 8's tournament variant (Robert's 8, cardroom rule 8): every player has the
+        starting hand and the antes are in; an absent player who has the low card has the
+        bring-in taken from the stack (SCS 10), then each absent player's hand is killed,
+        ante and bring-in left in the pot, in position order; the last hand is never killed
+        (every player away: it takes the pot). Returns whether the bring-in was posted.
+        Told as the table's actions for players gone from the hand (``absent``)."""
+        config = self.config
+        index_of, stacks, seats = self.index_of, self.stacks, self.seats
+        posted = False
+        if (
+            self.seats[designated] in self.absent
+            and config.bring_in
+            and stacks[designated]
+            and self._active_count() >= 2
+        ):
+            stack = stacks[designated]
+            paid = self._bring_in(designated, config.bring_in if config.bring_in < stack else stack)
+            stack = stacks[designated]
+            data: tuple[Any, ...] = (
+                seats[designated],
+                "bring_in",
+                paid,
+                self.bets[designated],
+                stack,
+                stack == 0,
+                False,
+                False,
+                True,
+            )
+            self._emit(new_event(ActionTaken, data))
+            posted = True
+        for seat in self.absent:
+            if self.folded.count(False) == 1:
+                break
+            i = index_of[seat]
+            self.folded[i] = True
+            self._stop_dealing(i)
+            data = (seat, "fold", None, self.bets[i], stacks[i], False, False, False, True)
+            self._emit(new_event(ActionTaken, data))
+        return posted
 
     def _open_round(self, first: int) -> None:
         if first < 0 or self._active_count() < 2:
@@ -418,9 +483,12 @@ class Hand:
             stack = stacks[i]
             event = (seat, kind, paid, amount, stack, stack == 0, timed, False, absent)
         self.events.append(new_event(ActionTaken, event))
+        self._pass_turn(i)
 
-        # Pass the turn to the next seat clockwise that must act, if any; else the round ends.
-        folded, acted = self.folded, self.acted
+    def _pass_turn(self, i: int) -> None:
+        """Pass the turn from seat index ``i`` to the next seat clockwise that must act, if
+        any; else the round ends."""
+        folded, acted, stacks, bets = self.folded, self.acted, self.stacks, self.bets
         if folded.count(False) == 1:
             self._end_round()
             return
@@ -567,6 +635,8 @@ class Hand:
         if not high:
             return
         top = bets.index(high)  # the first seat with the most in
+        if self.folded[top]:
+            return  # a killed hand's forced bet is forfeited (rule 8), never returned
         excess = high - sorted(bets)[-2]
         if excess > 0:
             bets[top] -= excess

@@ -95,6 +95,8 @@ class ErrorCode(StrEnum):
     TABLE_FULL = "table_full"
     ALREADY_SEATED = "already_seated"
     NOT_SEATED = "not_seated"
+    CHIPS_IN_PLAY = "chips_in_play"
+    TOURNAMENT_TABLE = "tournament_table"
     BAD_CHAT = "bad_chat"
     BAD_CLIENT_SEED = "bad_client_seed"
     SEED_WINDOW_CLOSED = "seed_window_closed"
@@ -151,6 +153,8 @@ OWNERS: Final[Mapping[ErrorCode, str]] = {
     ErrorCode.TABLE_FULL: "engine",
     ErrorCode.ALREADY_SEATED: "engine",
     ErrorCode.NOT_SEATED: "engine",
+    ErrorCode.CHIPS_IN_PLAY: "engine",
+    ErrorCode.TOURNAMENT_TABLE: "engine",
     ErrorCode.BAD_CLIENT_SEED: "engine",
     ErrorCode.UNKNOWN_ACTION: "engine",
     ErrorCode.NOT_IN_HAND: "engine",

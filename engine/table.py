@@ -9,16 +9,25 @@ The seating policy lives here too, pure like the rest of the engine: the buy-in
 range, the waiting list (a freed seat is offered to the first waiting player,
 and held for them until the server's clock says the offer ran out). Each change
 returns the table events that tell everyone about it; the server publishes them.
+
+A tournament table (``Table(..., tournament=True)``) seats by other rules: its
+director seats players with their tournament stacks and takes them away between
+hands (a move, a table broken); nobody buys in, waits for a seat or leaves with
+chips (a player who leaves is sat out); a player sitting out is dealt in all the
+same, blinded off (antes and bring-ins posted, the hand killed by rule 8's
+tournament variant) until they come back or are out of chips; anyone with chips
+is dealt in, all in for what they hold; a new level's stakes take effect at the
+next hand (:meth:`Table.set_stakes`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import NamedTuple
 
 from engine.cards import Deck
-from engine.errors import IllegalAction, InvalidAction
+from engine.errors import ConfigError, IllegalAction, InvalidAction
 from engine.events import Event
 from engine.hand import Hand
 from engine.protocol import ErrorCode
@@ -72,13 +81,38 @@ class Departure(NamedTuple):
     chips: int
 
 
+class Transfer(NamedTuple):
+    """A tournament player the director took away from a table, to seat elsewhere."""
+
+    player: str
+    chips: int
+    sitting_out: bool  # still away: blinded off at their new table too
+
+
+class Bust(NamedTuple):
+    """A player a hand left without chips, with the chips they began it with: players out
+    in the same hand finish by them (a tournament director's places)."""
+
+    seat: int
+    player: str
+    starting_chips: int
+
+
 class Table:
     def __init__(
         self,
         config: TableConfig,
         seat_count: int | None = None,
         rules: SeatingRules | None = None,
+        *,
+        tournament: bool = False,
     ) -> None:
+        """``tournament``: a tournament table for its whole life (see the module's docstring).
+        A flag of the table, not of its :class:`SeatingRules`, since those change between
+        hands (:meth:`reconfigure`) and a table's chips may never change from money to
+        tournament chips or back."""
+        self.tournament = tournament
+        _check_tournament_config(config, tournament)
         self.config = config
         self.rules = rules or SeatingRules()
         count = seat_count if seat_count is not None else config.variant.max_players
@@ -94,6 +128,8 @@ class Table:
         self.offer: SeatOffer | None = None
         # Players an operator removes (player -> why), until their ``seat_left`` says so.
         self.removals: dict[str, str] = {}
+        # The players the last hand left without chips (cleared when the next one starts).
+        self.busts: list[Bust] = []
 
     # ------------------------------------------------------------------ restoring
 
@@ -165,6 +201,7 @@ class Table:
                 code=ErrorCode.BAD_SEAT_COUNT,
             )
         self.check_seat_count(seat_count)
+        _check_tournament_config(config, self.tournament)
         self.config = config
         self.rules = rules
         self.seats = self.seats[:seat_count] + [None] * (seat_count - len(self.seats))
@@ -195,7 +232,9 @@ class Table:
     def choose_seat(self, player: str, chips: int, seat: int | None = None) -> int:
         """The seat ``player`` may take with ``chips`` (any free one when ``seat`` is None):
         the buy-in range and the waiting list decide. Raises when they may not; changes
-        nothing (the buy-in is paid, then :meth:`sit`)."""
+        nothing (the buy-in is paid, then :meth:`sit`). A tournament table takes no buy-in:
+        its director seats players (:meth:`seat_player`)."""
+        self._refuse_at_tournament("buy in")
         rules = self.rules
         if not isinstance(chips, int) or isinstance(chips, bool):
             raise InvalidAction("buy_in must be a whole number of chips", code=ErrorCode.BAD_AMOUNT)
@@ -243,7 +282,9 @@ class Table:
         return [SeatTaken(seat=number, player=player, stack=chips)]
 
     def check_add_chips(self, number: int, chips: int) -> None:
-        """Refuse chips that are not a positive amount or would pass the buy-in's top."""
+        """Refuse chips that are not a positive amount or would pass the buy-in's top (at a
+        tournament table, the director adds a rebuy's chips: :meth:`add_chips`)."""
+        self._refuse_at_tournament("add chips")
         if not isinstance(chips, int) or isinstance(chips, bool) or chips <= 0:
             raise InvalidAction("amount must be a positive whole number", code=ErrorCode.BAD_AMOUNT)
         seat = self._seat(number)
@@ -297,8 +338,17 @@ class Table:
 
     def leave(self, number: int, *, removed: str | None = None) -> int | None:
         """Free the seat and return its chips; during its hand, mark it to leave after.
-        ``removed``: an operator removes the player, and why (the events say so)."""
+        ``removed``: an operator removes the player, and why (the events say so).
+
+        Refused at a tournament table while the seat holds chips: they are tournament
+        chips, never paid out (the player sits out instead, :meth:`leave_tournament`;
+        the director takes a player away with :meth:`give_up_player`)."""
         seat = self._seat(number)
+        if self.tournament and seat.stack + seat.pending_chips > 0:
+            raise IllegalAction(
+                f"seat {number} holds tournament chips: no leaving with them (sit out instead)",
+                code=ErrorCode.CHIPS_IN_PLAY,
+            )
         if removed is not None:
             seat.removed = self.removals[seat.player] = removed
         if self.in_hand(number):
@@ -319,10 +369,66 @@ class Table:
             *self.offer_free_seat(),
         ]
 
+    # ------------------------------------------------------------------ tournaments
+
+    def leave_tournament(self, number: int) -> list[Event]:
+        """A tournament player asks to leave: no leaving with chips, so they sit out now,
+        blinded off until they sit in again or are out of chips (a hand in progress is
+        played for them as for anyone sitting out)."""
+        self._require_tournament("sits a leaving player out")
+        return self.sit_out(number)
+
+    def seat_player(
+        self, number: int, player: str, stack: int, *, sitting_out: bool = False
+    ) -> list[Event]:
+        """The director seats a player with their tournament stack (the draw, a move, a
+        table broken): no buy-in range. ``sitting_out``: they were away, and stay so."""
+        self._require_tournament("seats players with their tournament stacks")
+        events = self.sit(number, player, stack)
+        if sitting_out:
+            events += self.sit_out(number)
+        return events
+
+    def give_up_player(self, number: int) -> tuple[Transfer, list[Event]]:
+        """The director takes the seat's player away with their chips, to seat them at
+        another table; refused, changing nothing, while they are in the hand in progress
+        (players move between hands only)."""
+        self._require_tournament("gives players up to other tables")
+        seat = self._seat(number)
+        if self.in_hand(number):
+            raise IllegalAction(
+                f"seat {number} is in the hand in progress: players move between hands",
+                code=ErrorCode.HAND_IN_PROGRESS,
+            )
+        chips = seat.stack + seat.pending_chips
+        self.seats[number] = None
+        event = SeatLeft(seat=number, player=seat.player, cashed_out=chips, removed="moved")
+        return Transfer(seat.player, chips, seat.sitting_out), [event]
+
+    def set_stakes(self, *, ante: int, bring_in: int, small_bet: int, big_bet: int) -> None:
+        """A new level: the next hand is dealt at these stakes, the hand in progress keeps its
+        own (it holds its configuration). Refused, changing nothing, when they cannot be
+        played (:class:`TableConfig`'s checks). The level's news is the director's to tell."""
+        self.config = replace(
+            self.config, ante=ante, bring_in=bring_in, small_bet=small_bet, big_bet=big_bet
+        )
+
+    def _require_tournament(self, what: str) -> None:
+        if not self.tournament:
+            raise IllegalAction(f"only a tournament table {what}")
+
+    def _refuse_at_tournament(self, what: str) -> None:
+        if self.tournament:
+            raise IllegalAction(
+                f"a tournament table's seats are its director's: you cannot {what} here",
+                code=ErrorCode.TOURNAMENT_TABLE,
+            )
+
     # ------------------------------------------------------------------ the waiting list
 
     def join_waiting_list(self, player: str) -> tuple[int, list[Event]]:
         """The player's place on the list (1 first), and what changed."""
+        self._refuse_at_tournament("join a waiting list")
         if self.seat_of(player) is not None:
             raise IllegalAction("you are already seated here", code=ErrorCode.ALREADY_SEATED)
         events: list[Event] = []
@@ -369,18 +475,26 @@ class Table:
         return self.hand is not None and not self.hand.is_over() and number in self.hand.index_of
 
     def needed_to_play(self) -> int:
+        """SCS 11; at a tournament table any chips (nobody can add to a short stack)."""
         config = self.config
+        if self.tournament:
+            return 1
         if config.eligibility == "ante":
             return max(config.ante, 1)
         return max(config.ante + config.bring_in, 1)
 
     def dealt_in(self) -> list[int]:
-        """The seat numbers that would be dealt the next hand, in position order."""
+        """The seat numbers that would be dealt the next hand, in position order (at a
+        tournament table, those sitting out too: they are blinded off)."""
         need = self.needed_to_play()
+        present = not self.tournament
         return [
             number
             for number, seat in enumerate(self.seats)
-            if seat is not None and not seat.sitting_out and not seat.leaving and seat.stack >= need
+            if seat is not None
+            and not (present and seat.sitting_out)
+            and not seat.leaving
+            and seat.stack >= need
         ]
 
     def start_hand(self, deck: Deck) -> Hand:
@@ -392,7 +506,11 @@ class Table:
         if len(players) < 2:
             raise IllegalAction("two players must be sitting in", code=ErrorCode.NOT_ENOUGH_PLAYERS)
         seats = [(number, self._seat(number).stack) for number in players]
-        self.hand = Hand(self.config, seats, deck)
+        # Rule 8's tournament variant: the hand kills the hands of players away at the deal.
+        killed = self.config.absent_hands == "killed_after_starting_hands"
+        absent = [n for n in players if killed and self._seat(n).sitting_out]
+        self.hand = Hand(self.config, seats, deck, absent=absent)
+        self.busts = []
         return self.hand
 
     def finish_hand(self) -> list[Departure]:
@@ -410,7 +528,13 @@ class Table:
             assert seat is not None
             seat.stack = stack
         self.hands_played += 1
-        return self._settle()
+        departures = self._settle()
+        self.busts = [
+            Bust(number, seat.player, start)
+            for number, start in zip(hand.seats, hand.starting, strict=True)
+            if (seat := self.seats[number]) is not None and seat.stack == 0
+        ]
+        return departures
 
     def sit_out_busted(self) -> list[Event]:
         """Between hands: a player whose stack no longer covers a hand sits out until chips
@@ -451,6 +575,14 @@ class Table:
                 self.seats[number] = None
         self.hand = None
         return departures
+
+
+def _check_tournament_config(config: TableConfig, tournament: bool) -> None:
+    if tournament and config.absent_hands != "killed_after_starting_hands":
+        raise ConfigError(
+            "a tournament table kills an absent player's hand once the starting hands are "
+            "dealt: absent_hands='killed_after_starting_hands'"
+        )
 
 
 def _check_chips(chips: int) -> None:

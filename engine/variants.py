@@ -13,7 +13,7 @@ rule books is a field of :class:`TableConfig`, never a branch on a variant name.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Literal
+from typing import Literal, get_args
 
 from engine.errors import ConfigError
 from engine.protocol import ErrorCode
@@ -25,6 +25,7 @@ TieRule = Literal["suit", "position"]
 OddChipTie = Literal["highest_card_by_suit", "lowest_position"]
 AllInOpener = Literal["next_best_board", "next_seat"]
 ShortAllIn = Literal["half_bet", "largest_increase"]
+AbsentHands = Literal["killed_when_action_reaches", "killed_after_starting_hands"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -250,6 +251,10 @@ class TableConfig:
     # ...and only from a hand that reaches this street, counted from 1 (the variant's first
     # street): 2, the default, is "no flop, no drop" (no rake when the hand ends on the first).
     rake_from_street: int = 2
+    # Robert's 8, cardroom rule 8: an absent player's hand is killed when the betting reaches
+    # it (cash games); or, in tournament play, as soon as every player has the starting hand
+    # ("killed_after_starting_hands": the antes and an absent bring-in are posted first).
+    absent_hands: AbsentHands = "killed_when_action_reaches"
 
     def __post_init__(self) -> None:
         for name in ("ante", "bring_in", "small_bet", "big_bet"):
@@ -277,6 +282,8 @@ class TableConfig:
             not isinstance(a, int) or isinstance(a, bool) or a < 0 for a in self.ante_by_position
         ):
             raise ConfigError("ante_by_position must hold whole numbers of chips >= 0")
+        if self.absent_hands not in get_args(AbsentHands):
+            raise ConfigError(f"absent_hands must be one of {', '.join(get_args(AbsentHands))}")
         self._check_rake()
 
     def _check_rake(self) -> None:
