@@ -126,6 +126,12 @@ RULES: dict[str, tuple[str, dict[str, Any]]] = {
         "most the variant's number of streets",
         {"ge": 1, "le": max(len(v.streets) for v in VARIANTS.values())},
     ),
+    "absent_hands": (
+        "an absent player's hand (rule 8): killed when the betting reaches it (cash tables), "
+        "or, at tournament tables only, dealt in and killed once every player has the "
+        "starting hand",
+        {},
+    ),
 }
 
 

@@ -46,6 +46,10 @@ def check_table(
         table = Table(config, seats)
     except (ConfigError, EngineError) as exc:
         raise BadConfig(str(exc)) from None
+    if config.absent_hands != "killed_when_action_reaches":
+        raise BadConfig(
+            "absent_hands: a cash table kills an absent hand when the action reaches it"
+        )
     low = min_buy_in if min_buy_in is not None else 20 * config.big_bet
     high = max_buy_in if max_buy_in is not None else 100 * config.big_bet
     if low < table.needed_to_play():

@@ -65,6 +65,8 @@ EVERY_RULE: dict[str, Any] = {
     "rake_percent": 4.5,
     "rake_cap": 3,
     "rake_from_street": 3,
+    # The one value a cash table takes (the other is the tournament tables' rule 8).
+    "absent_hands": "killed_when_action_reaches",
 }
 
 

@@ -20,6 +20,16 @@ async def test_a_stored_table_gives_back_its_engine_config(session: AsyncSession
     assert tables.table_config(again).variant is VARIANTS["five_card_stud"]
 
 
+async def test_a_cash_table_refuses_the_tournament_rule_for_absent_hands(
+    session: AsyncSession,
+) -> None:
+    with pytest.raises(tables.BadConfig, match="absent_hands"):
+        await tables.create(
+            session, name="Away", config={"absent_hands": "killed_after_starting_hands"}
+        )
+    assert await tables.list_tables(session) == []
+
+
 async def test_list_tables_by_status(session: AsyncSession) -> None:
     for name in ("A", "B"):
         await tables.create(session, name=name, config={})
