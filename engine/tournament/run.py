@@ -1,0 +1,333 @@
+"""A tournament as its director runs it, pure: from the facts of play to the orders it gives.
+
+The director (``server.tournaments``) owns the I/O: it journals each fact, tells the tables
+what this module orders and pays the prizes. Everything it decides is decided here, from
+the facts alone, so that a director taken over by another node replays the journal into the
+same state and carries on:
+
+* ``start``: the seat draw (``engine.tournament.draw``), each player seated with the starting
+  chips, each table told the first level's stakes and allowed its first hand.
+* ``hand_began`` / ``hand_ended``: a table's hand, with its players' stacks at its start and
+  end. Players left with no chips are out: placed by the chips they started the hand with
+  (``engine.tournament.payouts``), their prizes from the table published at the start. Then
+  the tables are balanced (``engine.tournament.balance``): a player moves only from a table
+  between hands, and a broken table's players and the final table are drawn at random.
+* ``wake``: the clock moved on (a break ended, a pause).
+
+**Permits.** A tournament table deals a hand only when the director allows it (``Deal``):
+that is how tables wait for moves, for a break's end, while the tournament is paused, and
+hand for hand. Hand for hand starts when the next player out reaches the money (the players
+left are one more than the places paid): a table then deals its next hand only once every
+table has finished the current one, and the players out in one such round, at any table,
+finish as if out in the same hand (by the chips each started it with).
+
+**Stakes.** A table gets the level's stakes (``Stakes``) just before the permit of the first
+hand dealt after the level changed: the hand in progress keeps its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from engine.tournament.balance import Plan, TableSeats, plan_moves, tables_of
+from engine.tournament.clock import LevelClock
+from engine.tournament.draw import Seating, draw_seats
+from engine.tournament.payouts import Elimination, Finish, payouts, places_of, winner
+from engine.tournament.spec import TournamentSpec
+from engine.tournament.structure import Level
+
+# ---------------------------------------------------------------------- the orders
+
+
+@dataclass(frozen=True, slots=True)
+class SeatPlayer:
+    """Seat ``player`` at ``table`` with ``stack`` tournament chips."""
+
+    table: int
+    seat: int
+    player: str
+    stack: int
+
+
+@dataclass(frozen=True, slots=True)
+class RemovePlayer:
+    """Take ``player`` from ``table`` between their hands (out, or moving on)."""
+
+    table: int
+    player: str
+
+
+@dataclass(frozen=True, slots=True)
+class Stakes:
+    """The stakes of ``table``'s next hand."""
+
+    table: int
+    level: Level
+
+
+@dataclass(frozen=True, slots=True)
+class Deal:
+    """``table`` may deal its hand ``number``."""
+
+    table: int
+    number: int
+
+
+@dataclass(frozen=True, slots=True)
+class CloseTable:
+    """``table`` has no player left: it closes."""
+
+    table: int
+
+
+@dataclass(frozen=True, slots=True)
+class Placed:
+    """A player's finish: out (or the winner), their place and prize."""
+
+    finish: Finish
+
+
+@dataclass(frozen=True, slots=True)
+class Finished:
+    """The tournament is over: ``winner`` holds every chip."""
+
+    winner: str
+
+
+Order = SeatPlayer | RemovePlayer | Stakes | Deal | CloseTable | Placed | Finished
+
+
+# ---------------------------------------------------------------------- the state
+
+
+@dataclass(slots=True)
+class TableState:
+    """A running table as the director knows it."""
+
+    seats: dict[int, str]
+    opened: list[int] = field(default_factory=list)  # empty seats, most recently opened last
+    next_hand: int = 1  # the number of the next hand it deals
+    in_hand: bool = False
+    allowed: bool = False  # a permit for ``next_hand`` was given and not yet used
+    stakes: int | None = None  # the clock entry whose stakes it has
+
+
+class RunError(ValueError):
+    """A fact that does not fit the tournament's state (a bug or a forged journal)."""
+
+
+class TournamentRun:
+    """The director's state after the facts so far; each method takes one fact and returns
+    the orders it calls for, in the order they are to be carried out."""
+
+    def __init__(
+        self, spec: TournamentSpec, *, tournament_id: int, seed: bytes, prize_pool: int
+    ) -> None:
+        self.spec = spec
+        self.tournament_id = tournament_id
+        self.seed = seed
+        self.prize_pool = prize_pool
+        self.tables: dict[int, TableState] = {}
+        self.stacks: dict[str, int] = {}  # every player still in, at their last hand's end
+        self.prizes: tuple[int, ...] = ()
+        self.finishes: list[Finish] = []
+        self.clock: LevelClock | None = None
+        self.draw_round = 2  # the start's draw is round 1
+        self.draws: list[Seating] = []
+        self.hand_for_hand = False
+        self.round_out: list[Elimination] = []  # hand for hand: the round's players out
+        self.hold: frozenset[int] = frozenset()
+        self.over = False
+
+    # ------------------------------------------------------------------ facts
+
+    def start(self, players: Sequence[str], at: float) -> list[Order]:
+        """The field drawn to its tables, seated with the starting chips, dealing."""
+        if self.clock is not None:
+            raise RunError("the tournament has started already")
+        if len(players) < 2:
+            raise RunError("a tournament starts with at least two players")
+        seating = draw_seats(self.seed, self.tournament_id, players, self.spec.seats_per_table)
+        self.draws.append(seating)
+        self.prizes = payouts(self.prize_pool, len(players), self.spec.payout_table)
+        orders: list[Order] = []
+        for number, table in sorted(tables_of(seating).items()):
+            self.tables[number] = TableState(seats=dict(table.seats))
+        chips = self.spec.structure.starting_chips
+        for placement in seating.placements:
+            self.stacks[placement.player] = chips
+            orders.append(SeatPlayer(placement.table, placement.seat, placement.player, chips))
+        self.clock = LevelClock.start(self.spec.structure, at, tables=len(self.tables))
+        self._check_hand_for_hand()
+        return orders + self._release(at)
+
+    def hand_began(self, table: int, number: int, at: float) -> list[Order]:
+        state = self._table(table)
+        if number != state.next_hand or not state.allowed:
+            raise RunError(f"table {table} began hand {number} without its permit")
+        state.in_hand, state.allowed = True, False
+        self.clock = self._clock().begin_hand(at, len(self.tables))
+        return []
+
+    def hand_ended(
+        self,
+        table: int,
+        number: int,
+        stacks: Mapping[str, int],
+        starting: Mapping[str, int],
+        at: float,
+    ) -> list[Order]:
+        """A table's hand over (or cancelled, its chips back): ``stacks`` and ``starting``
+        hold every player seated at the table, at the hand's end and at its start (a player
+        seated during the hand, not dealt in, the same in both). The players out placed, the
+        tables balanced, the next hands allowed."""
+        state = self._table(table)
+        if not state.in_hand or number != state.next_hand:
+            raise RunError(f"table {table} ended hand {number}, which it was not playing")
+        state.in_hand, state.next_hand = False, number + 1
+        players = set(state.seats.values())
+        if set(stacks) != players or set(starting) != players:
+            raise RunError(f"table {table}'s hand {number} was not played by its players")
+        if sum(stacks.values()) != sum(starting.values()):
+            raise RunError(f"table {table}'s hand {number} did not keep its chips")
+        self.stacks.update(stacks)
+        out = [Elimination(p, starting[p]) for p in sorted(players) if stacks[p] == 0]
+        orders: list[Order] = []
+        if self.hand_for_hand:
+            self.round_out.extend(out)
+            if any(other.in_hand for other in self.tables.values()):
+                return orders  # the round's players out are placed together, at its end
+            out, self.round_out = self.round_out, []
+        if out:
+            orders += self._place(out)
+        if self.over:
+            return orders
+        orders += self._balance(at, [e.player for e in out])
+        return orders + self._release(at)
+
+    def pause(self, at: float) -> list[Order]:
+        """The clock stops; no table deals another hand until :meth:`resume`."""
+        self.clock = self._clock().pause(at)
+        return []
+
+    def resume(self, at: float) -> list[Order]:
+        self.clock = self._clock().resume(at)
+        return self.wake(at)
+
+    def wake(self, at: float) -> list[Order]:
+        """The time passed on: a break over, tables allowed again."""
+        return [] if self.over else self._release(at)
+
+    # ------------------------------------------------------------------ what the facts call for
+
+    def _place(self, out: list[Elimination]) -> list[Order]:
+        players_left = len(self.stacks)
+        orders: list[Order] = []
+        for finish in places_of(out, players_left=players_left, prizes=self.prizes):
+            self.finishes.append(finish)
+            orders.append(Placed(finish))
+            del self.stacks[finish.player]
+        for number, state in self.tables.items():
+            for seat, player in list(state.seats.items()):
+                if player not in self.stacks:
+                    orders.append(RemovePlayer(number, player))
+                    del state.seats[seat]
+                    state.opened.append(seat)
+        if len(self.stacks) == 1:
+            (last,) = self.stacks
+            finish = winner(last, self.prizes)
+            self.finishes.append(finish)
+            self.over = True
+            orders += [Placed(finish), Finished(last)]
+            for number, state in sorted(self.tables.items()):
+                orders += [RemovePlayer(number, player) for player in state.seats.values()]
+                orders.append(CloseTable(number))
+            self.tables.clear()
+        self._check_hand_for_hand()
+        return orders
+
+    def _balance(self, at: float, out: list[str]) -> list[Order]:
+        layout = {
+            number: TableSeats(dict(state.seats), not state.in_hand, tuple(state.opened))
+            for number, state in self.tables.items()
+        }
+        plan = plan_moves(
+            layout,
+            self.spec.seats_per_table,
+            (),
+            seed=self.seed,
+            tournament_id=self.tournament_id,
+            draw_round=self.draw_round,
+        )
+        self.hold = plan.hold
+        return self._carry_out(plan)
+
+    def _carry_out(self, plan: Plan) -> list[Order]:
+        if plan.draw is not None:
+            self.draws.append(plan.draw)
+            self.draw_round += 1
+        removes: list[Order] = []
+        seats: list[Order] = []
+        for move in plan.moves:
+            removes.append(RemovePlayer(move.from_table, move.player))
+            seats.append(
+                SeatPlayer(move.to_table, move.to_seat, move.player, self.stacks[move.player])
+            )
+        closes: list[Order] = [CloseTable(number) for number in plan.broken]
+        for number, state in list(self.tables.items()):
+            if number not in plan.tables:
+                del self.tables[number]
+                continue
+            after = plan.tables[number]
+            state.seats = dict(after.seats)
+            state.opened = list(after.opened)
+        return removes + seats + closes
+
+    def _release(self, at: float) -> list[Order]:
+        """Permits for the tables that may deal now, each after its level's stakes."""
+        reading = self._clock().read(at)
+        if reading.paused or reading.level is None:
+            return []
+        if self.hand_for_hand and any(state.in_hand for state in self.tables.values()):
+            return []
+        orders: list[Order] = []
+        for number, state in sorted(self.tables.items()):
+            if state.in_hand or state.allowed or number in self.hold or len(state.seats) < 2:
+                continue
+            if state.stakes != reading.entry_index:
+                orders.append(Stakes(number, reading.level))
+                state.stakes = reading.entry_index
+            orders.append(Deal(number, state.next_hand))
+            state.allowed = True
+        return orders
+
+    def next_wake(self, at: float) -> float | None:
+        """When the director must call :meth:`wake`: a break's end while tables wait."""
+        if self.over or self.clock is None:
+            return None
+        reading = self.clock.read(at)
+        if reading.on_break and not reading.paused:
+            return reading.ends_at
+        return None
+
+    def _check_hand_for_hand(self) -> None:
+        """Hand for hand while the next player out reaches the money."""
+        paid = sum(1 for prize in self.prizes if prize > 0)
+        self.hand_for_hand = len(self.tables) > 1 and len(self.stacks) == paid + 1
+
+    # ------------------------------------------------------------------ reading
+
+    def _table(self, number: int) -> TableState:
+        if number not in self.tables:
+            raise RunError(f"table {number} is not running in this tournament")
+        return self.tables[number]
+
+    def _clock(self) -> LevelClock:
+        if self.clock is None:
+            raise RunError("the tournament has not started")
+        return self.clock
+
+    def chips_in_play(self) -> int:
+        """Every chip of the tournament, at the last hand boundary each table reached."""
+        return sum(self.stacks.values())
