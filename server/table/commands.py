@@ -1,9 +1,9 @@
 """Commands to a table: typed, frozen records, parsed and checked once where they come in.
 
-A websocket message (or an operator's call) becomes one of these at the edge
-(:func:`parse`); from there it travels as it is, to the table's actor on this node
-or, encoded by :func:`encode`, over the bus to the node that runs the table, where
-:func:`decode` builds the same record without checking it again. The actor
+A websocket message becomes one of these at the edge (:func:`parse`); an operator's call or
+a tournament director's is built as one by its caller. From there it travels as it is, to
+the table's actor on this node or, encoded by :func:`encode`, over the bus to the node that
+runs the table, where :func:`decode` builds the same record without checking it again. The actor
 dispatches on the record's type. What the rules judge (whose turn it is, the
 buy-in range, a free seat) is the table's to say; what is checked here is the
 shape: every field there, of its type, within its bounds.

@@ -151,6 +151,9 @@ async def test_tournament_chips_stay_in_the_seats_and_never_touch_the_ledger(
     before = await ledger_rows(sessionmaker)
     actor.start()
     try:
+        with pytest.raises(CommandRefused) as unknown:  # no account: the seat stays free
+            await actor.submit(cmd.SeatEntrant(player="eve", tournament_id=event, seat=0, stack=9))
+        assert unknown.value.code == ErrorCode.UNKNOWN_PLAYER and actor.table.seats[0] is None
         for n, player in enumerate(players):
             command = cmd.SeatEntrant(player=player, tournament_id=event, seat=n, stack=300)
             await actor.submit(command)
