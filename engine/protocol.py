@@ -84,6 +84,8 @@ class ErrorCode(StrEnum):
     TABLE_NOT_PAUSED = "table_not_paused"
     NO_HAND_IN_PROGRESS = "no_hand_in_progress"
     SEATS_IN_USE = "seats_in_use"
+    # a tournament director's commands to its tables
+    NOT_NEXT_HAND = "not_next_hand"
 
     # seats, chips and the waiting list
     BAD_AMOUNT = "bad_amount"
@@ -207,6 +209,7 @@ OWNERS: Final[Mapping[ErrorCode, str]] = {
     ErrorCode.TABLE_ALREADY_PAUSED: "table",
     ErrorCode.TABLE_NOT_PAUSED: "table",
     ErrorCode.NO_HAND_IN_PROGRESS: "table",
+    ErrorCode.NOT_NEXT_HAND: "table",
     ErrorCode.BAD_CHAT: "table",
     ErrorCode.SEED_WINDOW_CLOSED: "table",
     ErrorCode.CHAT_NOT_ALLOWED: "table",

@@ -293,11 +293,17 @@ def _replay(
     """The hand played again on the derived deck with the history's actions: its events,
     and the refusal that stopped it, if one did (the events up to it are compared first)."""
     try:
-        hand = Hand(config, [(s.seat, s.stack) for s in started.seats], deck)
+        # A tournament's hand names the seats dealt in while away: the deal kills their
+        # hands again, and the history's actions it made itself are not played twice.
+        hand = Hand(config, [(s.seat, s.stack) for s in started.seats], deck, absent=started.absent)
     except EngineError as error:
         return [], error
+    made = sum(1 for event in hand.events if event.kind == "action")
     for event in seen:
         if event.kind != "action" or hand.is_over():
+            continue
+        if made:
+            made -= 1
             continue
         data = event.data
         try:

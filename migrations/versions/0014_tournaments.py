@@ -8,6 +8,10 @@ Create Date: 2026-12-06
 commitment to its seat draw's seed and the seed sealed at rest). ``tournament_entries``: each
 paid entry (a re-entry is another row), the request that made it, its place and prize.
 ``wallets.kind`` admits ``tournament``: a tournament's prize pool, ``tournament:<id>``.
+``tables.tournament_id`` / ``tournament_table``: a tournament's table and its number in the
+tournament (null at a cash table); ``tables.permitted_hand``: the hand its director last let it
+deal. ``live_hands.absent``: the seats of the hand in progress dealt in while away, whose hands
+rule 8's tournament variant killed (null: none).
 Downgrading refuses while any tournament wallet holds chips or has movements (the older code
 knows no such wallet), then drops the rest.
 
@@ -98,12 +102,34 @@ def upgrade() -> None:
         op.f("ix_tournament_entries_tournament_id"), "tournament_entries", ["tournament_id"]
     )
     op.create_index(op.f("ix_tournament_entries_account_id"), "tournament_entries", ["account_id"])
+    with op.batch_alter_table("tables") as batch:
+        batch.add_column(sa.Column("tournament_id", sa.Integer(), nullable=True))
+        batch.add_column(sa.Column("tournament_table", sa.Integer(), nullable=True))
+        batch.add_column(sa.Column("permitted_hand", sa.Integer(), nullable=True))
+        batch.create_foreign_key(
+            op.f("fk_tables_tournament_id_tournaments"),
+            "tournaments",
+            ["tournament_id"],
+            ["id"],
+            ondelete="RESTRICT",
+        )
+        batch.create_index(op.f("ix_tables_tournament_id"), ["tournament_id"])
+    with op.batch_alter_table("live_hands") as batch:
+        batch.add_column(sa.Column("absent", Json, nullable=True))
 
 
 def downgrade() -> None:
     if not op.get_context().as_sql:  # an offline script cannot look: it only renders
         _refuse_while_tournament_wallets_are_used()
     op.execute("DELETE FROM wallets WHERE kind = 'tournament'")
+    with op.batch_alter_table("live_hands") as batch:
+        batch.drop_column("absent")
+    with op.batch_alter_table("tables") as batch:
+        batch.drop_index(op.f("ix_tables_tournament_id"))
+        batch.drop_constraint(op.f("fk_tables_tournament_id_tournaments"), type_="foreignkey")
+        batch.drop_column("permitted_hand")
+        batch.drop_column("tournament_table")
+        batch.drop_column("tournament_id")
     op.drop_index(op.f("ix_tournament_entries_account_id"), table_name="tournament_entries")
     op.drop_index(op.f("ix_tournament_entries_tournament_id"), table_name="tournament_entries")
     op.drop_table("tournament_entries")

@@ -174,6 +174,12 @@ class TablePublic(BaseModel):
     paused_reason: str | None = Field(description="an operator paused it, why (null: not)")
     closing_reason: str | None = Field(description="an operator closed it (or is), why")
     closed_at: datetime | None
+    tournament_id: int | None = Field(
+        default=None, description="a tournament's table: the tournament (null: a cash table)"
+    )
+    tournament_table: int | None = Field(
+        default=None, description="a tournament's table: its number in the tournament"
+    )
 
 
 class TableUpdate(BaseModel):

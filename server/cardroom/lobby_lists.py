@@ -1,5 +1,7 @@
 """The lobby's list and the back office's live list of every open table, as one node sees them:
-its own tables from their actors, the others' as their nodes last told, the rest from records."""
+its own tables from their actors, the others' as their nodes last told, the rest from records.
+The lobby lists the cash tables: a tournament's tables are reached through their tournament
+(the back office's live list has them all)."""
 
 from __future__ import annotations
 
@@ -21,7 +23,7 @@ def lobby_list(
     summary: Callable[[int], dict[str, Any]],
     records: Mapping[int, TableRecord],
 ) -> list[dict[str, Any]]:
-    """Every open table, as the lobby lists it: this node's own (``running``, each its
+    """Every open cash table, as the lobby lists it: this node's own (``running``, each its
     ``summary``), the others' as they last told (a table between nodes is listed from its
     record)."""
     listed: dict[int, dict[str, Any]] = {}
@@ -34,7 +36,11 @@ def lobby_list(
     for table_id, record in records.items():
         if table_id not in listed:
             listed[table_id] = record_summary(record)
-    return [listed[table_id] for table_id in sorted(listed)]
+    return [
+        listed[table_id]
+        for table_id in sorted(listed)
+        if listed[table_id].get("tournament_id") is None
+    ]
 
 
 def live_list(

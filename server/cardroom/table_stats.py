@@ -61,6 +61,12 @@ class CountingStore:
     async def cash_out(self, table_id: int, player: str, amount: int) -> None:
         await self.inner.cash_out(table_id, player, amount)
 
+    async def seat_entrant(self, table_id: int, player: str, chips: int, *, seat: int) -> None:
+        await self.inner.seat_entrant(table_id, player, chips, seat=seat)
+
+    async def give_up_seat(self, table_id: int, player: str, chips: int) -> None:
+        await self.inner.give_up_seat(table_id, player, chips)
+
     async def save_hand(self, hand: FinishedHand) -> None:
         await self.inner.save_hand(hand)
         if not hand.cancelled:
@@ -120,6 +126,7 @@ def lobby_line(
         "hands_per_hour": hands_per_hour,
         "restarts": restarts,
         "node": node,
+        "tournament_id": record.tournament_id,  # a tournament's table: not in the cash lobby
     }
 
 

@@ -6,7 +6,9 @@ when that cannot be done, voided with every chip back: ``TableActor.resume``). A
 whose actor died on this node is built again with what that actor knew of its players; a
 table another node ran a moment ago keeps its players as that node last told
 (``server.cardroom.gossip``); after a restart of the cardroom nobody is connected yet, so everyone
-sits out.
+sits out. At a tournament's table nobody is sat out for it: a disconnected tournament player
+keeps their seat and is dealt in, playing by the clock (sitting out there is blinded off, the
+hand killed at the deal); its director's permit and stakes are the table's row's.
 """
 
 from __future__ import annotations
@@ -82,7 +84,9 @@ async def build_actor(
         # crash carries on its numbers.
         run=previous.run_number if previous is not None else fence,
         lease=lease,
+        tournament_id=record.tournament_id,
     )
+    actor.permitted_hand = record.permitted_hand
     if previous is not None:
         sitting_out = {s.player for s in previous.table.seats if s is not None and s.sitting_out}
         actor.restore(
@@ -96,14 +100,16 @@ async def build_actor(
             check_when_free={p for p, s in previous.players.items() if s.check_when_free},
             ops=previous.ops,
         )
+        actor.permitted_hand = previous.permitted_hand
         return actor
     actor.ops.restore(paused=record.paused_reason, closing=record.closing_reason)
     # A table another node was running a moment ago keeps its players as they were;
     # after a restart of the cardroom nobody is connected yet, so everyone sits out.
+    away = None if record.tournament_id is None else set[str]()  # None: everyone sits out
     actor.restore(
         seats,
         hand_number=last,
-        sitting_out=set(seen.sitting_out) if seen is not None else None,
+        sitting_out=set(seen.sitting_out) if seen is not None else away,
         waiting=list(seen.waiting) if seen is not None else None,
         time_paid=time_paid,
         check_when_free=set(seen.check_when_free) if seen is not None else None,
@@ -114,7 +120,9 @@ async def build_actor(
     if resumed and seen is not None:
         # What players asked for the end of the resumed hand (leave, sit out) still holds,
         # and who sat out during it: the table goes on acting for them (server.table.absence).
-        for player in {*seen.after_hand, *seen.sitting_out}:
+        # Who was away at the deal (a tournament's rule 8) sits out as the node last told.
+        absent = {p for seat, p, _ in live.players if seat in live.absent} if live else set()
+        for player in {*seen.after_hand, *seen.sitting_out, *absent}:
             wishes = seen.after_hand.get(player, {})
             actor.table.keep_wishes(
                 player,

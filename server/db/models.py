@@ -198,6 +198,14 @@ class TableRecord(Base):
     time_fee_period: Mapped[float] = mapped_column(
         Float, default=1800.0, server_default=text("1800")
     )
+    # A tournament's table (null: a cash table), and its number in the tournament. Its seats
+    # hold tournament chips, which are not money: no chip pool, no ledger movement.
+    tournament_id: Mapped[int | None] = mapped_column(
+        ForeignKey("tournaments.id", ondelete="RESTRICT"), default=None, index=True
+    )
+    tournament_table: Mapped[int | None] = mapped_column(Integer, default=None)
+    # The hand the tournament's director last let the table deal (it deals that one only).
+    permitted_hand: Mapped[int | None] = mapped_column(Integer, default=None)
 
 
 class LiveHand(Base):
@@ -217,6 +225,8 @@ class LiveHand(Base):
     players: Mapped[list[Any]] = mapped_column(Json)  # [[seat, player, stack], ...]
     # The rules it was dealt under (a change of the table's rules waits for the next hand).
     config: Mapped[dict[str, Any] | None] = mapped_column(Json, default=None)
+    # The seats dealt in while away (a tournament's rule 8): the hand killed theirs (null: none).
+    absent: Mapped[list[int] | None] = mapped_column(Json, default=None)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 

@@ -59,6 +59,8 @@ HTTP_STATUS: Final[Mapping[ErrorCode, int]] = {
     ErrorCode.ALREADY_SUSPENDED: 409,
     ErrorCode.NOT_SUSPENDED: 409,
     ErrorCode.NOT_SEATED: 409,
+    ErrorCode.TOURNAMENT_TABLE: 409,
+    ErrorCode.NOT_NEXT_HAND: 409,
     ErrorCode.UNKNOWN_TOURNAMENT: 404,
     ErrorCode.TOURNAMENT_NAME_TAKEN: 409,
     ErrorCode.REGISTRATION_CLOSED: 409,

@@ -33,8 +33,9 @@ from server.table.snapshot import deck_committed
 MIRROR_QUEUE_SIZE = 4096  # events waiting to be folded; more and the mirror is based again
 REBASE_TRIES = 3
 
-# The snapshot fields a mirror keeps from its base (the table's, not its events').
-_FIXED = ("type", "table", "variant", "stakes", "buy_in")
+# The snapshot fields a mirror keeps from its base (the table's, not its events'); a cash
+# table's snapshot has no ``tournament_id``.
+_FIXED = ("type", "table", "variant", "stakes", "buy_in", "tournament_id")
 
 
 class TableMirror:
@@ -104,7 +105,7 @@ class TableMirror:
         snapshot = await table.submit(cmd.Snapshot(player=""))
         self.picture = TablePicture.of_snapshot(snapshot)
         self.seq = int(snapshot["seq"])
-        self._fixed = {key: snapshot[key] for key in _FIXED}
+        self._fixed = {key: snapshot[key] for key in _FIXED if key in snapshot}
         clock = snapshot.get("clock")
         self._deadline = (
             (clock["seat"], time.monotonic() + float(clock["remaining"]))

@@ -38,6 +38,9 @@ class LiveHandState:
     # holds the chips after it), and when the period they paid for ends (epoch seconds).
     time_fees: dict[str, int] = field(default_factory=dict)
     time_paid_until: float | None = None
+    # The seats dealt in while away at a tournament table (rule 8's tournament variant): the
+    # hand killed theirs as it was dealt, and a replay deals it so again.
+    absent: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,6 +10,11 @@ with the time fees collected before it. Chips are never made or lost: a write th
 break the books raises :class:`BooksError` and changes nothing (the actor then cancels the
 hand, every chip going back).
 
+A tournament's table keeps its players' tournament chips in its seat rows too, but they are
+not money: its director seats a player with their chips and takes them away
+(:meth:`DatabaseTableStore.seat_entrant`, :meth:`DatabaseTableStore.give_up_seat`) with no
+ledger movement, the table has no pool, and its hands move chips between its seats alone.
+
 The hand in progress is written ahead of what the players see: its deck (sealed:
 :mod:`server.store.deck_seal`) and players before it is dealt (``live_hands``), each action before
 it is announced (``live_actions``); the record of the finished hand deletes them in its own
@@ -161,6 +166,42 @@ class DatabaseTableStore:
             if row is not None:
                 await session.delete(row)
 
+    async def seat_entrant(self, table_id: int, player: str, chips: int, *, seat: int) -> None:
+        """A tournament player seated with their tournament chips (the director's draw or
+        move): the seat row alone, no ledger movement, since tournament chips are not money.
+        Refused at a cash table (chips out of nothing); a retry that went through finds the
+        row and writes nothing."""
+        async with self._write(table_id) as session:
+            account_id = await self._account_id(session, player)
+            if await session.scalar(_TOURNAMENT_OF, {"table_id": table_id}) is None:
+                raise BooksError(f"table {table_id} is no tournament's: its chips are bought")
+            row = await session.get(SeatRecord, (table_id, seat))
+            if row is not None and row.account_id != account_id:
+                raise BooksError(f"table {table_id} seat {seat} is someone else's")
+            if row is None:
+                session.add(
+                    SeatRecord(table_id=table_id, seat=seat, account_id=account_id, chips=chips)
+                )
+
+    async def give_up_seat(self, table_id: int, player: str, chips: int) -> None:
+        """A tournament player the director takes away with their chips (``chips``, maybe
+        0), to seat them elsewhere: their seat row goes, no ledger movement. A retry that
+        went through finds no row and writes nothing."""
+        async with self._write(table_id) as session:
+            account_id = await self._account_id(session, player)
+            row = await session.scalar(
+                select(SeatRecord).where(
+                    SeatRecord.table_id == table_id, SeatRecord.account_id == account_id
+                )
+            )
+            if row is None:
+                return
+            if row.chips != chips:
+                raise BooksError(
+                    f"{player} holds {row.chips} at table {table_id}, not the {chips} given up"
+                )
+            await session.delete(row)
+
     async def start_hand(self, live: LiveHandState) -> None:
         """The hand about to be dealt: its deck and players (replacing any left over), and
         the time fees collected before it, each from its seat to the house's revenue."""
@@ -172,16 +213,16 @@ class DatabaseTableStore:
                 await session.execute(_DROP_LIVE, {"table_id": live.table_id})
             for player, fee in live.time_fees.items():
                 await self._collect_time(session, live, player, fee)
-            await session.execute(
-                _INSERT_LIVE,
-                {
-                    "table_id": live.table_id,
-                    "number": live.number,
-                    "deck": self.seal.seal(live.deck, table_id=live.table_id, number=live.number),
-                    "players": [list(player) for player in live.players],
-                    "config": live.config,
-                },
-            )
+            row = {
+                "table_id": live.table_id,
+                "number": live.number,
+                "deck": self.seal.seal(live.deck, table_id=live.table_id, number=live.number),
+                "players": [list(player) for player in live.players],
+                "config": live.config,
+            }
+            if live.absent:  # a tournament's hand, dealt to players away (else left null)
+                row["absent"] = list(live.absent)
+            await session.execute(_INSERT_LIVE, row)
 
     async def _collect_time(
         self, session: AsyncSession, live: LiveHandState, player: str, fee: int
@@ -323,8 +364,11 @@ class DatabaseTableStore:
                     raise BooksError(
                         f"not every one of {', '.join(missing)} has a seat at table {hand.table_id}"
                     )
-            pool, seated = await table_chips(session, table_id=hand.table_id)
-            if pool != seated:
+            values = {"pool": ledger.table_pool(hand.table_id), "table_id": hand.table_id}
+            row = (await session.execute(_TABLE_CHIPS, values)).one()
+            pool, seated = int(row[0] or 0), int(row[1] or 0)
+            # A tournament table has no pool: its chips are no money (the hand nets to zero).
+            if row[2] is None and pool != seated:
                 raise BooksError(
                     f"table {hand.table_id}: the seats would hold {seated}, the pool {pool}"
                 )
@@ -385,6 +429,7 @@ async def live_hand(
         players=[(int(seat), str(player), int(stack)) for seat, player, stack in row.players],
         actions=[dict(action) for action in actions],
         config=dict(row.config) if row.config is not None else None,
+        absent=tuple(int(seat) for seat in row.absent or ()),
     )
 
 
@@ -395,12 +440,14 @@ async def table_chips(session: AsyncSession, *, table_id: int) -> tuple[int, int
     return int(row[0] or 0), int(row[1] or 0)
 
 
-# Checked at the end of every hand: built once.
+_TOURNAMENT_OF = select(TableRecord.tournament_id).where(TableRecord.id == bindparam("table_id"))
+# Checked at the end of every hand: built once. With the table's tournament (none: cash).
 _TABLE_CHIPS = select(
     select(Wallet.balance).where(Wallet.name == bindparam("pool")).scalar_subquery(),
     select(func.coalesce(func.sum(SeatRecord.chips), 0))
     .where(SeatRecord.table_id == bindparam("table_id"))
     .scalar_subquery(),
+    _TOURNAMENT_OF.scalar_subquery(),
 )
 
 
@@ -500,12 +547,21 @@ class BooksCheck:
 
 
 async def check_books(session: AsyncSession) -> BooksCheck:
-    """:func:`server.accounts.ledger.verify_books`, plus every table's seats == its pool (a hand in
-    progress holds its players' chips in their seats until its record is written), plus
-    every recorded hand's ``hand_players`` rows netting to minus its rake, plus the hands'
-    rake == the ledger's rake movements."""
+    """:func:`server.accounts.ledger.verify_books`, plus every cash table's seats == its pool (a
+    hand in progress holds its players' chips in their seats until its record is written),
+    plus every recorded hand's ``hand_players`` rows netting to minus its rake, plus the
+    hands' rake == the ledger's rake movements. A tournament's table has no pool to match
+    (its chips are not money, its hands net to zero like any): it is left out of the tables
+    checked here (a tournament's own count, its chips in play against those it issued, is
+    not this function's)."""
     books = await ledger.verify_books(session)
-    ids = (await session.scalars(select(TableRecord.id).order_by(TableRecord.id))).all()
+    ids = (
+        await session.scalars(
+            select(TableRecord.id)
+            .where(TableRecord.tournament_id.is_(None))
+            .order_by(TableRecord.id)
+        )
+    ).all()
     net = func.sum(HandPlayer.ending - HandPlayer.starting)
     uneven = (
         await session.execute(

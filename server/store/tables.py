@@ -3,7 +3,8 @@ and the hands played at them.
 
 Keyword-only repository functions; the caller commits. A table's chip pool (its wallet,
 ``table:<id>``) is opened with it, in the same transaction; a hand's record commits with the
-ledger movements of its result.
+ledger movements of its result. A tournament's table (:func:`create_tournament_table`) has
+no pool: its chips are the tournament's, not money, and never touch the ledger.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from engine.protocol import ErrorCode
 from engine.table import Table
 from engine.variants import TableConfig
 from server.accounts import ledger
-from server.db.models import HandRecord, TableRecord, TableStatus, WalletKind
+from server.db.models import HandRecord, TableRecord, TableStatus, TournamentRecord, WalletKind
 from server.store.table_config import CHIPS, config_from_json, config_to_json
 
 
@@ -114,6 +115,53 @@ async def create(
         raise TableNameTaken(f"a table is already named {name!r}") from None
     await ledger.open_wallet(session, name=ledger.table_pool(record.id), kind=WalletKind.TABLE)
     return record
+
+
+async def create_tournament_table(
+    session: AsyncSession, *, tournament_id: int, number: int, config: TableConfig, seats: int
+) -> TableRecord:
+    """Table ``number`` of a tournament, open, named after it (``"<tournament> #<number>"``,
+    the tournament's name cut to fit). Its rules must be a tournament table's (the engine's
+    ``Table(..., tournament=True)`` judges them: absent hands killed once the starting hands
+    are dealt) and take no rake, since nothing is paid from tournament chips; the buy-in
+    columns hold 1, unused (its director seats players with their chips). No chip pool: the
+    ledger never sees tournament chips. Raises :class:`BadConfig`, :class:`TableNameTaken`,
+    or ``LookupError`` for a tournament that is not there."""
+    tournament = await session.get(TournamentRecord, tournament_id)
+    if tournament is None:
+        raise LookupError(f"no tournament {tournament_id}")
+    try:
+        table = Table(config, seats, tournament=True)
+    except (ConfigError, EngineError) as exc:
+        raise BadConfig(str(exc)) from None
+    if config.rake_percent:
+        raise BadConfig("rake_percent: a tournament table takes no rake from its chips")
+    if not isinstance(number, int) or isinstance(number, bool) or number < 1:
+        raise BadConfig("a tournament's tables are numbered from 1")
+    suffix = f" #{number}"
+    name = tournament.name[: _NAME_MAX - len(suffix)] + suffix
+    if await session.scalar(select(TableRecord.id).where(TableRecord.name == name)) is not None:
+        raise TableNameTaken(f"a table is already named {name!r}")
+    record = TableRecord(
+        name=name,
+        variant=config.variant.name,
+        config=config_to_json(config),
+        seats=len(table.seats),
+        min_buy_in=1,
+        max_buy_in=1,
+        status=TableStatus.OPEN.value,
+        tournament_id=tournament_id,
+        tournament_table=number,
+    )
+    session.add(record)
+    try:
+        await session.flush()
+    except IntegrityError:
+        raise TableNameTaken(f"a table is already named {name!r}") from None
+    return record
+
+
+_NAME_MAX = 64  # tables.name
 
 
 async def get(session: AsyncSession, *, table_id: int) -> TableRecord | None:

@@ -15,7 +15,8 @@ and the table pauses while the database is away); the records of hands and their
 (:mod:`server.table.dealing`); the numbered events (:mod:`server.table.publisher`); the
 snapshot (:mod:`server.table.snapshot`). Its life is the loop's (:mod:`server.table.loop`):
 an explicit state with the moves it allows. A store that finds the table run by another node
-(a newer fencing token) stops the actor at once, without writing anything.
+(a newer fencing token) stops the actor at once, without writing anything. A tournament's table
+(``tournament_id``) deals on its director's permits (:mod:`server.table.director_commands`).
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ from server.store.table_config import config_from_json
 from server.table import (
     absence,
     dealing,
+    director_commands,
     operators,
     player_commands,
     removal,
@@ -85,11 +87,14 @@ class TableActor(TableLoop):
         run: int = 1,
         metrics: Metrics | None = None,
         lease: LeaseProof | None = None,
+        tournament_id: int | None = None,
     ) -> None:
         super().__init__(table_id, metrics=metrics)
         self.settings = settings = settings or TableSettings()
         rules = SeatingRules(settings.min_buy_in, settings.max_buy_in, settings.waiting_offer)
-        self.table = Table(config, settings.seat_count, rules)
+        self.tournament_id = tournament_id  # a tournament's table (director_commands)
+        self.permitted_hand: int | None = None  # the hand its director last let it deal
+        self.table = Table(config, settings.seat_count, rules, tournament=tournament_id is not None)
         self.bus = bus
         self.clock = clock
         self.wall_clock = wall_clock  # time collection's periods, which outlive the node
@@ -210,8 +215,7 @@ class TableActor(TableLoop):
         the actor then voids the hand first thing (every chip back, the log saying why)."""
         try:
             config = config_from_json(live.config) if live.config else self.table.config
-            hand = dealing.replay(config, self.table.seats, live)
-            self.table.resume_hand(hand)
+            dealing.resume(self.table, config, live)
         except Exception as error:  # noqa: BLE001 - any failure means: not resumable
             log.exception(
                 "table %s: hand %s cannot be resumed",
@@ -267,8 +271,9 @@ class TableActor(TableLoop):
         return await handler(self, command)
 
     def _wake_at(self) -> float | None:
-        sat_out = (p.sat_out_at for p in self.players.values() if p.sat_out_at is not None)
-        return self.clocks.wake_at(sat_out)
+        # No sit-out limit at a tournament table: its players are blinded off until out.
+        players = () if self.table.tournament else self.players.values()
+        return self.clocks.wake_at(p.sat_out_at for p in players if p.sat_out_at is not None)
 
     def _now(self) -> float:
         return self.clock()
@@ -339,6 +344,7 @@ class TableActor(TableLoop):
             buy_in=(self.settings.min_buy_in, self.settings.max_buy_in),
             clock_remaining=self.clocks.remaining(),
             operator_pause=self.ops.paused,
+            tournament_id=self.tournament_id,
             committed=(
                 (self.next_deal.number, self.next_deal.commitment)
                 if self.next_deal is not None
@@ -482,7 +488,7 @@ class TableActor(TableLoop):
         if self.clocks.offer_due():
             self.clocks.stop_offer()
             self.tell(self.table.expire_offer())
-        for name, state in list(self.players.items()):
+        for name, state in list(self.players.items()) if not self.table.tournament else ():
             if state.sat_out_at is not None and self.clocks.sit_out_over(state.sat_out_at):
                 seat = self.table.seat_of(name)
                 state.sat_out_at = None
@@ -497,8 +503,9 @@ class TableActor(TableLoop):
 
     @property
     def holds_play(self) -> bool:
-        """No new hand: an operator paused or closes the table, or its node moves it."""
-        return self.ops.holds_play or self.play_held
+        """No new hand: an operator paused or closes the table, its node moves it, or its
+        tournament's director has not permitted the next."""
+        return self.ops.holds_play or self.play_held or director_commands.awaits_permit(self)
 
     def schedule_next_hand(self, *, after_showdown: bool = False) -> None:
         if self.table.hand is None and not self.holds_play and len(self.table.dealt_in()) >= 2:
@@ -557,6 +564,8 @@ class TableActor(TableLoop):
             config=config,
             time_fees={seats[n].player: fee for n, fee in fees.items()},  # type: ignore[union-attr]
             time_paid_until=paid_until,
+            # Away and dealt in (a tournament table's players sitting out): killed at the deal.
+            absent=tuple(n for n in dealt if seats[n].sitting_out),  # type: ignore[union-attr]
         )
         await self.journal.start_hand(live)
         for n, fee in fees.items():  # written with the hand's start: out of the stacks now
@@ -574,6 +583,8 @@ class TableActor(TableLoop):
         self._tell_hand(list(hand.events))
         # The next hand's seeds may come in all through this one.
         self._commit_next_hand()
+        if hand.is_over():  # every hand but one killed at the deal (a tournament's rule 8)
+            await self._finish_hand()
 
     async def _finish_hand(self) -> None:
         hand = self.table.hand
@@ -632,5 +643,6 @@ _Handler = Callable[[TableActor, Any], Awaitable[dict[str, Any]]]
 _HANDLERS: dict[type[cmd.TableCommand], _Handler] = {
     **player_commands.HANDLERS,
     **operators.HANDLERS,
+    **director_commands.HANDLERS,
     cmd.Remove: removal.remove,
 }

@@ -1,9 +1,9 @@
 """Commands to a table: typed, frozen records, parsed and checked once where they come in.
 
-A websocket message (or an operator's call) becomes one of these at the edge
-(:func:`parse`); from there it travels as it is, to the table's actor on this node
-or, encoded by :func:`encode`, over the bus to the node that runs the table, where
-:func:`decode` builds the same record without checking it again. The actor
+A websocket message becomes one of these at the edge (:func:`parse`); an operator's call or
+a tournament director's is built as one by its caller. From there it travels as it is, to
+the table's actor on this node or, encoded by :func:`encode`, over the bus to the node that
+runs the table, where :func:`decode` builds the same record without checking it again. The actor
 dispatches on the record's type. What the rules judge (whose turn it is, the
 buy-in range, a free seat) is the table's to say; what is checked here is the
 shape: every field there, of its type, within its bounds.
@@ -256,6 +256,64 @@ OPERATOR_COMMANDS: dict[str, type[TableCommand]] = {
 :func:`encode` / :func:`decode`); :func:`parse` knows none of them."""
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DirectorCommand(TableCommand):
+    """A tournament director's, to one of its tables (``server.table.director_commands``):
+    never parsed from a websocket, carried between nodes by :func:`encode` / :func:`decode`
+    like an operator's. ``tournament_id``: the director's tournament (a table of another, or a
+    cash table, refuses it); ``player``: the player it concerns, "" for none."""
+
+    player: str = ""
+    tournament_id: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SeatEntrant(DirectorCommand):
+    """Seat ``player`` at ``seat`` with ``stack`` tournament chips (the draw, a move, a table
+    broken): no buy-in, no ledger. ``sitting_out``: away, and still so here."""
+
+    name: ClassVar[str] = "seat_entrant"
+    seat: int
+    stack: int
+    sitting_out: bool = False
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class GiveUpPlayer(DirectorCommand):
+    """Take ``player`` away with their chips, to seat them elsewhere: between their hands
+    only (refused ``hand_in_progress`` while they are in the hand in play)."""
+
+    name: ClassVar[str] = "give_up_player"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SetStakes(DirectorCommand):
+    """A new level's stakes, played from the next hand (the hand in play keeps its own)."""
+
+    name: ClassVar[str] = "set_stakes"
+    ante: int
+    bring_in: int
+    small_bet: int
+    big_bet: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DealNext(DirectorCommand):
+    """The director's permit to deal hand ``number``, the table's next: a tournament table
+    deals no hand without one. A permit for a hand dealt already is answered and deals
+    nothing (a resent permit never deals twice); one for a later hand is refused."""
+
+    name: ClassVar[str] = "deal_next"
+    number: int
+
+
+DIRECTOR_COMMANDS: dict[str, type[TableCommand]] = {
+    cls.name: cls for cls in (SeatEntrant, GiveUpPlayer, SetStakes, DealNext)
+}
+"""What only a tournament's director sends its tables (built by the director, carried
+between nodes by :func:`encode` / :func:`decode`); :func:`parse` knows none of them."""
+
+
 @dataclass(frozen=True, slots=True)
 class _Field:
     name: str
@@ -340,7 +398,7 @@ def encode(command: TableCommand) -> dict[str, Any]:
 def decode(message: Any) -> TableCommand:
     """A command another node parsed and encoded: built as it was, not checked again."""
     name = str(message.get("name")) if isinstance(message, Mapping) else ""
-    cls = COMMANDS.get(name) or OPERATOR_COMMANDS.get(name)
+    cls = COMMANDS.get(name) or OPERATOR_COMMANDS.get(name) or DIRECTOR_COMMANDS.get(name)
     if cls is None:
         raise CommandRefused("a malformed command", code=ErrorCode.BAD_COMMAND)
     try:

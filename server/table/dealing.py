@@ -15,7 +15,7 @@ from engine.errors import PhhError
 from engine.events import announced
 from engine.hand import Hand
 from engine.phh_export import export
-from engine.table import Seat
+from engine.table import Seat, Table
 from engine.table_events import HandCancelled
 from engine.variants import TableConfig
 from server.store.records import FinishedHand, LiveHandState
@@ -91,10 +91,24 @@ def replay(config: TableConfig, seats: Sequence[Seat | None], live: LiveHandStat
         occupant = seats[seat] if 0 <= seat < len(seats) else None
         if occupant is None or occupant.player != player or occupant.stack < stack:
             raise ValueError(f"seat {seat} does not hold {player} with {stack} chips")
-    hand = Hand(config, [(seat, stack) for seat, _, stack in live.players], deck_of(live))
+    seats_dealt = [(seat, stack) for seat, _, stack in live.players]
+    # The hands killed at the deal (a tournament's rule 8) are killed again: the record's
+    # actions follow those the deal made itself.
+    hand = Hand(config, seats_dealt, deck_of(live), absent=live.absent)
     for row in live.actions:
         move_from_row(row).apply(hand)
     return hand
+
+
+def resume(table: Table, config: TableConfig, live: LiveHandState) -> None:
+    """Put the stored hand back in play at ``table`` (see :func:`replay`): its players sit
+    in, but those away at the deal (a tournament's rule 8), still away."""
+    hand = replay(config, table.seats, live)
+    table.resume_hand(hand)
+    for seat in live.absent:
+        away = table.seats[seat]
+        assert away is not None
+        table.keep_wishes(away.player, leaving=False, sit_out_next_hand=False, sitting_out=True)
 
 
 def deck_of(live: LiveHandState) -> Deck:

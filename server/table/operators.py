@@ -128,6 +128,16 @@ def _in_hand(actor: Port) -> bool:
     return hand is not None and not hand.is_over()
 
 
+def _cash_table(actor: Port, doing: str) -> None:
+    """A tournament's table is its director's to change, void or close."""
+    if actor.table.tournament:
+        raise CommandRefused(
+            f"table {actor.table_id} is a tournament's: its director's, not an operator's, to "
+            f"{doing}",
+            code=ErrorCode.TOURNAMENT_TABLE,
+        )
+
+
 def _open(actor: Port) -> None:
     if actor.ops.closing is not None:
         raise CommandRefused(
@@ -139,6 +149,7 @@ def _open(actor: Port) -> None:
 
 
 async def change_settings(actor: Port, command: cmd.ChangeSettings) -> dict[str, Any]:
+    _cash_table(actor, "change")
     _open(actor)
     values = command.settings
     actor.table.check_seat_count(int(values["seats"]))
@@ -194,6 +205,7 @@ async def resume(actor: Port, command: cmd.ResumeTable) -> dict[str, Any]:
 
 
 async def void(actor: Port, command: cmd.VoidHand) -> dict[str, Any]:
+    _cash_table(actor, "void")
     _open(actor)
     hand = actor.table.hand
     if hand is None or hand.is_over():
@@ -217,6 +229,7 @@ async def void(actor: Port, command: cmd.VoidHand) -> dict[str, Any]:
 
 
 async def close(actor: Port, command: cmd.CloseTable) -> dict[str, Any]:
+    _cash_table(actor, "close")
     _open(actor)
     reason = command.reason or ""
     in_hand = _in_hand(actor)

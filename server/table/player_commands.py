@@ -132,6 +132,8 @@ async def sit_in(actor: Port, command: cmd.SitIn) -> dict[str, Any]:
 
 async def leave(actor: Port, command: cmd.Leave) -> dict[str, Any]:
     player = command.player
+    if actor.table.tournament:
+        return await leave_tournament(actor, actor.table.seated(player))
     if player in actor.table.waiting:
         actor.tell(actor.table.leave_waiting_list(player))
         if actor.table.seat_of(player) is None:
@@ -144,6 +146,25 @@ async def leave(actor: Port, command: cmd.Leave) -> dict[str, Any]:
         return {"seat": seat, "after_hand": True}
     await actor.settle_departure(Departure(seat, player, chips))
     return {"seat": seat, "cashed_out": chips}
+
+
+class Leaver(Protocol):
+    """What a tournament player's leave (or an operator's removal) needs of the actor."""
+
+    table: Table
+
+    def tell(self, events: list[Event]) -> None: ...
+
+    async def commit(self, change: Change | None = None) -> dict[str, Any] | None: ...
+
+
+async def leave_tournament(actor: Leaver, seat: int) -> dict[str, Any]:
+    """At a tournament table a player who leaves (or whom an operator removes) sits out
+    instead: no leaving with chips, blinded off until back or out (``engine.table``); their
+    turn in the hand in play, if it is now, is played at once (``server.table.absence``)."""
+    actor.tell(actor.table.leave_tournament(seat))
+    await actor.commit()
+    return {"seat": seat, "sitting_out": True}
 
 
 async def join_waiting_list(actor: Port, command: cmd.JoinWaitingList) -> dict[str, Any]:

@@ -29,6 +29,13 @@ class TableStore(Protocol):
     async def cash_out(self, table_id: int, player: str, amount: int) -> None:
         """The seat's chips (``amount``, maybe 0) back to the wallet; the seat is freed."""
 
+    async def seat_entrant(self, table_id: int, player: str, chips: int, *, seat: int) -> None:
+        """A tournament's player seated with their tournament chips: the seat alone, no
+        ledger (tournament chips are not money)."""
+
+    async def give_up_seat(self, table_id: int, player: str, chips: int) -> None:
+        """A tournament's player taken away with their chips (their seat freed), no ledger."""
+
     async def save_hand(self, hand: FinishedHand) -> None:
         """The finished (or cancelled) hand and the new stacks; the live rows go with it."""
 

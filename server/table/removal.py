@@ -5,17 +5,21 @@ The player leaves as by their own ``leave``, with the cause in the events: at on
 are not in the hand in play (``seat_left`` with ``removed``, cashed out), else after it
 (``leaving`` with ``removed`` now, ``seat_left`` when the hand is over). While the hand lasts
 the table acts for them at their turns, at once (:mod:`server.table.absence`: a forced bring-in,
-else a fold); their chips go back to their wallet by the ledger's one cash-out path.
+else a fold); their chips go back to their wallet by the ledger's one cash-out path. At a
+tournament's table nobody leaves with chips: the player sits out, blinded off, as by their own
+``leave`` there (taking them out of the tournament is its director's).
 """
 
 from __future__ import annotations
 
 from typing import Any, Protocol
 
+from engine.events import Event
 from engine.protocol import ErrorCode
 from engine.table import Departure, Table
 from engine.table_events import Leaving
 from server.table import commands as cmd
+from server.table import player_commands
 from server.table.moves import Change
 from server.table.ports import CommandRefused
 from server.table.publisher import Publisher
@@ -27,6 +31,8 @@ class Port(Protocol):
     table_id: int
     table: Table
     publisher: Publisher
+
+    def tell(self, events: list[Event]) -> None: ...
 
     async def commit(self, change: Change | None = None) -> dict[str, Any] | None: ...
 
@@ -40,6 +46,8 @@ async def remove(actor: Port, command: cmd.Remove) -> dict[str, Any]:
         raise CommandRefused(
             f"{player} does not sit at table {actor.table_id}", code=ErrorCode.NOT_SEATED
         )
+    if actor.table.tournament:
+        return await player_commands.leave_tournament(actor, seat)
     chips = actor.table.leave(seat, removed=command.cause)
     if chips is None:
         actor.publisher.publish(Leaving(seat=seat, removed=command.cause))

@@ -30,9 +30,12 @@ def snapshot_of(
     clock_remaining: float | None,
     operator_pause: str | None = None,
     committed: tuple[int, str] | None = None,
+    tournament_id: int | None = None,
 ) -> dict[str, Any]:
     """``committed``: the next hand's published commitment, not yet dealt (hand, commitment),
-    so that a player who sits down or comes back now gives that very hand a seed."""
+    so that a player who sits down or comes back now gives that very hand a seed.
+    ``tournament_id``: a tournament's table says whose (a cash table's snapshot has no such
+    key)."""
 
     def presence(name: str) -> tuple[bool, float]:
         state = players.get(name)
@@ -46,7 +49,7 @@ def snapshot_of(
     clock = None
     if hand is not None and clock_remaining is not None and not hand.is_over():
         clock = {"seat": hand.seat_to_act(), "remaining": clock_remaining}
-    return {
+    snapshot: dict[str, Any] = {
         "type": "snapshot",
         "table": table_id,
         "seq": seq,
@@ -68,6 +71,9 @@ def snapshot_of(
         "operator_pause": operator_pause,
         "deck_committed": deck_committed(committed),
     }
+    if tournament_id is not None:
+        snapshot["tournament_id"] = tournament_id
+    return snapshot
 
 
 def deck_committed(committed: tuple[int, str] | None) -> dict[str, Any] | None:

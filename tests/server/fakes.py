@@ -34,7 +34,13 @@ class MemoryTableStore:
         for player, fee in live.time_fees.items():
             self.at_table[live.table_id, player] -= fee
         self.live[live.table_id] = LiveHandState(
-            live.table_id, live.number, live.deck, list(live.players), [], live.config
+            live.table_id,
+            live.number,
+            live.deck,
+            list(live.players),
+            [],
+            live.config,
+            absent=live.absent,
         )
 
     async def record_action(
@@ -59,6 +65,17 @@ class MemoryTableStore:
         assert self.at_table.get(key, 0) == amount, (self.at_table.get(key), amount)
         self.at_table.pop(key, None)
         self.wallets[player] = self.wallet(player) + amount
+
+    async def seat_entrant(self, table_id: int, player: str, chips: int, *, seat: int) -> None:
+        """A tournament's seat: its chips come from no wallet."""
+        self._answer()
+        self.at_table.setdefault((table_id, player), chips)
+
+    async def give_up_seat(self, table_id: int, player: str, chips: int) -> None:
+        self._answer()
+        key = (table_id, player)
+        assert self.at_table.get(key, chips) == chips, (self.at_table.get(key), chips)
+        self.at_table.pop(key, None)
 
     async def save_hand(self, hand: FinishedHand) -> None:
         if self.fail_next_save:

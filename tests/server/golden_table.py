@@ -86,7 +86,10 @@ class RecordingStore(MemoryTableStore):
 
     async def start_hand(self, live: LiveHandState) -> None:
         await super().start_hand(live)
-        self._wrote("start_hand", live)
+        written = plain([live])
+        if not live.absent:  # no seat dealt in while away (a tournament's): as ever written
+            del written[0]["absent"]
+        self.transcript.append(["store", "start_hand", written])
 
     async def record_action(
         self, table_id: int, number: int, position: int, action: dict[str, Any]

@@ -1,5 +1,6 @@
 """The back office's table operations: change a table's settings, pause and resume it, void
-its hand in progress, close it.
+its hand in progress, close it. A tournament's table is its director's to change, void or
+close (``409 tournament_table``).
 
 Operators only (``deps.staff_only`` on the router lets support read, and these all change).
 Each becomes a command of :mod:`server.table.commands` carried to the node that runs the table,
@@ -36,13 +37,21 @@ router = APIRouter(
 TableId = Annotated[int, Path(ge=1, le=2**31 - 1, description="the table's id")]
 
 
-async def _record(session: SessionDep, table_id: int) -> TableRecord:
-    """The table's row, or ``404 unknown_table``; a closed table is ``409 table_shut``."""
+async def _record(session: SessionDep, table_id: int, *, cash_only: str = "") -> TableRecord:
+    """The table's row, or ``404 unknown_table``; a closed table is ``409 table_shut``.
+    ``cash_only``: what is done, which a tournament's table refuses (``409
+    tournament_table``: its director's to do)."""
     record = await tables.get(session, table_id=table_id)
     if record is None:
         raise Refusal(f"no table {table_id}", code=ErrorCode.UNKNOWN_TABLE)
     if record.status != TableStatus.OPEN:
         raise Refusal(f"table {table_id} is closed", code=ErrorCode.TABLE_SHUT)
+    if cash_only and record.tournament_id is not None:
+        raise Refusal(
+            f"table {table_id} is tournament {record.tournament_id}'s: its director's, not an "
+            f"operator's, to {cash_only}",
+            code=ErrorCode.TOURNAMENT_TABLE,
+        )
     # Read: the table's own actor writes the change, in a transaction of its own.
     await session.commit()
     return record
@@ -85,7 +94,7 @@ async def change_table(
     changes = body.model_dump(exclude_unset=True, exclude={"reason"})
     if not changes:
         raise Refusal("nothing to change", code=ErrorCode.BAD_REQUEST)
-    record = await _record(session, table_id)
+    record = await _record(session, table_id, cash_only="change")
     values = edit.merged(record, changes)
     command = cmd.ChangeSettings(**_who(operator), reason=body.reason, settings=values)
     return await _answer(session, record, await _send(cardroom, table_id, command))
@@ -132,7 +141,7 @@ async def close_table(
 ) -> TableOperationPublic:
     """Everyone cashed out, for good: the hand in progress finishes first (or is voided,
     ``?void=true``). Audited (``table.close``)."""
-    record = await _record(session, table_id)
+    record = await _record(session, table_id, cash_only="close")
     command = cmd.CloseTable(**_who(operator), reason=body.reason, void=void)
     return await _answer(session, record, await _send(cardroom, table_id, command))
 
@@ -147,7 +156,7 @@ async def void_hand(
 ) -> HandVoidPublic:
     """The hand in progress void now: every chip back as at its start. Audited
     (``hand.void``)."""
-    await _record(session, table_id)
+    await _record(session, table_id, cash_only="void")
     command = cmd.VoidHand(**_who(operator), reason=body.reason)
     reply = await _send(cardroom, table_id, command)
     return HandVoidPublic(
