@@ -17,7 +17,8 @@ nodes. Each move is audited by the node that takes the table (``table.move``) an
 both. Every third of a lease the node renews its leases, stops running a table whose lease it
 lost (writing nothing more), takes its share of the tables nobody runs (none another node told
 of lately, unless it gave the table back; the rest at the next round if still free), tells the
-other nodes its load and how its tables look for their lobbies, and starts the moves it owes.
+other nodes its load and how its tables look for their lobbies, and starts the moves it owes
+(``server.cardroom.lease_rounds``).
 If an actor's task dies, its hand in progress is recorded as cancelled and the actor is built
 again from the database: the other tables never notice. The lobby list (seats taken, waiting
 list, average pot, hands per hour) comes from the actors, this node's and the others', never
@@ -27,11 +28,10 @@ from the database.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
 from collections import deque
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -57,6 +57,7 @@ from server.cardroom.cluster import (
 )
 from server.cardroom.gossip import Gossip
 from server.cardroom.handover import Handover, Handovers, LetGo, NodeReport, move_of
+from server.cardroom.lease_rounds import LAPSE_MARGIN, LeaseRounds
 from server.cardroom.placement import NodeLoad
 from server.cardroom.table_stats import TableStats, seed_stats
 from server.cardroom.takeover import build_actor
@@ -74,8 +75,6 @@ from server.table.operators import ShutTable
 log = logging.getLogger(__name__)
 
 RESTART_BACKOFF_MAX = 30.0
-# A lapse is looked at this long after it is due: Redis expires a key on its own clock.
-LAPSE_MARGIN = 0.05
 # How soon a command for a table being taken over is worth sending again.
 RETRY_SOON = 0.25
 
@@ -150,11 +149,6 @@ class Cardroom:
         )
         self._background: set[asyncio.Task[None]] = set()
         self._stopping = False
-        self._stop_asked = asyncio.Event()  # wakes the lease rounds to end
-        self._lease_rounds: asyncio.Task[None] | None = None
-        self._opening: asyncio.Task[None] | None = None  # the tables nobody runs, being taken
-        # Every lapse up to this moment has been looked at (``_until_round``), across rounds.
-        self._lapses_looked = time.monotonic()
         # Tables between nodes (server.cardroom.handover), and the tables nobody ran at the
         # last look (taken by any node at the next).
         self.handovers = Handovers(
@@ -167,6 +161,13 @@ class Cardroom:
             metrics=self.metrics,
         )
         self._free_before: set[int] = set()
+        self.lease_rounds = LeaseRounds(  # server.cardroom.lease_rounds
+            self,
+            lease_seconds=settings.lease_seconds,
+            leases=self.leases,
+            gossip=self.gossip,
+            handovers=self.handovers,
+        )
 
     # ------------------------------------------------------------------ ws.Cardroom
 
@@ -187,6 +188,10 @@ class Cardroom:
             table_id: RunningTable(table_id, t.actor, t.fence, t.lease, t.restarts)
             for table_id, t in self._tables.items()
         }
+
+    def claiming(self) -> dict[int, LeaseProof]:
+        """The leases held by takes not yet running (renewed by the lease rounds too)."""
+        return dict(self._claiming)
 
     async def table(self, table_id: int) -> TableHandle | None:
         """The table wherever it runs (None: no such table; a closed one refuses everything)."""
@@ -216,17 +221,7 @@ class Cardroom:
         # A node (re)started knows of no other node's tables until they next tell: ask now,
         # so its lobby names who runs each table at once, not a third of a lease later.
         self.bus.publish_now(LOBBY_CHANNEL, {"type": "hello", "node": self.node_id})
-        # The rounds renew from the start, beside the opening: a node taking a hundred
-        # tables must not let the first ones' leases lapse while it takes the last.
-        self._lease_rounds = self.spawn(self._keep_leases())
-        self._opening = self.spawn(self._open_first())
-        await self._opening
-
-    async def _open_first(self) -> None:
-        try:
-            await self.take_tables()
-        except Exception as exc:  # noqa: BLE001 - retried by the lease rounds
-            log.warning("cardroom: tables not loaded yet (%s); retrying", named(exc))
+        await self.lease_rounds.start()
 
     async def take_tables(self, *, shares_only: bool = False) -> None:
         """Run every open table nobody runs (none another node told of lately) and whose
@@ -262,62 +257,6 @@ class Cardroom:
         for record in free:
             await self.take(record)
 
-    async def _keep_leases(self) -> None:
-        """Every third of a lease: renew ours, drop those lost, take those nobody runs,
-        tell the other nodes what ours look like. Between rounds, a table whose node went
-        quiet is taken the moment its lease lapses, not at the next round."""
-        every = self.settings.lease_seconds / 3
-        while True:
-            await self._until_round(time.monotonic() + every)
-            if self._stopping:
-                return
-            renewed = await self._attempt(self.renew_leases)
-            self.handovers.measure_busy()
-            # Told before the database is asked for new tables: a slow database must not
-            # make the other nodes' lobbies forget who runs these.
-            _contained(self.gossip.tell)
-            if renewed and (self._opening is None or self._opening.done()):
-                # Beside the rounds, not in them: a database slow to answer must not hold
-                # the next renewal back (the lease would lapse under a table that runs).
-                self._opening = self.spawn(self._open_new())
-                _contained(self.handovers.balance)
-            self.gossip.forget_stale()
-
-    async def _until_round(self, round_at: float) -> None:
-        """Wait for the next round; meanwhile, at each lapse of the leases of a node that
-        went quiet (``Gossip.next_lapse``), take this node's share of its tables."""
-        while not self._stopping:
-            # From the last look, not from this round: a lapse just past a round's start
-            # (nodes whose rounds keep step) is looked at after it, not missed for good.
-            lapse = self.gossip.next_lapse(after=self._lapses_looked)
-            wake = round_at if lapse is None else min(round_at, lapse + LAPSE_MARGIN)
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._stop_asked.wait(), max(0.0, wake - time.monotonic()))
-            if wake >= round_at:
-                return
-            self._lapses_looked = wake  # every lapse up to now is covered by this look
-            if self._opening is None or self._opening.done():
-                self._opening = self.spawn(self._open_lapsed())
-
-    async def _open_new(self) -> None:
-        await self._attempt(self.take_tables)
-
-    async def _open_lapsed(self) -> None:
-        await self._attempt(self._take_shares)
-
-    async def _take_shares(self) -> None:
-        await self.take_tables(shares_only=True)
-
-    @staticmethod
-    async def _attempt(step: Callable[[], Awaitable[None]]) -> bool:
-        """One step of a lease round; a failure is logged and tried again next round."""
-        try:
-            await step()
-        except Exception as exc:  # noqa: BLE001 - Redis or the database away: next time
-            log.warning("cardroom: lease round failed at %s (%s)", step.__name__, named(exc))
-            return False
-        return True
-
     def runner(self, table_id: int) -> str | None:
         """The node running the table, as far as this node knows (None: nobody lately)."""
         if table_id in self._tables:
@@ -327,7 +266,7 @@ class Cardroom:
 
     def back_in(self, table_id: int) -> float:
         """Seconds until the table should run again, for a command no node heard: once the
-        lease of a node gone quiet lapses, and a take later (``_until_round``)."""
+        lease of a node gone quiet lapses, and a take later (``LeaseRounds``)."""
         heard = self.gossip.heard.get(table_id)
         if heard is None or heard.released:
             return self.settings.lease_seconds / 3  # taken at the next round
@@ -336,57 +275,6 @@ class Cardroom:
         if lapses_in < -every:
             return every  # long lapsed and still nobody's: a round, not a busy wait
         return max(RETRY_SOON, lapses_in + LAPSE_MARGIN + RETRY_SOON)
-
-    async def renew_leases(self) -> None:
-        """Renew the lease of every table this node runs or is taking, and stop running
-        those whose lease another node holds now (or that Redis could not renew for most of
-        a lease): what each lease round does first. One round trip for every table's lease
-        (``Leases.renew_many``): a round that asked table by table would take long enough,
-        with a hundred tables on a busy loop, for the last ones' leases to lapse before
-        they are reached."""
-        taken_over = {t: table for t, table in self._tables.items() if table.actor.taken_over}
-        await self._drop_all(taken_over, "another node took the table over")
-        running = dict(self._tables)
-        # A take in progress holds its lease too: one slower than a lease (a cold database,
-        # a long hand to load) must not let the lease lapse before its table runs.
-        claiming = dict(self._claiming)
-        now = time.monotonic()  # before Redis is asked: a proof never outlasts the lease
-        try:
-            held = await self.leases.renew_many([*running, *claiming])
-        except Exception as exc:  # noqa: BLE001 - Redis away: keep them while the lease lasts
-            if not renewal_failed(exc):
-                raise
-            lapsing = {
-                table_id: table
-                for table_id, table in running.items()
-                if now - table.lease.renewed > self.settings.lease_seconds * 0.9
-            }
-            await self._drop_all(lapsing, f"the lease could not be renewed ({named(exc)})")
-            return
-        for table_id, proof in claiming.items():
-            if held.get(table_id, False):
-                proof.renew(now)
-            else:
-                proof.lose()
-        lost: dict[int, _Table] = {}
-        for table_id, table in running.items():
-            if held.get(table_id, False):
-                table.lease.renew(now)
-            else:
-                lost[table_id] = table
-        await self._drop_all(lost, "another node holds the lease")
-
-    async def _drop_all(self, dropping: dict[int, _Table], why: str) -> None:
-        """Drop these tables side by side (one slow to stop, or whose lease Redis is slow
-        to take back, holds no other up); each only if this node still runs it as it did
-        when the round began (not dropped and taken again meanwhile)."""
-        await asyncio.gather(
-            *(
-                self._drop(table_id, why)
-                for table_id, table in dropping.items()
-                if self._tables.get(table_id) is table
-            )
-        )
 
     async def take(self, record: TableRecord, handover: Handover | None = None) -> bool:
         """Run the table if its lease is free (or set aside for this node): claim it in the
@@ -465,7 +353,7 @@ class Cardroom:
         )
         return True
 
-    async def _drop(self, table_id: int, why: str) -> None:
+    async def drop(self, table_id: int, why: str) -> None:
         """Stop running the table here, writing nothing more (another node runs it)."""
         table = self._tables.pop(table_id, None)
         if table is None:
@@ -524,13 +412,9 @@ class Cardroom:
     async def stop(self) -> None:
         """Stop every actor and give the leases back, so other nodes take over at once."""
         self._stopping = True
-        # A lease round in the middle of its database work finishes it (cancelled there, the
-        # connection's reset would be cut short); everything else in the background waits on
-        # the bus or a timer and is cancelled.
-        self._stop_asked.set()
-        rounds = {t for t in (self._lease_rounds, self._opening) if t is not None}
-        if rounds:
-            await asyncio.wait(rounds, timeout=self.settings.lease_seconds)
+        # The lease rounds end first; everything else in the background waits on the bus or
+        # a timer and is cancelled.
+        await self.lease_rounds.stop()
         for task in list(self._background):
             task.cancel()
         await asyncio.gather(*self._background, return_exceptions=True)
@@ -567,7 +451,7 @@ class Cardroom:
             self.spawn(self._retire(table_id))
             return
         if actor.taken_over:
-            self.spawn(self._drop(table_id, "another node took the table over"))
+            self.spawn(self.drop(table_id, "another node took the table over"))
             return
         error = task.exception()
         log.error(
@@ -703,12 +587,3 @@ class Cardroom:
         return lobby_lists.running_summary(
             table.record, table.actor, table.stats, restarts=table.restarts, node=self.node_id
         )
-
-
-def _contained(step: Callable[[], None]) -> None:
-    """A step of a lease round besides the renewal: a bug in it is logged, and the rounds
-    (the leases of every table this node runs) go on."""
-    try:
-        step()
-    except Exception:  # noqa: BLE001 - the leases must still be renewed next round
-        log.exception("cardroom: lease round step %s failed", step.__name__)

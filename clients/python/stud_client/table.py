@@ -19,6 +19,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+import orjson
+
 from engine.events import ActionTaken, Turn, decode
 from engine.table_events import Clock as ClockEvent
 from engine.table_events import DeckCommitted, SeatTaken, TableRestarted
@@ -298,9 +300,9 @@ class Table:
             stakes.get("structure", "fixed_limit"),
         )
         self._buy_in = (snapshot["buy_in"]["min"], snapshot["buy_in"]["max"])
+        before = self._picture
         picture = self._picture = TablePicture.of_snapshot(snapshot, self._client.player)
-        hand = snapshot["hand"]
-        self._turn_seq = self._seq if hand is not None and hand["legal"] is not None else None
+        self._turn_seq = self._turn_after(before, picture)
         clock = snapshot.get("clock")
         self._clock = None
         if clock is not None and isinstance(clock.get("remaining"), int | float):
@@ -312,6 +314,26 @@ class Table:
         self._changed_now(
             TableEvent(self.id, self._seq, "snapshot", snapshot, hand=picture.hand_number)
         )
+
+    def _turn_after(self, before: TablePicture, after: TablePicture) -> int | None:
+        """The seq that names the turn a snapshot shows (None: no turn). A snapshot of the
+        turn already known (a resync while the seat thinks on it) keeps that turn's seq: the
+        snapshot's own seq is a later event's (its clock's at least), and a new name would
+        read as a new turn. Any other turn is named by the snapshot's seq.
+
+        A turn is known by the hand as it stands when it is told: within a hand, a seat is
+        never to act twice on the same picture (between its turns some seat bets, calls,
+        folds, or a street is dealt), so an equal picture of the same hand is the same turn."""
+        hand = after.hand_view()
+        if hand is None or hand["legal"] is None:
+            return None
+        if (
+            self._turn_seq is not None
+            and before.hand_number == after.hand_number
+            and _same_picture(before.hand_view(), hand)
+        ):
+            return self._turn_seq
+        return self._seq
 
     def _on_drop(self) -> None:
         """The connection dropped: hold every event until the next snapshot."""
@@ -472,3 +494,12 @@ class Table:
             hand_over=over,
             waiting=tuple(table.waiting),
         )
+
+
+def _same_picture(one: Mapping[str, Any] | None, other: Mapping[str, Any]) -> bool:
+    """Two pictures of a hand alike, as they travel (a tuple and a list of the same cards
+    are the same)."""
+    if one is None:
+        return False
+    dump = orjson.OPT_NON_STR_KEYS | orjson.OPT_SORT_KEYS
+    return orjson.dumps(one, option=dump) == orjson.dumps(other, option=dump)

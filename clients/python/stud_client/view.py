@@ -162,7 +162,9 @@ class TableView:
     common: tuple[str, ...] = ()
     to_act: int | None = None
     legal: LegalActions | None = None
-    turn_seq: int | None = None  # the seq of the turn: tells one turn from the next
+    # The seq the turn was told at: tells one turn from the next, and a snapshot of the
+    # same turn (a resync) keeps it.
+    turn_seq: int | None = None
     clock: Clock | None = None
     announcements: tuple[Mapping[str, Any], ...] = ()
     awards: tuple[Mapping[str, Any], ...] = ()

@@ -297,7 +297,8 @@ class Rounds:
 
     def __init__(self, node: Node) -> None:
         self.count = 0
-        open_new = node.cardroom._open_new
+        rounds = node.cardroom.lease_rounds
+        open_new = rounds._open_new
 
         async def counted() -> None:
             try:
@@ -305,7 +306,7 @@ class Rounds:
             finally:
                 self.count += 1
 
-        node.cardroom._open_new = counted  # type: ignore[method-assign]
+        rounds._open_new = counted  # type: ignore[method-assign]
 
     async def wait(self, count: int) -> None:
         """Until ``count`` more rounds have ended (a loaded machine may hold a few back)."""
@@ -483,8 +484,8 @@ async def die_just_after_telling(a: Node, b: Node, table_id: int, lease: float) 
 
 def rounds_take_nothing(node: Node, monkeypatch: pytest.MonkeyPatch) -> None:
     """The node's lease rounds renew and tell, but never look for tables nobody runs: what
-    it takes, it takes in a look between rounds (``Cardroom._until_round``)."""
-    monkeypatch.setattr(node.cardroom, "_open_new", nothing)
+    it takes, it takes in a look between rounds (``LeaseRounds._until_round``)."""
+    monkeypatch.setattr(node.cardroom.lease_rounds, "_open_new", nothing)
 
 
 @needs_redis
@@ -522,7 +523,7 @@ async def test_the_retry_hint_for_a_dead_node_s_table_is_when_its_lease_lapses(
     remote = await b.cardroom.table(table_id)
     assert isinstance(remote, RemoteTable)
     rounds_take_nothing(b, monkeypatch)
-    monkeypatch.setattr(b.cardroom, "_open_lapsed", nothing)  # nor between them
+    monkeypatch.setattr(b.cardroom.lease_rounds, "_open_lapsed", nothing)  # nor between them
     await die_just_after_telling(a, b, table_id, lease)
     await until_subscribers(b.bus.channel_prefix, command_channel(table_id), 0)
     lapse = heard_of(b, table_id).at + lease
@@ -560,7 +561,7 @@ async def test_a_command_heard_by_a_frozen_node_is_refused_once_another_runs_the
     async def frozen(*request: object) -> None:
         await asyncio.Event().wait()  # heard, never answered
 
-    rounds = a.cardroom._lease_rounds
+    rounds = a.cardroom.lease_rounds.task
     assert rounds is not None
     rounds.cancel()  # a renews and tells nothing more
     a.cardroom.router._reply = frozen  # type: ignore[method-assign]
@@ -596,7 +597,7 @@ async def test_a_node_past_its_lease_publishes_nothing_more_for_the_table(
     watcher = b.bus.subscribe(table_channel(table_id))
     await b.bus.wait_ready(5)
     await submit(stale, "sit", "ann", buy_in=100)
-    rounds = a.cardroom._lease_rounds
+    rounds = a.cardroom.lease_rounds.task
     assert rounds is not None
     rounds.cancel()  # a renews nothing more
     await submit(stale, "chat", "ann", text="still mine")
@@ -815,7 +816,7 @@ async def test_a_node_started_late_names_the_node_running_each_table_at_once(
     table_id = await seed(a.cardroom.sessionmaker, ["ann", "bob"])
     await a.start()
     await wait_for(lambda: a.cardroom.actor(table_id) is not None)
-    rounds = a.cardroom._lease_rounds
+    rounds = a.cardroom.lease_rounds.task
     assert rounds is not None
     rounds.cancel()  # a tells of its tables only when asked from now on
     await asyncio.sleep(0)

@@ -135,7 +135,7 @@ class Rounds:
     def __init__(self, room: Cardroom, trips: RoundTrips) -> None:
         self.trips: list[int] = []
         self.every = room.settings.lease_seconds / 3
-        renew_leases = room.renew_leases
+        renew_leases = room.lease_rounds.renew_leases
 
         async def counted() -> None:
             before = trips.count
@@ -144,7 +144,7 @@ class Rounds:
             finally:
                 self.trips.append(trips.count - before)
 
-        room.renew_leases = counted  # type: ignore[method-assign]
+        room.lease_rounds.renew_leases = counted  # type: ignore[method-assign]
 
     async def next(self, count: int = 1) -> list[int]:
         """The round trips of the next ``count`` rounds."""

@@ -283,7 +283,7 @@ async def test_a_node_alone_gossips_to_nobody(
     room = cardroom_on(sessionmaker, settings.model_copy(update={"lease_seconds": 0.6}))
     heard = room.bus.subscribe("cardroom:lobby", size=100)
     rounds = 0
-    renew_leases = room.renew_leases
+    renew_leases = room.lease_rounds.renew_leases
 
     async def counted() -> None:  # a round: its renewal, then what it tells (synchronously)
         nonlocal rounds
@@ -292,7 +292,7 @@ async def test_a_node_alone_gossips_to_nobody(
         finally:
             rounds += 1
 
-    room.renew_leases = counted  # type: ignore[method-assign]
+    room.lease_rounds.renew_leases = counted  # type: ignore[method-assign]
     await room.start()
     try:
         actor = room.actor(table_id)

@@ -10,7 +10,7 @@ import logging
 import pytest
 
 from server import logs
-from server.cardroom.supervisor import Cardroom
+from server.cardroom.lease_rounds import LeaseRounds
 from server.store.records import StoreUnavailable
 from server.table.journal import Journal
 
@@ -51,7 +51,7 @@ async def test_a_lease_round_that_fails_names_its_error(caplog: pytest.LogCaptur
         raise TimeoutError  # what a Redis that does not answer raises: no message
 
     with caplog.at_level(logging.WARNING):
-        assert not await Cardroom._attempt(renew_leases)
+        assert not await LeaseRounds._attempt(renew_leases)
     assert "lease round failed at renew_leases (TimeoutError)" in caplog.text
 
 
