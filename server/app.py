@@ -47,6 +47,7 @@ from server.edge.stalls import StallWatch
 from server.metrics import Metrics
 from server.settings import Settings
 from server.table.loop import Lifecycle
+from server.tournaments.directors import TournamentDirectors
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -83,6 +84,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         )
         app_metrics.watch_tables(cardroom.actors, states=(state.value for state in Lifecycle))
         app.state.cardroom = cardroom
+        # The tournaments this node directs (a lease in each one's row).
+        directors = TournamentDirectors(
+            cardroom=cardroom,
+            sessionmaker=app.state.sessionmaker,
+            node_id=settings.node_id,
+            lease_seconds=settings.lease_seconds,
+        )
         # Signed-in websockets, ended on every node when their token or account is.
         sessions = SessionRegistry(
             bus, app.state.sessionmaker, check_seconds=settings.session_check_seconds
@@ -98,6 +106,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 stalls.start()
             sessions.start()
             await cardroom.start()
+            directors.start()
             if settings.demo:
                 bots = await demo.open_demo_tables(
                     app.state.sessionmaker, cardroom, app.state.passwords
@@ -115,6 +124,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             await overload.stop()
             if stalls is not None:
                 stalls.stop()
+            await directors.stop()
             await cardroom.stop()
             await sessions.close()
             await leases.close()

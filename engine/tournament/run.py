@@ -112,6 +112,12 @@ class TableState:
     allowed: bool = False  # a permit for ``next_hand`` was given and not yet used
     stakes: int | None = None  # the clock entry whose stakes it has
 
+    @property
+    def busy(self) -> bool:
+        """Playing a hand, or allowed to deal one: its hand may have begun unheard of (the
+        director hears of a hand once it is written), so it gives no player until it ends."""
+        return self.in_hand or self.allowed
+
 
 class RunError(ValueError):
     """A fact that does not fit the tournament's state (a bug or a forged journal)."""
@@ -196,7 +202,7 @@ class TournamentRun:
         orders: list[Order] = []
         if self.hand_for_hand:
             self.round_out.extend(out)
-            if any(other.in_hand for other in self.tables.values()):
+            if any(other.busy for other in self.tables.values()):
                 return orders  # the round's players out are placed together, at its end
             out, self.round_out = self.round_out, []
         if out:
@@ -249,7 +255,7 @@ class TournamentRun:
 
     def _balance(self, at: float, out: list[str]) -> list[Order]:
         layout = {
-            number: TableSeats(dict(state.seats), not state.in_hand, tuple(state.opened))
+            number: TableSeats(dict(state.seats), not state.busy, tuple(state.opened))
             for number, state in self.tables.items()
         }
         plan = plan_moves(
@@ -289,7 +295,7 @@ class TournamentRun:
         reading = self._clock().read(at)
         if reading.paused or reading.level is None:
             return []
-        if self.hand_for_hand and any(state.in_hand for state in self.tables.values()):
+        if self.hand_for_hand and any(state.busy for state in self.tables.values()):
             return []
         orders: list[Order] = []
         for number, state in sorted(self.tables.items()):

@@ -126,9 +126,14 @@ class TournamentSpec:
                 raise SpecError("rebuys.levels", f"rebuys end before the last of {levels} levels")
 
     def table_config(self, level: Level) -> TableConfig:
-        """The tables' configuration at ``level``: the game, its betting, the level's stakes."""
+        """The tables' configuration at ``level``: the game, its betting, the level's stakes,
+        and rule 8's tournament variant (an absent player's hand killed once every player has
+        the starting hand)."""
         return TableConfig(
-            variant=find_variant(self.variant), structure=self.betting, **level.table_stakes()
+            variant=find_variant(self.variant),
+            structure=self.betting,
+            absent_hands="killed_after_starting_hands",
+            **level.table_stakes(),
         )
 
     def late_registration_open(self, levels_ended: int) -> bool:

@@ -400,6 +400,10 @@ class TournamentRecord(Base):
     started_at: Mapped[datetime | None] = mapped_column(UTCDateTime, default=None)
     finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime, default=None)
     cancelled_reason: Mapped[str | None] = mapped_column(Text, default=None)
+    # The node whose director runs it, until when (a lease in the row, renewed each round:
+    # another node takes the tournament over once it lapses).
+    director_node: Mapped[str | None] = mapped_column(String(80), default=None)
+    director_until: Mapped[datetime | None] = mapped_column(UTCDateTime, default=None)
 
 
 class TournamentEntry(Base):
@@ -434,3 +438,23 @@ class TournamentEntry(Base):
     left_at: Mapped[datetime | None] = mapped_column(UTCDateTime, default=None)
     place: Mapped[int | None] = mapped_column(Integer, default=None)
     prize: Mapped[int | None] = mapped_column(BigInteger, default=None)
+
+
+class TournamentFact(Base):
+    """One fact of a running tournament, in the order its director took it: the start (its
+    players), each hand of its tables (the chips of its players at its start and end), a
+    pause, a resume, the clock's wake. Replayed in ``seq`` order, the facts give the
+    director's state back exactly (``engine.tournament.run``); never changed once written."""
+
+    __tablename__ = "tournament_facts"
+    __table_args__ = (UniqueConstraint("tournament_id", "seq", name="uq_tournament_facts_seq"),)
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    tournament_id: Mapped[int] = mapped_column(
+        ForeignKey("tournaments.id", ondelete="RESTRICT"), index=True
+    )
+    seq: Mapped[int] = mapped_column(Integer)
+    kind: Mapped[str] = mapped_column(String(32))
+    # Seconds since the epoch: the director's clock when it took the fact.
+    at: Mapped[float] = mapped_column(Float)
+    data: Mapped[dict[str, Any]] = mapped_column(Json)

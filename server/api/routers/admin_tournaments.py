@@ -36,7 +36,7 @@ async def create_tournament(
         session,
         name=body.name,
         template=body.template,
-        spec=body.spec,
+        spec=body.spec.posted() if body.spec is not None else None,
         starts_at=body.starts_at,
         created_by=operator.username,
         seal=cardroom.seal,
@@ -63,7 +63,7 @@ async def update_tournament(
         session,
         tournament_id=tournament_id,
         name=body.name,
-        spec=body.spec,
+        spec=body.spec.posted() if body.spec is not None else None,
         starts_at=body.starts_at,
     )
     await audit_log.record(

@@ -341,6 +341,30 @@ CALLS = [
         lambda body: body["node"] == THIS_NODE and not body["draining"],
     ),
     Call(
+        "POST",
+        "/admin/tournaments",
+        lambda _: "/admin/tournaments",
+        {"name": "Sunday razz", "template": "razz-sng-8"},
+        201,
+        lambda body: body["status"] == "registering" and body["variant"] == "razz",
+    ),
+    Call(
+        "PATCH",
+        "/admin/tournaments/{tournament_id}",
+        lambda _: "/admin/tournaments/9",
+        {"name": "Renamed"},
+        404,  # none made here (tests/server/tournaments/test_registration.py edits for real)
+        lambda body: body["error"]["code"] == "unknown_tournament",
+    ),
+    Call(
+        "POST",
+        "/admin/tournaments/{tournament_id}/cancel",
+        lambda _: "/admin/tournaments/9/cancel",
+        {"reason": "no room"},
+        404,  # (tests/server/tournaments/test_registration.py cancels for real)
+        lambda body: body["error"]["code"] == "unknown_tournament",
+    ),
+    Call(
         "GET",
         "/admin/audit",
         lambda _: "/admin/audit?action=table.create",

@@ -1,0 +1,472 @@
+"""A tournament's director: the one task that runs a tournament, on the node that holds it.
+
+What to do is decided by ``engine.tournament.run`` from facts alone; this module feeds it the
+facts and carries out its orders:
+
+* **Facts.** The start (its players), each hand of the tournament's tables as the tables
+  wrote it (the chips of every player seated at the table at its start and end, from the
+  ``hands`` and ``hand_players`` rows), the clock's wakes. Each fact is journaled
+  (``tournament_facts``) in one transaction with what it settles: the players out placed and
+  paid (their prizes through the ledger), the tournament finished. A director that takes over
+  replays the journal into the same state.
+* **Orders to the tables** (``server.table.director_commands``: seat a player with chips,
+  take one away, the next hand's stakes, the permit to deal the next hand) are carried out
+  after the fact is written. Each is safe to repeat, and a director that takes over first
+  makes the tables match the state it replayed (:meth:`Director.reconcile`): a player taken
+  from one table and not yet seated at the other is seated where the state says, never on
+  both, and nothing else is done until then.
+* **Hearing the tables.** The director reads each table's new hands from the database: the
+  bus only wakes it (a table's ``hand_ended`` or ``hand_cancelled``), so an event lost on the
+  bus delays it by at most ``poll_seconds`` and changes nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from sqlalchemy import select, update
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from engine.tournament.run import (
+    CloseTable,
+    Deal,
+    Finished,
+    Order,
+    Placed,
+    RemovePlayer,
+    SeatPlayer,
+    Stakes,
+    TournamentRun,
+)
+from engine.tournament.spec import TournamentSpec
+from server.accounts import ledger
+from server.bus.memory import Bus, table_channel
+from server.db.models import (
+    Account,
+    EntryStatus,
+    HandPlayer,
+    HandRecord,
+    SeatRecord,
+    TableRecord,
+    TableStatus,
+    TournamentEntry,
+    TournamentFact,
+    TournamentRecord,
+    TournamentStatus,
+)
+from server.db.types import utcnow
+from server.store import tables as table_records
+from server.store.deck_seal import DeckSeal
+from server.table import commands as cmd
+from server.tournaments import registry
+
+log = logging.getLogger(__name__)
+
+WAKING_EVENTS = frozenset({"hand_ended", "hand_cancelled"})
+
+
+class Tables(Protocol):
+    """What a director needs of the cardroom: its tables opened, and their commands."""
+
+    bus: Bus
+
+    async def open_table(self, record: TableRecord) -> Any: ...
+
+    async def submit(self, table_id: int, command: cmd.TableCommand) -> dict[str, Any]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class HandFact:
+    """A hand of a tournament table, as the director takes it."""
+
+    table: int
+    number: int
+    stacks: dict[str, int]
+    starting: dict[str, int]
+
+
+class Director:
+    """Runs tournament ``tournament_id`` from its journal to its end (see the module)."""
+
+    def __init__(
+        self,
+        *,
+        tournament_id: int,
+        tables: Tables,
+        sessionmaker: async_sessionmaker[AsyncSession],
+        seal: DeckSeal,
+        clock: Callable[[], float] = time.time,
+        poll_seconds: float = 1.0,
+    ) -> None:
+        self.tournament_id = tournament_id
+        self.tables = tables
+        self.sessionmaker = sessionmaker
+        self.seal = seal
+        self.clock = clock
+        self.poll_seconds = poll_seconds
+        self.run: TournamentRun | None = None
+        self.spec: TournamentSpec | None = None
+        self.table_ids: dict[int, int] = {}  # the tournament's table number -> table id
+        self.seq = 0  # the journal's last fact
+
+    # ------------------------------------------------------------------ the life of it
+
+    async def play(self) -> None:
+        """Start the tournament (or take it over where its journal ends) and run it out."""
+        await self.load()
+        subscription = self.tables.bus.subscribe(
+            *(table_channel(i) for i in self.table_ids.values())
+        )
+        try:
+            await self.take_new_hands()
+            await self.reconcile()
+            while not self._run().over:
+                await self._wait(subscription)
+                await self.take_new_hands()
+                await self.wake_if_due()
+                for table_id in self.table_ids.values():
+                    subscription.add(table_channel(table_id))
+        finally:
+            subscription.close()
+
+    async def _wait(self, subscription: Any) -> None:
+        """Until a table's hand ends, the clock is due, or ``poll_seconds`` pass."""
+        timeout = self.poll_seconds
+        due = self._run().next_wake(self.clock())
+        if due is not None:
+            timeout = max(0.0, min(timeout, due - self.clock()))
+        try:
+            async with asyncio.timeout(timeout):
+                while True:
+                    message = await subscription.get()
+                    if message is None or message.get("kind") in WAKING_EVENTS:
+                        return
+        except TimeoutError:
+            return
+
+    # ------------------------------------------------------------------ the journal
+
+    async def load(self) -> None:
+        """The tournament's state: its journal replayed, or the start made now."""
+        async with self.sessionmaker() as session:
+            record = await registry.get(session, tournament_id=self.tournament_id)
+            self.spec = registry.spec_of(record)
+            seed = bytes.fromhex(
+                self.seal.open_bound(record.draw_seed, registry.draw_binding(record.id))["seed"]
+            )
+            facts = list(
+                (
+                    await session.scalars(
+                        select(TournamentFact)
+                        .where(TournamentFact.tournament_id == self.tournament_id)
+                        .order_by(TournamentFact.seq)
+                    )
+                ).all()
+            )
+            self.table_ids = await self._table_ids(session)
+        if not facts:
+            await self.start(seed)
+            return
+        started = facts[0]
+        self.run = TournamentRun(
+            self.spec,
+            tournament_id=self.tournament_id,
+            seed=seed,
+            prize_pool=int(started.data["prize_pool"]),
+        )
+        for fact in facts:
+            self._replay(fact)
+            self.seq = fact.seq
+
+    def _replay(self, fact: TournamentFact) -> list[Order]:
+        run, data = self._run(), fact.data
+        if fact.kind == "started":
+            return run.start(list(data["players"]), fact.at)
+        if fact.kind == "hand":
+            run.hand_began(int(data["table"]), int(data["number"]), fact.at)
+            return run.hand_ended(
+                int(data["table"]), int(data["number"]), data["stacks"], data["starting"], fact.at
+            )
+        if fact.kind == "woke":
+            return run.wake(fact.at)
+        if fact.kind == "paused":
+            return run.pause(fact.at)
+        if fact.kind == "resumed":
+            return run.resume(fact.at)
+        raise ValueError(f"a journal fact of an unknown kind: {fact.kind!r}")
+
+    async def _take(self, kind: str, data: dict[str, Any], at: float) -> list[Order]:
+        """A fact taken: journaled, with what it settles, in one transaction; its orders."""
+        fact = TournamentFact(
+            tournament_id=self.tournament_id, seq=self.seq + 1, kind=kind, at=at, data=data
+        )
+        orders = self._replay(fact)
+        async with self.sessionmaker() as session:
+            session.add(fact)
+            await self._settle(session, orders)
+            await session.commit()
+        self.seq = fact.seq
+        return orders
+
+    async def _settle(self, session: AsyncSession, orders: list[Order]) -> None:
+        """The places and prizes a fact decided, and the tournament's end."""
+        for order in orders:
+            if isinstance(order, Placed):
+                await self._pay(session, order)
+            elif isinstance(order, Finished):
+                await session.execute(
+                    update(TournamentRecord)
+                    .where(TournamentRecord.id == self.tournament_id)
+                    .values(status=TournamentStatus.FINISHED.value, finished_at=utcnow())
+                )
+
+    async def _pay(self, session: AsyncSession, placed: Placed) -> None:
+        finish = placed.finish
+        entry = await session.scalar(
+            select(TournamentEntry)
+            .join(Account, Account.id == TournamentEntry.account_id)
+            .where(
+                TournamentEntry.tournament_id == self.tournament_id,
+                TournamentEntry.status == EntryStatus.PLAYING.value,
+                Account.username == finish.player,
+            )
+        )
+        if entry is None:
+            raise LookupError(f"{finish.player} holds no entry playing in {self.tournament_id}")
+        entry.status = EntryStatus.OUT.value
+        entry.place = finish.place
+        entry.prize = finish.prize
+        entry.left_at = utcnow()
+        if finish.prize:
+            await ledger.pay_prize(
+                session,
+                account_id=entry.account_id,
+                tournament_id=self.tournament_id,
+                amount=finish.prize,
+                entry=registry.entry_reference(entry),
+            )
+        await session.flush()
+
+    # ------------------------------------------------------------------ the start
+
+    async def start(self, seed: bytes) -> None:
+        """The field drawn and seated, its tables made and opened, the first hands allowed:
+        in one transaction with the tournament's row locked, the entries playing, the
+        tournament running and the start's fact (an entry taken back meanwhile waits)."""
+        assert self.spec is not None
+        at = self.clock()
+        async with self.sessionmaker() as session:
+            await registry.get(session, tournament_id=self.tournament_id, lock=True)
+            entries = await registry.entries(session, tournament_id=self.tournament_id)
+            players = [name for entry, name in entries if entry.status == EntryStatus.REGISTERED]
+            pool = await ledger.balance(session, wallet=ledger.tournament_pool(self.tournament_id))
+            self.run = TournamentRun(
+                self.spec, tournament_id=self.tournament_id, seed=seed, prize_pool=pool
+            )
+            fact = TournamentFact(
+                tournament_id=self.tournament_id,
+                seq=1,
+                kind="started",
+                at=at,
+                data={"players": players, "prize_pool": pool},
+            )
+            orders = self._replay(fact)
+            session.add(fact)
+            config = self.spec.table_config(self.spec.structure.levels[0])
+            for number in sorted(self._run().tables):
+                made = await table_records.create_tournament_table(
+                    session,
+                    tournament_id=self.tournament_id,
+                    number=number,
+                    config=config,
+                    seats=self.spec.seats_per_table,
+                )
+                self.table_ids[number] = made.id
+            await session.execute(
+                update(TournamentEntry)
+                .where(
+                    TournamentEntry.tournament_id == self.tournament_id,
+                    TournamentEntry.status == EntryStatus.REGISTERED.value,
+                )
+                .values(status=EntryStatus.PLAYING.value)
+            )
+            await session.execute(
+                update(TournamentRecord)
+                .where(TournamentRecord.id == self.tournament_id)
+                .values(status=TournamentStatus.RUNNING.value, started_at=utcnow())
+            )
+            await session.commit()
+        self.seq = 1
+        await self._open_tables()
+        await self.carry_out(orders)
+
+    async def _open_tables(self) -> None:
+        async with self.sessionmaker() as session:
+            records = [await session.get(TableRecord, i) for i in self.table_ids.values()]
+        for record in records:
+            if record is not None and record.status == TableStatus.OPEN:
+                await self.tables.open_table(record)
+
+    async def _table_ids(self, session: AsyncSession) -> dict[int, int]:
+        rows = await session.execute(
+            select(TableRecord.tournament_table, TableRecord.id).where(
+                TableRecord.tournament_id == self.tournament_id
+            )
+        )
+        return {int(number): int(table_id) for number, table_id in rows.all() if number}
+
+    # ------------------------------------------------------------------ the hands
+
+    async def take_new_hands(self) -> None:
+        """Every hand the tables wrote since the last one taken, table by table in order."""
+        while True:
+            found = await self._next_hands()
+            if not found:
+                return
+            for hand in found:
+                orders = await self._take(
+                    "hand",
+                    {
+                        "table": hand.table,
+                        "number": hand.number,
+                        "stacks": hand.stacks,
+                        "starting": hand.starting,
+                    },
+                    self.clock(),
+                )
+                await self.carry_out(orders)
+                if self._run().over:
+                    return
+
+    async def _next_hands(self) -> list[HandFact]:
+        """The next hand of each running table, if it has been written."""
+        run = self._run()
+        found = []
+        async with self.sessionmaker() as session:
+            for number, state in sorted(run.tables.items()):
+                if not state.allowed and not state.in_hand:
+                    continue
+                table_id = self.table_ids[number]
+                hand_id = await session.scalar(
+                    select(HandRecord.id).where(
+                        HandRecord.table_id == table_id, HandRecord.number == state.next_hand
+                    )
+                )
+                if hand_id is None:
+                    continue
+                rows = await session.execute(
+                    select(Account.username, HandPlayer.starting, HandPlayer.ending)
+                    .join(Account, Account.id == HandPlayer.account_id)
+                    .where(HandPlayer.hand_id == hand_id)
+                )
+                dealt = {name: (int(start), int(end)) for name, start, end in rows.all()}
+                seated = set(state.seats.values())
+                stacks = {p: dealt[p][1] if p in dealt else run.stacks[p] for p in seated}
+                starting = {p: dealt[p][0] if p in dealt else run.stacks[p] for p in seated}
+                found.append(HandFact(number, state.next_hand, stacks, starting))
+        return found
+
+    async def wake_if_due(self) -> None:
+        run = self._run()
+        if run.over:
+            return
+        at = self.clock()
+        due = run.next_wake(at)
+        if due is not None and due <= at:
+            await self.carry_out(await self._take("woke", {}, at))
+
+    # ------------------------------------------------------------------ the tables
+
+    async def carry_out(self, orders: list[Order]) -> None:
+        """The tables told, in the order the orders came."""
+        for order in orders:
+            match order:
+                case SeatPlayer(table, seat, player, stack):
+                    await self._tell(
+                        table, cmd.SeatEntrant(player=player, seat=seat, stack=stack, **self._me())
+                    )
+                case RemovePlayer(table, player):
+                    await self._tell(table, cmd.GiveUpPlayer(player=player, **self._me()))
+                case Stakes(table, level):
+                    await self._tell(
+                        table,
+                        cmd.SetStakes(
+                            ante=level.ante,
+                            bring_in=level.bring_in,
+                            small_bet=level.small_bet,
+                            big_bet=level.big_bet,
+                            **self._me(),
+                        ),
+                    )
+                case Deal(table, number):
+                    await self._tell(table, cmd.DealNext(number=number, **self._me()))
+                case CloseTable(table):
+                    await self._close(table)
+
+    def _me(self) -> dict[str, Any]:
+        return {"tournament_id": self.tournament_id}
+
+    async def _tell(self, table: int, command: cmd.TableCommand) -> dict[str, Any]:
+        return await self.tables.submit(self.table_ids[table], command)
+
+    async def _close(self, table: int) -> None:
+        async with self.sessionmaker() as session:
+            await session.execute(
+                update(TableRecord)
+                .where(TableRecord.id == self.table_ids[table])
+                .values(status=TableStatus.CLOSED.value, closed_at=utcnow())
+            )
+            await session.commit()
+
+    async def reconcile(self) -> None:
+        """The tables made to match the state the journal gives: each player at the table and
+        seat it says, with the chips it says; the stakes; the permits. What a director that
+        took over does first (each step harmless when already done)."""
+        run = self._run()
+        if run.over:
+            return
+        async with self.sessionmaker() as session:
+            seated = await self._seated(session)
+        orders: list[Order] = []
+        for number, state in sorted(run.tables.items()):
+            wanted = {player: seat for seat, player in state.seats.items()}
+            for player, (at_table, _seat) in list(seated.items()):
+                if at_table == number and player not in wanted:
+                    orders.append(RemovePlayer(number, player))
+                    del seated[player]
+        for number, state in sorted(run.tables.items()):
+            for seat, player in sorted(state.seats.items()):
+                if player in seated and seated[player] != (number, seat):
+                    orders.append(RemovePlayer(seated[player][0], player))
+                    del seated[player]
+                if player not in seated:
+                    orders.append(SeatPlayer(number, seat, player, run.stacks[player]))
+        level = run.clock.read(self.clock()).level if run.clock is not None else None
+        for number, state in sorted(run.tables.items()):
+            if state.stakes is not None and level is not None:
+                orders.append(Stakes(number, level))
+            if state.allowed:
+                orders.append(Deal(number, state.next_hand))
+        await self.carry_out(orders)
+
+    async def _seated(self, session: AsyncSession) -> dict[str, tuple[int, int]]:
+        """Where the tournament's players sit now, by the tables' seat rows."""
+        numbers = {table_id: number for number, table_id in self.table_ids.items()}
+        rows = await session.execute(
+            select(Account.username, SeatRecord.table_id, SeatRecord.seat)
+            .join(Account, Account.id == SeatRecord.account_id)
+            .where(SeatRecord.table_id.in_(list(numbers)))
+        )
+        return {name: (numbers[table_id], int(seat)) for name, table_id, seat in rows.all()}
+
+    # ------------------------------------------------------------------ reading
+
+    def _run(self) -> TournamentRun:
+        if self.run is None:
+            raise RuntimeError("the director has not loaded its tournament")
+        return self.run

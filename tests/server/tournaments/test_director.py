@@ -1,0 +1,180 @@
+"""Tournaments played to a winner on one node, on SQLite and PostgreSQL: an operator makes a
+sit-and-go, players register over HTTP, the node's director starts it when it fills (seats
+drawn, tables made, players seated with tournament chips), the players play at its tables
+(acting through the tables as a client's commands do), and the director places and pays each
+player out, moves players between tables, and finishes it. Checked: places and prizes, the
+prize pool paid out exactly, no ledger movement at a tournament table, the books."""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import random
+from typing import Any
+
+import httpx
+import pytest
+from fastapi import FastAPI
+from play import random_legal, submit
+from server_helpers import FAST_HASHING, bearer, operator_token, player_token
+from sqlalchemy import func, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from server.accounts import ledger
+from server.cardroom.supervisor import Cardroom
+from server.db.models import HandRecord, LedgerEntry, TableRecord, TournamentFact
+from server.settings import Settings
+from server.table.ports import CommandRefused
+
+
+@pytest.fixture
+def settings(database_url: str) -> Settings:
+    return Settings(
+        database_url=database_url,
+        starting_bankroll=10_000,
+        pause_between_hands_seconds=0,
+        showdown_pause_seconds=0,
+        **FAST_HASHING,
+    )
+
+
+def quick_sng(templates: dict[str, Any], players: int, seats: int) -> dict[str, Any]:
+    """A sit-and-go of ``players`` at tables of ``seats``, with few chips and levels of a few
+    hands, so that it ends in a few dozen hands."""
+    spec = copy.deepcopy(templates["stud-sng-9"])
+    spec.update(min_entrants=players, max_entrants=players, seats_per_table=seats)
+    spec["structure"] = {
+        "starting_chips": 60,
+        "entries": [
+            {"ante": 2, "bring_in": 5, "small_bet": 10, "big_bet": 20, "hands": 4},
+            {"ante": 5, "bring_in": 10, "small_bet": 20, "big_bet": 40, "hands": 4},
+            {"ante": 10, "bring_in": 20, "small_bet": 40, "big_bet": 80, "hands": 4},
+        ],
+    }
+    return spec
+
+
+async def tournament_tables(session: AsyncSession, tournament_id: int) -> list[int]:
+    ids = await session.scalars(
+        select(TableRecord.id).where(TableRecord.tournament_id == tournament_id)
+    )
+    await session.rollback()
+    return list(ids.all())
+
+
+async def play_out(
+    client: httpx.AsyncClient,
+    cardroom: Cardroom,
+    session: AsyncSession,
+    tournament_id: int,
+    *,
+    timeout: float = 240.0,
+) -> dict[str, Any]:
+    """Act for whoever is to act at any of the tournament's tables until it is over."""
+    rng = random.Random(tournament_id)
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    actions = 0
+    while True:
+        details = (await client.get(f"/tournaments/{tournament_id}")).json()
+        if details["status"] == "finished":
+            return details
+        assert loop.time() < deadline, f"not over in time: {details}"
+        acted = False
+        for table_id in await tournament_tables(session, tournament_id):
+            actor = cardroom.actor(table_id)
+            hand = actor.table.hand if actor is not None else None
+            if actor is None or hand is None or hand.is_over():
+                continue
+            legal = hand.legal_actions()
+            if legal.seat is None:
+                continue
+            occupant = actor.table.seats[legal.seat]
+            assert occupant is not None
+            kind, amount = random_legal(legal, rng)
+            fields: dict[str, Any] = {"action_id": f"a{actions}", "kind": kind}
+            if amount is not None:
+                fields["amount"] = amount
+            actions += 1
+            try:
+                await submit(actor, "act", occupant.player, **fields)
+                acted = True
+            except CommandRefused as refused:
+                assert refused.code in ("not_your_turn", "no_hand"), refused.code
+        if not acted:
+            await asyncio.sleep(0.01)
+
+
+async def run_sit_and_go(
+    app: FastAPI,
+    client: httpx.AsyncClient,
+    settings: Settings,
+    session: AsyncSession,
+    *,
+    players: int,
+    seats: int,
+) -> None:
+    boss = await operator_token(client, settings)
+    templates = (await client.get("/tournaments/templates")).json()
+    made = await client.post(
+        "/admin/tournaments",
+        json={"name": "Quick", "spec": quick_sng(templates, players, seats)},
+        headers=bearer(boss),
+    )
+    assert made.status_code == 201, made.text
+    sng = made.json()
+    tokens = {f"player{n}": await player_token(client, f"player{n}") for n in range(players)}
+    for name, token in tokens.items():
+        answer = await client.post(
+            f"/tournaments/{sng['id']}/register", json={"request_id": name}, headers=bearer(token)
+        )
+        assert answer.status_code == 201, answer.text
+    ledger_rows = await session.scalar(select(func.count()).select_from(LedgerEntry))
+    await session.rollback()
+
+    cardroom: Cardroom = app.state.cardroom
+    finished = await play_out(client, cardroom, session, sng["id"])
+
+    pool = players * sng["buy_in"]
+    entries = finished["entries"]
+    places = sorted(e["place"] for e in entries)  # players tied share their best place
+    assert len(places) == players and places[0] == 1 and places[-1] <= players
+    assert places.count(1) == 1
+    assert all(e["status"] == "out" for e in entries)
+    assert sum(e["prize"] for e in entries) == pool
+    assert finished["prize_pool"] == 0  # every chip of the pool paid out
+    prizes = [e["prize"] for e in sorted(entries, key=lambda e: e["place"])]
+    assert prizes == sorted(prizes, reverse=True)  # a better place never pays less
+    for name, token in tokens.items():
+        wallet = (await client.get("/wallet", headers=bearer(token))).json()["balance"]
+        (mine,) = [e for e in entries if e["player"] == name]
+        assert wallet == 10_000 - sng["buy_in"] - sng["fee"] + mine["prize"]
+    # The only ledger movements since the entries: one prize each for the places paid.
+    after = await session.scalar(select(func.count()).select_from(LedgerEntry))
+    assert after - ledger_rows == sum(1 for e in entries if e["prize"])
+    # The journal: the start, then every hand the tournament's tables wrote, each once.
+    kinds = list(
+        (await session.scalars(select(TournamentFact.kind).order_by(TournamentFact.seq))).all()
+    )
+    hands = await session.scalar(
+        select(func.count())
+        .select_from(HandRecord)
+        .join(TableRecord, TableRecord.id == HandRecord.table_id)
+        .where(TableRecord.tournament_id == sng["id"])
+    )
+    assert kinds[0] == "started" and kinds.count("hand") == hands >= 1
+    books = await ledger.verify_books(session)
+    assert books.balanced, books.differences()
+    await session.rollback()
+
+
+async def test_a_sit_and_go_on_one_table_plays_to_a_winner(
+    app: FastAPI, client: httpx.AsyncClient, settings: Settings, session: AsyncSession
+) -> None:
+    await run_sit_and_go(app, client, settings, session, players=4, seats=8)
+
+
+async def test_a_sit_and_go_on_two_tables_meets_at_a_final_table(
+    app: FastAPI, client: httpx.AsyncClient, settings: Settings, session: AsyncSession
+) -> None:
+    await run_sit_and_go(app, client, settings, session, players=7, seats=4)
