@@ -91,6 +91,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             node_id=settings.node_id,
             lease_seconds=settings.lease_seconds,
         )
+        app.state.directors = directors
         # Signed-in websockets, ended on every node when their token or account is.
         sessions = SessionRegistry(
             bus, app.state.sessionmaker, check_seconds=settings.session_check_seconds

@@ -10,6 +10,8 @@ from __future__ import annotations
 import asyncio
 import copy
 import random
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import httpx
@@ -22,9 +24,10 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from server.accounts import ledger
 from server.cardroom.supervisor import Cardroom
-from server.db.models import HandRecord, LedgerEntry, TableRecord, TournamentFact
+from server.db.models import HandPlayer, HandRecord, LedgerEntry, TableRecord, TournamentFact
 from server.settings import Settings
 from server.table.ports import CommandRefused
+from server.tournaments.directors import TournamentDirectors
 
 
 @pytest.fixture
@@ -69,8 +72,10 @@ async def play_out(
     tournament_id: int,
     *,
     timeout: float = 240.0,
+    meanwhile: Callable[[int], Awaitable[None]] | None = None,
 ) -> dict[str, Any]:
-    """Act for whoever is to act at any of the tournament's tables until it is over."""
+    """Act for whoever is to act at any of the tournament's tables until it is over;
+    ``meanwhile(actions)`` after each round of acts (a fault put in play)."""
     rng = random.Random(tournament_id)
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
@@ -79,6 +84,8 @@ async def play_out(
         details = (await client.get(f"/tournaments/{tournament_id}")).json()
         if details["status"] == "finished":
             return details
+        if meanwhile is not None:
+            await meanwhile(actions)
         assert loop.time() < deadline, f"not over in time: {details}"
         acted = False
         for table_id in await tournament_tables(session, tournament_id):
@@ -113,7 +120,8 @@ async def run_sit_and_go(
     *,
     players: int,
     seats: int,
-) -> None:
+    meanwhile: Callable[[int], Awaitable[None]] | None = None,
+) -> int:
     boss = await operator_token(client, settings)
     templates = (await client.get("/tournaments/templates")).json()
     made = await client.post(
@@ -133,7 +141,7 @@ async def run_sit_and_go(
     await session.rollback()
 
     cardroom: Cardroom = app.state.cardroom
-    finished = await play_out(client, cardroom, session, sng["id"])
+    finished = await play_out(client, cardroom, session, sng["id"], meanwhile=meanwhile)
 
     pool = players * sng["buy_in"]
     entries = finished["entries"]
@@ -166,6 +174,8 @@ async def run_sit_and_go(
     books = await ledger.verify_books(session)
     assert books.balanced, books.differences()
     await session.rollback()
+    tournament_id: int = sng["id"]
+    return tournament_id
 
 
 async def test_a_sit_and_go_on_one_table_plays_to_a_winner(
@@ -177,4 +187,75 @@ async def test_a_sit_and_go_on_one_table_plays_to_a_winner(
 async def test_a_sit_and_go_on_two_tables_meets_at_a_final_table(
     app: FastAPI, client: httpx.AsyncClient, settings: Settings, session: AsyncSession
 ) -> None:
-    await run_sit_and_go(app, client, settings, session, players=7, seats=4)
+    tournament_id = await run_sit_and_go(app, client, settings, session, players=7, seats=4)
+    # Two tables at the start (4 and 3), one at the end: players moved between them.
+    tables = await tournament_tables(session, tournament_id)
+    assert len(tables) == 2
+    rows = await session.execute(
+        select(HandPlayer.account_id, func.count(func.distinct(HandRecord.table_id)))
+        .join(HandRecord, HandRecord.id == HandPlayer.hand_id)
+        .where(HandRecord.table_id.in_(tables))
+        .group_by(HandPlayer.account_id)
+    )
+    assert any(count == 2 for _, count in rows.all()), "nobody played at both tables"
+    await session.rollback()
+
+
+async def test_a_director_stopped_mid_tournament_is_taken_over_from_its_journal(
+    app: FastAPI, client: httpx.AsyncClient, settings: Settings, session: AsyncSession
+) -> None:
+    """The director's task killed at a few points of play (between any two of its steps):
+    the next round starts another, which replays the journal, makes the tables match it,
+    and plays the tournament out with every place and prize as the rules give them."""
+    directors: TournamentDirectors = app.state.directors
+    stopped: list[int] = []
+
+    async def stop_the_director(actions: int) -> None:
+        if actions >= 12 * (len(stopped) + 1) and len(stopped) < 3:
+            for task in list(directors.running.values()):
+                task.cancel()
+            stopped.append(actions)
+
+    await run_sit_and_go(
+        app, client, settings, session, players=7, seats=4, meanwhile=stop_the_director
+    )
+    assert stopped, "the tournament ended before its director could be stopped"
+
+
+async def test_a_scheduled_tournament_short_of_its_field_is_cancelled_and_refunded_at_its_time(
+    app: FastAPI, client: httpx.AsyncClient, settings: Settings, session: AsyncSession
+) -> None:
+    boss = await operator_token(client, settings)
+    templates = (await client.get("/tournaments/templates")).json()
+    spec = {**quick_sng(templates, 3, 8), "kind": "scheduled", "payout_table": "scheduled"}
+    spec.update(min_entrants=3, max_entrants=50)
+    soon = datetime.now(UTC) + timedelta(seconds=2)
+    made = await client.post(
+        "/admin/tournaments",
+        json={"name": "Early bird", "spec": spec, "starts_at": soon.isoformat()},
+        headers=bearer(boss),
+    )
+    assert made.status_code == 201, made.text
+    tournament_id = made.json()["id"]
+    tokens = [await player_token(client, name) for name in ("early1", "early2")]
+    for n, token in enumerate(tokens):
+        answer = await client.post(
+            f"/tournaments/{tournament_id}/register",
+            json={"request_id": f"r{n}"},
+            headers=bearer(token),
+        )
+        assert answer.status_code == 201, answer.text
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + 30
+    while True:
+        details = (await client.get(f"/tournaments/{tournament_id}")).json()
+        if details["status"] != "registering":
+            break
+        assert loop.time() < deadline, "the tournament never started nor was cancelled"
+        await asyncio.sleep(0.2)
+    assert details["status"] == "cancelled"
+    assert details["cancelled_reason"] == "2 of the 3 entrants it needed came"
+    assert {e["status"] for e in details["entries"]} == {"refunded"}
+    for token in tokens:
+        assert (await client.get("/wallet", headers=bearer(token))).json()["balance"] == 10_000
+    assert await tournament_tables(session, tournament_id) == []
