@@ -94,6 +94,7 @@ class Bot:
         self.stats = stats  # the worker's current Stats (replaced at each report)
         self.rng = random.Random(spec.seed)
         self.seat: int | None = None
+        self.stack = spec.buy_in  # the bot's chips as of its table's last hand
         self.ws: ClientConnection | None = None
         self._ids = itertools.count(1)
         self._actions = itertools.count(1)
@@ -236,6 +237,10 @@ class Bot:
                     self.stats.acts += 1
                     self.stats.latencies.append(time.perf_counter() - self._sent_at)
                 self._sent_at = None
+        elif kind == "hand_ended":
+            for seat in data["stacks"]:
+                if seat["seat"] == self.seat:
+                    self.stack = int(seat["stack"])
         elif kind == "sat_out":
             if data["seat"] == self.seat and data.get("busted"):
                 self._spawn(self._top_up())
@@ -261,7 +266,10 @@ class Bot:
             await self.ws.send(orjson.dumps({"type": "act", "id": ACT_ID, **fields}).decode())
 
     async def _top_up(self) -> None:
-        await self.send("add_chips", table=self.spec.table, amount=self.spec.buy_in)
+        """Back to a whole buy-in: a bot busted with a few chips left adds what it lacks (a
+        whole buy-in more would pass the table's most)."""
+        amount = max(1, self.spec.buy_in - self.stack)
+        await self.send("add_chips", table=self.spec.table, amount=amount)
         await self.send("sit_in", table=self.spec.table)
 
 

@@ -275,7 +275,11 @@ async def test_a_drained_node_ends_with_no_table_and_no_chip_lost(
     table_ids = await new_tables(sessionmaker, 6)
     for table_id in table_ids:
         await a.cardroom.open_table(await record(sessionmaker, table_id))
-    assert len(running(b)) == 3
+    # Placed half on b (on a busy machine a handover b answers late leaves the table on a,
+    # and the nodes even out at the next rounds).
+    await wait_for(
+        lambda: len(running(b)) == 3, timeout=SETTLE, explain=lambda: str(spread([a, b]))
+    )
     players = {t: [f"p{n}a", f"p{n}b"] for n, t in enumerate(table_ids)}
     croupier = Croupier(a, [a, b], players)
     await croupier.seat_everyone()
@@ -300,7 +304,9 @@ async def test_a_drained_node_ends_with_no_table_and_no_chip_lost(
         lambda: all(croupier.acted[t] >= acted[t] + 4 for t in table_ids), timeout=SETTLE
     )
     assert b.metric("stud_table_moves_total", reason="drain") == 3
-    assert sorted(e.reason or "" for e in await moves_audited(sessionmaker)) == ["drain"] * 3
+    # Every drain move audited (and any move that evened the nodes out at the start).
+    reasons = sorted(e.reason or "" for e in await moves_audited(sessionmaker))
+    assert [r for r in reasons if r != "balance"] == ["drain"] * 3
     # Undrained, it takes tables again as the nodes even out.
     report = await a.cardroom.drain_node("b", draining=False)
     assert not report.draining
