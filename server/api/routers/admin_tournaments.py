@@ -11,12 +11,8 @@ from fastapi import APIRouter, Depends, Path, status
 from server.accounts import audit_log
 from server.api.deps import CardroomDep, OperatorUser, SessionDep, known_query_only, staff_only
 from server.api.routers.tournaments import tournament
-from server.api.schemas import (
-    OperatorReason,
-    TournamentCreate,
-    TournamentPublic,
-    TournamentUpdate,
-)
+from server.api.schemas import OperatorReason
+from server.api.tournament_schemas import TournamentCreate, TournamentPublic, TournamentUpdate
 from server.tournaments import registry
 
 router = APIRouter(

@@ -12,7 +12,7 @@ from engine.tournament.payouts import payouts
 from engine.tournament.templates import TEMPLATES
 from server.accounts import ledger
 from server.api.deps import CurrentUser, SessionDep
-from server.api.schemas import (
+from server.api.tournament_schemas import (
     EntryPublic,
     RegistrationCreate,
     RegistrationPublic,

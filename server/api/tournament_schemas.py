@@ -1,0 +1,157 @@
+"""The tournaments' request and response bodies (``/tournaments``, ``/admin/tournaments``):
+a format typed field by field for the OpenAPI schema, the engine judging the rules between
+its fields (``bad_structure``)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StrictInt
+
+from server.api.schemas import MOST_SEATS
+from server.store.table_config import CHIPS
+
+Chips = Annotated[StrictInt, Field(ge=0, le=CHIPS)]
+
+
+class LevelBody(BaseModel):
+    """A level: its stakes (the table's ante, bring-in, small and big bet) and its length,
+    in minutes or in hands (one of them)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: Literal["level"] = "level"
+    ante: Chips
+    bring_in: Chips
+    small_bet: Chips
+    big_bet: Chips
+    minutes: float | None = Field(default=None, gt=0, le=24 * 60)
+    hands: StrictInt | None = Field(default=None, gt=0, le=10_000)
+
+
+class BreakBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    kind: Literal["break"]
+    minutes: float = Field(gt=0, le=24 * 60)
+
+
+class StructureBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    starting_chips: StrictInt = Field(gt=0, le=CHIPS)
+    entries: list[LevelBody | BreakBody] = Field(min_length=1, max_length=200)
+
+
+class RebuysBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    levels: StrictInt = Field(gt=0, le=200, description="rebuys during the first this many levels")
+    chips: StrictInt = Field(gt=0, le=CHIPS, description="the chips a rebuy buys")
+    add_on_chips: StrictInt | None = Field(
+        default=None, gt=0, le=CHIPS, description="one add-on at the end of the rebuys"
+    )
+
+
+class TournamentSpecBody(BaseModel):
+    """A tournament's format (docs/tournaments.md, "Formats"); the engine judges the rules
+    between its fields (``bad_structure``, with the field at fault)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: Literal["sit_and_go", "scheduled"]
+    variant: str = Field(min_length=1, max_length=32, description="a game: seven_card_stud...")
+    betting: Literal["fixed_limit", "pot_limit", "no_limit"]
+    seats_per_table: StrictInt = Field(ge=2, le=MOST_SEATS)
+    structure: StructureBody
+    buy_in: Chips = Field(description="money, to the prize pool")
+    fee: Chips = Field(description="money, to the house")
+    min_entrants: StrictInt = Field(ge=2, le=100_000)
+    max_entrants: StrictInt = Field(ge=2, le=100_000)
+    payout_table: str = Field(min_length=1, max_length=32, description="sit_and_go, scheduled")
+    late_registration_levels: StrictInt | None = Field(default=None, gt=0, le=200)
+    re_entries: StrictInt = Field(default=0, ge=0, le=100)
+    rebuys: RebuysBody | None = None
+
+    def posted(self) -> dict[str, Any]:
+        """The format as the engine reads it (``TournamentSpec.from_dict``)."""
+        return self.model_dump(exclude_none=True)
+
+
+class TournamentCreate(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1, max_length=64)
+    template: str | None = Field(
+        default=None, description="a shipped format by name (GET /tournaments/templates)"
+    )
+    spec: TournamentSpecBody | None = Field(
+        default=None,
+        description="a full format (kind, game, structure, money, options), instead of a "
+        "template; refused bad_structure with the field at fault",
+    )
+    starts_at: datetime | None = Field(
+        default=None, description="a scheduled tournament's start (aware time, to come)"
+    )
+
+
+class TournamentUpdate(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str | None = Field(default=None, min_length=1, max_length=64)
+    spec: TournamentSpecBody | None = None
+    starts_at: datetime | None = None
+    reason: str | None = Field(default=None, max_length=500, description="kept in the audit log")
+
+
+class RegistrationCreate(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    request_id: str = Field(
+        min_length=1,
+        max_length=64,
+        pattern=r"^[A-Za-z0-9_.:-]+$",
+        description="the client's id of this request: sent again, it finds the entry it made",
+    )
+
+
+class TournamentSummaryPublic(BaseModel):
+    id: int
+    name: str
+    kind: str
+    variant: str
+    betting: str
+    buy_in: int
+    fee: int
+    status: str
+    starts_at: datetime | None
+    entrants: int
+    max_entrants: int
+    prize_pool: int
+
+
+class EntryPublic(BaseModel):
+    player: str
+    number: int = Field(description="1, or the count of re-entries before it plus one")
+    status: str
+    place: int | None
+    prize: int | None
+
+
+class TournamentPublic(TournamentSummaryPublic):
+    template: str | None
+    spec: dict[str, Any]
+    draw_commitment: str = Field(description="SHA-256 of the seat draw's seed, revealed after it")
+    payouts: list[int] = Field(description="the prizes by place for the entrants so far")
+    entries: list[EntryPublic]
+    cancelled_reason: str | None
+
+
+class RegistrationPublic(BaseModel):
+    tournament_id: int
+    status: str
+    number: int
+    buy_in: int
+    fee: int
+    created: bool = Field(description="false: this request_id had registered already")
