@@ -141,6 +141,11 @@ class ErrorCode(StrEnum):
     TOURNAMENT_STARTED = "tournament_started"
     TOURNAMENT_OVER = "tournament_over"
     TOURNAMENT_HAS_ENTRIES = "tournament_has_entries"
+    TOURNAMENT_NOT_STARTED = "tournament_not_started"
+    UNKNOWN_REQUEST = "unknown_request"
+    # a running tournament's director refusing a request
+    TOURNAMENT_PAUSED = "tournament_paused"
+    TOURNAMENT_NOT_PAUSED = "tournament_not_paused"
 
 
 OWNERS: Final[Mapping[ErrorCode, str]] = {
@@ -233,6 +238,10 @@ OWNERS: Final[Mapping[ErrorCode, str]] = {
     ErrorCode.TOURNAMENT_STARTED: "tournaments",
     ErrorCode.TOURNAMENT_OVER: "tournaments",
     ErrorCode.TOURNAMENT_HAS_ENTRIES: "tournaments",
+    ErrorCode.TOURNAMENT_NOT_STARTED: "tournaments",
+    ErrorCode.UNKNOWN_REQUEST: "tournaments",
+    ErrorCode.TOURNAMENT_PAUSED: "engine",
+    ErrorCode.TOURNAMENT_NOT_PAUSED: "engine",
     # the websocket and the node's limits (server.edge)
     ErrorCode.NOT_AUTHENTICATED: "edge",
     ErrorCode.RATE_LIMITED: "edge",

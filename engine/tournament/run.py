@@ -30,6 +30,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from engine.errors import Refusal
+from engine.protocol import ErrorCode
 from engine.tournament.balance import Plan, TableSeats, plan_moves, tables_of
 from engine.tournament.clock import LevelClock
 from engine.tournament.draw import Seating, draw_seats
@@ -213,12 +215,19 @@ class TournamentRun:
         return orders + self._release(at)
 
     def pause(self, at: float) -> list[Order]:
-        """The clock stops; no table deals another hand until :meth:`resume`."""
-        self.clock = self._clock().pause(at)
+        """The clock stops; no table deals another hand until :meth:`resume` (the hands in
+        play are played out)."""
+        clock = self._open_clock()
+        if clock.paused:
+            raise Refusal("the tournament is paused already", code=ErrorCode.TOURNAMENT_PAUSED)
+        self.clock = clock.pause(at)
         return []
 
     def resume(self, at: float) -> list[Order]:
-        self.clock = self._clock().resume(at)
+        clock = self._open_clock()
+        if not clock.paused:
+            raise Refusal("the tournament is not paused", code=ErrorCode.TOURNAMENT_NOT_PAUSED)
+        self.clock = clock.resume(at)
         return self.wake(at)
 
     def wake(self, at: float) -> list[Order]:
@@ -328,6 +337,13 @@ class TournamentRun:
         if number not in self.tables:
             raise RunError(f"table {number} is not running in this tournament")
         return self.tables[number]
+
+    def _open_clock(self) -> LevelClock:
+        """The clock of a tournament still playing (the director refuses requests to one
+        over before they come here)."""
+        if self.over:
+            raise RunError("the tournament is over")
+        return self._clock()
 
     def _clock(self) -> LevelClock:
         if self.clock is None:

@@ -41,6 +41,8 @@ class AuditAction(enum.StrEnum):
     TOURNAMENT_CREATE = "tournament.create"
     TOURNAMENT_UPDATE = "tournament.update"
     TOURNAMENT_CANCEL = "tournament.cancel"
+    TOURNAMENT_PAUSE = "tournament.pause"
+    TOURNAMENT_RESUME = "tournament.resume"
 
 
 class Staff(Protocol):

@@ -155,3 +155,31 @@ class RegistrationPublic(BaseModel):
     buy_in: int
     fee: int
     created: bool = Field(description="false: this request_id had registered already")
+
+
+class OperatorRequestBody(BaseModel):
+    """An operator's request to a running tournament (pause, resume...)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    reason: str = Field(min_length=1, max_length=500, description="why (kept in the audit log)")
+    request_id: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=64,
+        pattern=r"^[A-Za-z0-9_.:-]+$",
+        description="sent again, it finds the request it filed instead of filing another",
+    )
+
+
+class TournamentRequestPublic(BaseModel):
+    id: int
+    kind: str
+    data: dict[str, Any]
+    asked_by: str
+    request_id: str | None
+    status: Literal["waiting", "done", "refused"] = Field(
+        description="waiting for the tournament's director, taken (done), or refused"
+    )
+    fact_seq: int | None = Field(description="its fact in the tournament's journal, once done")
+    outcome: dict[str, Any] | None

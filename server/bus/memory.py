@@ -38,6 +38,11 @@ def player_channel(table_id: int, player: str) -> str:
     return f"{table_tag(table_id)}:player:{player}"
 
 
+def tournament_channel(tournament_id: int) -> str:
+    """Where a tournament's director is woken: a request filed for it, on any node."""
+    return f"tournament:{{{tournament_id}}}"
+
+
 def table_reply_channel(table_id: int, listener: str) -> str:
     """Where the table answers one listener alone (a connection's snapshot, a node's command
     replies), in line with the table's events: on a Redis Cluster only the messages of one

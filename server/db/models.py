@@ -458,3 +458,30 @@ class TournamentFact(Base):
     # Seconds since the epoch: the director's clock when it took the fact.
     at: Mapped[float] = mapped_column(Float)
     data: Mapped[dict[str, Any]] = mapped_column(Json)
+
+
+class TournamentRequest(Base):
+    """What a player or an operator asked of a running tournament, waiting for its director
+    (``server.tournaments.requests``): taken in ``id`` order as a fact of the journal
+    (``fact_seq``) or refused (``outcome`` holds the code), by whichever node directs it."""
+
+    __tablename__ = "tournament_requests"
+    __table_args__ = (
+        UniqueConstraint(
+            "tournament_id", "asked_by", "request_id", name="uq_tournament_requests_request_id"
+        ),
+        Index("ix_tournament_requests_waiting", "tournament_id", "done_at"),
+    )
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id", ondelete="RESTRICT"))
+    kind: Mapped[str] = mapped_column(String(32))
+    data: Mapped[dict[str, Any]] = mapped_column(Json)
+    # Who asked: a player's name, or "operator:<name>".
+    asked_by: Mapped[str] = mapped_column(String(80))
+    request_id: Mapped[str | None] = mapped_column(String(64), default=None)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    done_at: Mapped[datetime | None] = mapped_column(UTCDateTime, default=None)
+    fact_seq: Mapped[int | None] = mapped_column(Integer, default=None)
+    # {"ok": true, ...} once taken, or {"code": ..., "message": ...} once refused.
+    outcome: Mapped[dict[str, Any] | None] = mapped_column(Json, default=None)

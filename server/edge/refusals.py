@@ -70,6 +70,10 @@ HTTP_STATUS: Final[Mapping[ErrorCode, int]] = {
     ErrorCode.TOURNAMENT_STARTED: 409,
     ErrorCode.TOURNAMENT_OVER: 409,
     ErrorCode.TOURNAMENT_HAS_ENTRIES: 409,
+    ErrorCode.TOURNAMENT_NOT_STARTED: 409,
+    ErrorCode.UNKNOWN_REQUEST: 404,
+    ErrorCode.TOURNAMENT_PAUSED: 409,
+    ErrorCode.TOURNAMENT_NOT_PAUSED: 409,
     ErrorCode.INTERNAL_ERROR: 500,
     ErrorCode.NOT_READY: 503,
     # an operator's command to a table that cannot take it now (try again)

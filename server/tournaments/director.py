@@ -27,11 +27,13 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
-from sqlalchemy import select, update
+from sqlalchemy import CursorResult, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from engine.errors import Refusal
+from engine.protocol import ErrorCode
 from engine.tournament.run import (
     CloseTable,
     Deal,
@@ -45,7 +47,7 @@ from engine.tournament.run import (
 )
 from engine.tournament.spec import TournamentSpec
 from server.accounts import ledger
-from server.bus.memory import Bus, table_channel
+from server.bus.memory import Bus, table_channel, tournament_channel
 from server.db.models import (
     Account,
     EntryStatus,
@@ -57,6 +59,7 @@ from server.db.models import (
     TournamentEntry,
     TournamentFact,
     TournamentRecord,
+    TournamentRequest,
     TournamentStatus,
 )
 from server.db.types import utcnow
@@ -67,7 +70,11 @@ from server.tournaments import registry
 
 log = logging.getLogger(__name__)
 
-WAKING_EVENTS = frozenset({"hand_ended", "hand_cancelled"})
+WAKING_EVENTS = frozenset({"hand_ended", "hand_cancelled", "request"})
+
+# What each request becomes in the journal (``server.tournaments.requests``).
+REQUEST_FACTS = {"pause": "paused", "resume": "resumed"}
+_OVER = ErrorCode.TOURNAMENT_OVER
 
 
 class Tables(Protocol):
@@ -120,14 +127,17 @@ class Director:
         """Start the tournament (or take it over where its journal ends) and run it out."""
         await self.load()
         subscription = self.tables.bus.subscribe(
-            *(table_channel(i) for i in self.table_ids.values())
+            tournament_channel(self.tournament_id),
+            *(table_channel(i) for i in self.table_ids.values()),
         )
         try:
             await self.take_new_hands()
             await self.reconcile()
+            await self.take_requests()
             while not self._run().over:
                 await self._wait(subscription)
                 await self.take_new_hands()
+                await self.take_requests()
                 await self.wake_if_due()
                 for table_id in self.table_ids.values():
                     subscription.add(table_channel(table_id))
@@ -370,6 +380,77 @@ class Director:
                 starting = {p: dealt[p][0] if p in dealt else run.stacks[p] for p in seated}
                 found.append(HandFact(number, state.next_hand, stacks, starting))
         return found
+
+    # ------------------------------------------------------------------ the requests
+
+    async def take_requests(self) -> None:
+        """The requests waiting, in the order they came: each a fact of the journal, or
+        refused with nothing changed; either way marked done in the fact's transaction."""
+        async with self.sessionmaker() as session:
+            waiting = list(
+                (
+                    await session.scalars(
+                        select(TournamentRequest)
+                        .where(
+                            TournamentRequest.tournament_id == self.tournament_id,
+                            TournamentRequest.done_at.is_(None),
+                        )
+                        .order_by(TournamentRequest.id)
+                    )
+                ).all()
+            )
+        for request in waiting:
+            if self._run().over:
+                await self._refuse(request, Refusal("the tournament is over", code=_OVER))
+                continue
+            kind = REQUEST_FACTS.get(request.kind)
+            if kind is None:
+                await self._refuse(request, Refusal(f"no request {request.kind!r}"))
+                continue
+            fact = TournamentFact(
+                tournament_id=self.tournament_id,
+                seq=self.seq + 1,
+                kind=kind,
+                at=self.clock(),
+                data=dict(request.data),
+            )
+            try:
+                orders = self._replay(fact)
+            except Refusal as refusal:  # the run's state is as it was
+                await self._refuse(request, refusal)
+                continue
+            async with self.sessionmaker() as session:
+                session.add(fact)
+                await self._settle(session, orders)
+                await self._done(session, request, {"ok": True}, fact_seq=fact.seq)
+                await session.commit()
+            self.seq = fact.seq
+            await self.carry_out(orders)
+
+    async def _refuse(self, request: TournamentRequest, refusal: Refusal) -> None:
+        async with self.sessionmaker() as session:
+            await self._done(
+                session, request, {"code": refusal.code.value, "message": refusal.message}
+            )
+            await session.commit()
+
+    async def _done(
+        self,
+        session: AsyncSession,
+        request: TournamentRequest,
+        outcome: dict[str, Any],
+        *,
+        fact_seq: int | None = None,
+    ) -> None:
+        """The request marked done, unless another director marked it first (then this
+        transaction fails, as its fact's number is taken too)."""
+        done = await session.execute(
+            update(TournamentRequest)
+            .where(TournamentRequest.id == request.id, TournamentRequest.done_at.is_(None))
+            .values(done_at=utcnow(), outcome=outcome, fact_seq=fact_seq)
+        )
+        if cast(CursorResult[Any], done).rowcount != 1:
+            raise RuntimeError(f"request {request.id} was taken by another director")
 
     async def wake_if_due(self) -> None:
         run = self._run()

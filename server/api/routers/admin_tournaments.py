@@ -1,25 +1,37 @@
 """The back office's tournaments: create one (from a shipped template or a full format),
-edit it before its start, cancel it (every entry refunded). Operators change; support reads
-through the players' routes. Every change audited."""
+edit it before its start, cancel it (every entry refunded); once it runs, pause and resume
+it (requests its director takes, on whichever node runs it). Operators change; support
+reads through the players' routes. Every change audited."""
 
 from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Path, status
+from fastapi import APIRouter, Depends, Path, Response, status
 
 from server.accounts import audit_log
 from server.api.deps import CardroomDep, OperatorUser, SessionDep, known_query_only, staff_only
 from server.api.routers.tournaments import tournament
 from server.api.schemas import OperatorReason
-from server.api.tournament_schemas import TournamentCreate, TournamentPublic, TournamentUpdate
-from server.tournaments import registry
+from server.api.tournament_schemas import (
+    OperatorRequestBody,
+    TournamentCreate,
+    TournamentPublic,
+    TournamentRequestPublic,
+    TournamentUpdate,
+)
+from server.db.models import Account
+from server.tournaments import registry, requests
+
+# How long a request waits for the tournament's director before it is answered 202.
+REQUEST_WAIT_SECONDS = 10.0
 
 router = APIRouter(
     prefix="/admin", tags=["admin"], dependencies=[Depends(staff_only), Depends(known_query_only)]
 )
 
 TournamentId = Annotated[int, Path(ge=1, le=2**31 - 1, description="the tournament's id")]
+RequestPk = Annotated[int, Path(ge=1, le=2**63 - 1, description="the request's id")]
 
 
 @router.post("/tournaments", status_code=status.HTTP_201_CREATED)
@@ -96,3 +108,97 @@ async def cancel_tournament(
     )
     await session.commit()
     return await tournament(record.id, session)
+
+
+@router.post(
+    "/tournaments/{tournament_id}/pause",
+    responses={202: {"description": "filed; its director has not taken it yet"}},
+)
+async def pause_tournament(
+    tournament_id: TournamentId,
+    body: OperatorRequestBody,
+    operator: OperatorUser,
+    session: SessionDep,
+    cardroom: CardroomDep,
+    response: Response,
+) -> TournamentRequestPublic:
+    """Stop the tournament's clock: the hands in play are played out, no table deals
+    another until it resumes (``tournament_paused`` if it is). Audited
+    (``tournament.pause``)."""
+    return await _ask("pause", {}, tournament_id, body, operator, session, cardroom, response)
+
+
+@router.post(
+    "/tournaments/{tournament_id}/resume",
+    responses={202: {"description": "filed; its director has not taken it yet"}},
+)
+async def resume_tournament(
+    tournament_id: TournamentId,
+    body: OperatorRequestBody,
+    operator: OperatorUser,
+    session: SessionDep,
+    cardroom: CardroomDep,
+    response: Response,
+) -> TournamentRequestPublic:
+    """Start the clock again where it stopped (``tournament_not_paused`` if it runs); the
+    tables deal again. Audited (``tournament.resume``)."""
+    return await _ask("resume", {}, tournament_id, body, operator, session, cardroom, response)
+
+
+@router.get("/tournaments/{tournament_id}/requests/{request_pk}")
+async def tournament_request(
+    tournament_id: TournamentId, request_pk: RequestPk, session: SessionDep
+) -> TournamentRequestPublic:
+    """A request as it stands: waiting, done (its fact in the journal) or refused."""
+    request = await requests.get(session, tournament_id=tournament_id, request_pk=request_pk)
+    return TournamentRequestPublic.model_validate(requests.summary(request))
+
+
+_AUDITED = {
+    "pause": audit_log.AuditAction.TOURNAMENT_PAUSE,
+    "resume": audit_log.AuditAction.TOURNAMENT_RESUME,
+}
+
+
+async def _ask(
+    kind: str,
+    data: dict[str, object],
+    tournament_id: int,
+    body: OperatorRequestBody,
+    operator: Account,
+    session: SessionDep,
+    cardroom: CardroomDep,
+    response: Response,
+) -> TournamentRequestPublic:
+    """File an operator's request (audited with it, in its transaction: who asked, why),
+    wake the director, answer its outcome: done, refused (its code, nothing changed), or
+    still waiting (202, readable at ``/requests/{id}``)."""
+    request, filed = await requests.file(
+        session,
+        tournament_id=tournament_id,
+        kind=kind,
+        data=dict(data),
+        asked_by=f"operator:{operator.username}",
+        request_id=body.request_id,
+    )
+    if filed:
+        await audit_log.record(
+            session,
+            actor=operator,
+            action=_AUDITED[kind],
+            target_kind="tournament",
+            target_id=tournament_id,
+            after=requests.summary(request),
+            reason=body.reason,
+        )
+        await session.commit()
+    await requests.wake(cardroom.bus, tournament_id)
+    request = await requests.outcome(
+        cardroom.sessionmaker, request.id, timeout=REQUEST_WAIT_SECONDS
+    )
+    refusal = requests.refusal_of(request)
+    if refusal is not None:
+        raise refusal
+    if request.done_at is None:
+        response.status_code = status.HTTP_202_ACCEPTED
+    return TournamentRequestPublic.model_validate(requests.summary(request))
