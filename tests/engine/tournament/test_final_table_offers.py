@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import random
+from typing import TypeVar
 
 import pytest
 from hypothesis import given, settings
@@ -56,7 +57,10 @@ def play_hand(
     return orders
 
 
-def of(kind: type, orders: list[Order]) -> list[Order]:
+T = TypeVar("T")
+
+
+def of(kind: type[T], orders: list[Order]) -> list[T]:
     return [order for order in orders if isinstance(order, kind)]
 
 
@@ -79,7 +83,7 @@ def test_a_deal_proposed_during_a_hand_is_shown_at_its_end_and_made_when_all_acc
     orders = play_hand(run, model, 10.0, {"ann": +500, "cat": -500})
     (offered,) = of(DealOffered, orders)
     assert not of(Deal, orders), "a hand dealt while the offer stands"
-    offer = offered.offer  # type: ignore[attr-defined]
+    offer = offered.offer
     seats = sorted(run.tables[1].seats.items())
     assert [s.player for s in offer.shares] == [player for _, player in seats]
     chips = [s.chips for s in offer.shares]
@@ -110,9 +114,9 @@ def test_a_deal_proposed_during_a_hand_is_shown_at_its_end_and_made_when_all_acc
     # Play on to a winner: the player out takes nothing more, the winner the 300.
     orders = play_hand(run, model, 30.0, {"ann": +1000, "cat": -1000})
     (out,) = of(Placed, orders)
-    assert (out.finish.player, out.finish.place, out.finish.prize) == ("cat", 3, 0)  # type: ignore[attr-defined]
+    assert (out.finish.player, out.finish.place, out.finish.prize) == ("cat", 3, 0)
     orders = play_hand(run, model, 40.0, {"ann": +1500, "bob": -1500})
-    placed = [o.finish for o in of(Placed, orders)]  # type: ignore[attr-defined]
+    placed = [o.finish for o in of(Placed, orders)]
     assert [(f.player, f.place, f.prize) for f in placed] == [("bob", 2, 0), ("ann", 1, 300)]
     assert of(Finished, orders) == [Finished("ann")]
     paid = sum(run.deals.dealt(p) for p in PLAYERS) + sum(f.prize for f in run.finishes)
@@ -127,7 +131,7 @@ def test_a_deal_proposed_between_hands_is_shown_at_once() -> None:
     assert not run.tables[1].busy
     orders = run.propose_deal("cat", "chip_chop", 0, 30.0, 8.0)
     (offered,) = of(DealOffered, orders)
-    offer = offered.offer  # type: ignore[attr-defined]
+    offer = offered.offer
     assert [s.amount for s in offer.shares] == list(chip_chop([1500] * 3, [1950, 1050]))
     assert offer.expires_at == 38.0
     assert run.resume(9.0) == []  # resumed, yet no hand while the offer stands
