@@ -146,6 +146,12 @@ class ErrorCode(StrEnum):
     # a running tournament's director refusing a request
     TOURNAMENT_PAUSED = "tournament_paused"
     TOURNAMENT_NOT_PAUSED = "tournament_not_paused"
+    # a deal at the final table
+    NOT_PLAYING = "not_playing"
+    NOT_FINAL_TABLE = "not_final_table"
+    DEAL_OFFER_STANDING = "deal_offer_standing"
+    NO_DEAL_OFFER = "no_deal_offer"
+    BAD_DEAL = "bad_deal"
 
 
 OWNERS: Final[Mapping[ErrorCode, str]] = {
@@ -242,6 +248,11 @@ OWNERS: Final[Mapping[ErrorCode, str]] = {
     ErrorCode.UNKNOWN_REQUEST: "tournaments",
     ErrorCode.TOURNAMENT_PAUSED: "engine",
     ErrorCode.TOURNAMENT_NOT_PAUSED: "engine",
+    ErrorCode.NOT_PLAYING: "engine",
+    ErrorCode.NOT_FINAL_TABLE: "engine",
+    ErrorCode.DEAL_OFFER_STANDING: "engine",
+    ErrorCode.NO_DEAL_OFFER: "engine",
+    ErrorCode.BAD_DEAL: "engine",
     # the websocket and the node's limits (server.edge)
     ErrorCode.NOT_AUTHENTICATED: "edge",
     ErrorCode.RATE_LIMITED: "edge",

@@ -27,6 +27,7 @@ from server.api.routers import (
     health,
     lobby,
     metrics,
+    tournament_deals,
     tournaments,
     wallet,
     web,
@@ -159,7 +160,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(SecurityHeaders, policies={web.REDOC_PATH: REDOC_POLICY})
     # admin_hands before admin: its fixed paths (/admin/tables/live) come first.
     routers = (
-        *(health, metrics, auth, wallet, lobby, hands, tournaments),
+        *(health, metrics, auth, wallet, lobby, hands, tournaments, tournament_deals),
         *(admin_hands, admin, admin_players, admin_tables, admin_nodes, admin_accounts, admin_bots),
         admin_tournaments,
     )

@@ -139,6 +139,27 @@ class EntryPublic(BaseModel):
     prize: int | None
 
 
+class DealSharePublic(BaseModel):
+    player: str
+    chips: int = Field(description="their tournament chips when the amounts were worked out")
+    amount: int = Field(description="money: what the deal pays them now")
+    accepted: bool
+
+
+class DealPublic(BaseModel):
+    """A deal at the final table: proposed (its amounts shown once the hand in play ends),
+    offered (shown, waiting for every player left to accept), or made."""
+
+    number: int
+    status: Literal["proposed", "offered", "made"]
+    method: Literal["chip_chop", "icm"]
+    played_for: int = Field(description="kept back from first place's prize: the winner's")
+    proposer: str
+    prizes: list[int] = Field(description="the prizes still to pay it shares, first place first")
+    shares: list[DealSharePublic] = Field(description="in the final table's seat order")
+    expires_at: datetime | None = Field(description="an offer's end, unless all accept first")
+
+
 class TournamentPublic(TournamentSummaryPublic):
     template: str | None
     spec: dict[str, Any]
@@ -146,6 +167,9 @@ class TournamentPublic(TournamentSummaryPublic):
     payouts: list[int] = Field(description="the prizes by place for the entrants so far")
     entries: list[EntryPublic]
     cancelled_reason: str | None
+    deal: DealPublic | None = Field(
+        default=None, description="the deal proposed or offered now, else the last deal made"
+    )
 
 
 class RegistrationPublic(BaseModel):
@@ -183,3 +207,37 @@ class TournamentRequestPublic(BaseModel):
     )
     fact_seq: int | None = Field(description="its fact in the tournament's journal, once done")
     outcome: dict[str, Any] | None
+
+
+RequestId = Annotated[
+    str,
+    Field(
+        min_length=1,
+        max_length=64,
+        pattern=r"^[A-Za-z0-9_.:-]+$",
+        description="the client's id of this request: sent again, it finds the request it filed",
+    ),
+]
+
+
+class DealProposalBody(BaseModel):
+    """A deal proposed at the final table (docs/tournaments.md, "Deals at the final table")."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    method: Literal["chip_chop", "icm"]
+    played_for: Chips = Field(
+        default=0, description="kept back from first place's prize, played on for"
+    )
+    request_id: RequestId
+
+
+class DealAnswerBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    offer: StrictInt = Field(ge=1, le=2**31 - 1, description="the deal's number, as shown")
+    request_id: RequestId
+
+
+class DealRequestPublic(TournamentRequestPublic):
+    deal: DealPublic | None = Field(description="the deal as it stands after the request")

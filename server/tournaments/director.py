@@ -15,6 +15,9 @@ facts and carries out its orders:
   makes the tables match the state it replayed (:meth:`Director.reconcile`): a player taken
   from one table and not yet seated at the other is seated where the state says, never on
   both, and nothing else is done until then.
+* **Deals at the final table** (``server.tournaments.final_deals``): a player's proposal,
+  acceptance or decline is a request, taken as a fact like an operator's; what a fact decided
+  of a deal is journaled after it as a record, and a deal made is paid in its transaction.
 * **Hearing the tables.** The director reads each table's new hands from the database: the
   bus only wakes it (a table's ``hand_ended`` or ``hand_cancelled``), so an event lost on the
   bus delays it by at most ``poll_seconds`` and changes nothing.
@@ -34,6 +37,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from engine.errors import Refusal
 from engine.protocol import ErrorCode
+from engine.tournament.offers import DealMade
 from engine.tournament.run import (
     CloseTable,
     Deal,
@@ -66,14 +70,14 @@ from server.db.types import utcnow
 from server.store import tables as table_records
 from server.store.deck_seal import DeckSeal
 from server.table import commands as cmd
-from server.tournaments import registry
+from server.tournaments import final_deals, registry
 
 log = logging.getLogger(__name__)
 
 WAKING_EVENTS = frozenset({"hand_ended", "hand_cancelled", "request"})
 
 # What each request becomes in the journal (``server.tournaments.requests``).
-REQUEST_FACTS = {"pause": "paused", "resume": "resumed"}
+REQUEST_FACTS = {"pause": "paused", "resume": "resumed", **final_deals.REQUEST_FACTS}
 _OVER = ErrorCode.TOURNAMENT_OVER
 
 
@@ -189,8 +193,15 @@ class Director:
             seed=seed,
             prize_pool=int(started.data["prize_pool"]),
         )
+        expected: list[tuple[str, dict[str, Any]]] = []  # the records a fact's orders make
         for fact in facts:
-            self._replay(fact)
+            if fact.kind in final_deals.RECORD_KINDS:
+                if not expected or expected.pop(0) != (fact.kind, fact.data):
+                    raise ValueError(f"fact {fact.seq}, a {fact.kind}, is not what its fact made")
+            elif expected:
+                raise ValueError(f"fact {fact.seq - 1}'s deal records are missing")
+            else:
+                expected = final_deals.records(self._replay(fact))
             self.seq = fact.seq
 
     def _replay(self, fact: TournamentFact) -> list[Order]:
@@ -208,6 +219,8 @@ class Director:
             return run.pause(fact.at)
         if fact.kind == "resumed":
             return run.resume(fact.at)
+        if fact.kind in final_deals.REQUEST_FACTS.values():
+            return final_deals.replay(run, fact.kind, data, fact.at)
         raise ValueError(f"a journal fact of an unknown kind: {fact.kind!r}")
 
     async def _take(self, kind: str, data: dict[str, Any], at: float) -> list[Order]:
@@ -218,15 +231,28 @@ class Director:
         orders = self._replay(fact)
         async with self.sessionmaker() as session:
             session.add(fact)
-            await self._settle(session, orders)
+            last = await self._settle(session, fact, orders)
             await session.commit()
-        self.seq = fact.seq
+        self.seq = last
         return orders
 
-    async def _settle(self, session: AsyncSession, orders: list[Order]) -> None:
-        """The places and prizes a fact decided, and the tournament's end."""
+    async def _settle(
+        self, session: AsyncSession, fact: TournamentFact, orders: list[Order]
+    ) -> int:
+        """The places and prizes a fact decided, the deals, and the tournament's end; the
+        journal's last fact after it (its deal records follow it)."""
+        seq = fact.seq
+        for kind, data in final_deals.records(orders):
+            seq += 1
+            session.add(
+                TournamentFact(
+                    tournament_id=self.tournament_id, seq=seq, kind=kind, at=fact.at, data=data
+                )
+            )
         for order in orders:
-            if isinstance(order, Placed):
+            if isinstance(order, DealMade):
+                await final_deals.pay(session, self.tournament_id, order)
+            elif isinstance(order, Placed):
                 await self._pay(session, order)
             elif isinstance(order, Finished):
                 await session.execute(
@@ -234,6 +260,7 @@ class Director:
                     .where(TournamentRecord.id == self.tournament_id)
                     .values(status=TournamentStatus.FINISHED.value, finished_at=utcnow())
                 )
+        return seq
 
     async def _pay(self, session: AsyncSession, placed: Placed) -> None:
         finish = placed.finish
@@ -250,7 +277,7 @@ class Director:
             raise LookupError(f"{finish.player} holds no entry playing in {self.tournament_id}")
         entry.status = EntryStatus.OUT.value
         entry.place = finish.place
-        entry.prize = finish.prize
+        entry.prize = (entry.prize or 0) + finish.prize  # a deal's amounts paid already
         entry.left_at = utcnow()
         if finish.prize:
             await ledger.pay_prize(
@@ -421,10 +448,10 @@ class Director:
                 continue
             async with self.sessionmaker() as session:
                 session.add(fact)
-                await self._settle(session, orders)
+                last = await self._settle(session, fact, orders)
                 await self._done(session, request, {"ok": True}, fact_seq=fact.seq)
                 await session.commit()
-            self.seq = fact.seq
+            self.seq = last
             await self.carry_out(orders)
 
     async def _refuse(self, request: TournamentRequest, refusal: Refusal) -> None:

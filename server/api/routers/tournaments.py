@@ -13,6 +13,7 @@ from engine.tournament.templates import TEMPLATES
 from server.accounts import ledger
 from server.api.deps import CurrentUser, SessionDep
 from server.api.tournament_schemas import (
+    DealPublic,
     EntryPublic,
     RegistrationCreate,
     RegistrationPublic,
@@ -21,7 +22,7 @@ from server.api.tournament_schemas import (
 )
 from server.db.models import TournamentEntry, TournamentRecord, TournamentStatus
 from server.edge.overload import SHED_RESPONSE, shed_when_busy
-from server.tournaments import registry
+from server.tournaments import final_deals, registry
 
 router = APIRouter(
     tags=["tournaments"],
@@ -109,7 +110,14 @@ async def tournament(tournament_id: TournamentId, session: SessionDep) -> Tourna
             for entry, name in entries
         ],
         cancelled_reason=record.cancelled_reason,
+        deal=await deal_now(session, record.id),
     )
+
+
+async def deal_now(session: SessionDep, tournament_id: int) -> DealPublic | None:
+    """The deal proposed or offered now, else the last deal made (docs/tournaments.md)."""
+    deal = await final_deals.view(session, tournament_id)
+    return DealPublic.model_validate(deal) if deal is not None else None
 
 
 @router.post(
