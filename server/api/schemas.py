@@ -318,6 +318,10 @@ class HandLinePublic(BaseModel):
     net: int
     cancelled: bool
     created_at: datetime
+    tournament_id: int | None = Field(default=None, description="a tournament's hand: which")
+    tournament_name: str | None = None
+    tournament_table: int | None = Field(default=None, description="the tournament's table")
+    level: int | None = Field(default=None, description="the tournament level it was played at")
 
 
 class HandPagePublic(BaseModel):
