@@ -141,6 +141,7 @@ class ErrorCode(StrEnum):
     TOURNAMENT_STARTED = "tournament_started"
     TOURNAMENT_OVER = "tournament_over"
     TOURNAMENT_HAS_ENTRIES = "tournament_has_entries"
+    TOURNAMENT_NOT_FINISHED = "tournament_not_finished"
 
 
 OWNERS: Final[Mapping[ErrorCode, str]] = {
@@ -233,6 +234,7 @@ OWNERS: Final[Mapping[ErrorCode, str]] = {
     ErrorCode.TOURNAMENT_STARTED: "tournaments",
     ErrorCode.TOURNAMENT_OVER: "tournaments",
     ErrorCode.TOURNAMENT_HAS_ENTRIES: "tournaments",
+    ErrorCode.TOURNAMENT_NOT_FINISHED: "tournaments",
     # the websocket and the node's limits (server.edge)
     ErrorCode.NOT_AUTHENTICATED: "edge",
     ErrorCode.RATE_LIMITED: "edge",

@@ -70,6 +70,7 @@ HTTP_STATUS: Final[Mapping[ErrorCode, int]] = {
     ErrorCode.TOURNAMENT_STARTED: 409,
     ErrorCode.TOURNAMENT_OVER: 409,
     ErrorCode.TOURNAMENT_HAS_ENTRIES: 409,
+    ErrorCode.TOURNAMENT_NOT_FINISHED: 409,
     ErrorCode.INTERNAL_ERROR: 500,
     ErrorCode.NOT_READY: 503,
     # an operator's command to a table that cannot take it now (try again)
