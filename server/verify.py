@@ -1,4 +1,5 @@
-"""``stud-verify HAND``: check that a hand you played was dealt from the deck it committed to.
+"""``stud-verify HAND``: check that a hand you played was dealt from the deck it committed to;
+``stud-verify --tournament``: check a whole finished tournament.
 
 HAND is the hand history as you download it (``GET /hands/{id}``, JSON); ``--commitment`` and
 ``--seed`` add what your client saw live: the commitment announced before the deal and the
@@ -14,8 +15,15 @@ seed it sent, which the record must then hold. The check, step by step (docs/fai
   commitment; the deck is derived again from it, the client seeds and the hand's identity; the
   hand is played again on that deck; and every event your seat saw must be the history's.
 
+``stud-verify --server URL --tournament ID`` (or a file ``--save`` kept): a whole finished
+tournament (:func:`verify_tournament`), from ``GET /tournaments/{id}/record`` and its hands:
+each hand as above, from the table's view (everyone's: upcards and shown cards), then the seat
+draws' seed, the journal played again, the seats each hand was dealt at, the places and prizes
+(:mod:`engine.tournament.check`).
+
 Exit status: 0 and a short report when everything matches; 1 and the first mismatch when
-something does not; 2 when the file cannot be read as a hand history.
+something does not; 2 when the file cannot be read as a hand history or a tournament's record
+(or the record cannot be downloaded).
 """
 
 from __future__ import annotations

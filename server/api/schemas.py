@@ -391,6 +391,9 @@ class BooksPublic(BaseModel):
     rake: int = Field(description="the chips ever raked from pots (part of the revenue)")
     mismatched: list[str]
     tables: dict[int, dict[str, int]] = Field(description="table id -> its pool and seats")
+    tournaments: dict[int, dict[str, int]] = Field(
+        default_factory=dict, description="id -> chips issued, in play; its prize pool"
+    )
 
 
 class HandRowPublic(BaseModel):

@@ -543,12 +543,15 @@ class BooksCheck:
         """The books in one line, for when they balance."""
         tables = f"{len(self.tables)} table{'s' * (len(self.tables) != 1)}"
         hands = f"{self.hands} hand{'s' * (self.hands != 1)}"
+        count = len(self.tournaments)
+        tournaments = (
+            f", every tournament's chips in play what it issued and its prize pool its buy-ins "
+            f"less its refunds and prizes ({count} tournament{'s' * (count != 1)})"
+        )
         return (
             f"{self.books.summary()}; every wallet matches its ledger movements, every "
             f"table's pool its seats ({tables}), every recorded hand nets to zero after its "
-            f"rake ({hands}, {self.hands_rake} chips raked), every tournament's chips in "
-            f"play what it issued and its prize pool its buy-ins less its refunds and prizes "
-            f"({len(self.tournaments)} tournament{'s' * (len(self.tournaments) != 1)})"
+            f"rake ({hands}, {self.hands_rake} chips raked)" + tournaments * bool(count)
         )
 
 
