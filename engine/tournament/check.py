@@ -30,6 +30,7 @@ from typing import Any
 from engine.errors import EngineError
 from engine.fair import SEED_BYTES, commitment
 from engine.tournament.draw import METHOD
+from engine.tournament.payouts import Finish
 from engine.tournament.run import Order, RunError, TournamentRun
 from engine.tournament.spec import TournamentSpec
 
@@ -225,7 +226,7 @@ def _check_places(run: TournamentRun, standings: Sequence[Standing], prize_pool:
         raise TournamentMismatch(f"the prizes sum to {paid}, the prize pool was {prize_pool}")
 
 
-def _by_place(run: TournamentRun) -> list[Any]:
+def _by_place(run: TournamentRun) -> list[Finish]:
     return sorted(run.finishes, key=lambda finish: (finish.place, finish.player))
 
 

@@ -21,7 +21,7 @@ import httpx
 import pytest
 import test_director
 from fastapi import FastAPI
-from server_helpers import FAST_HASHING, bearer, error_code, login
+from server_helpers import FAST_HASHING, bearer, error_code, login, operator_token, player_token
 from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 from test_director import quick_sng, run_sit_and_go
@@ -204,6 +204,58 @@ async def _set(
         .values({column: value})
     )
     await session.commit()
+
+
+async def test_the_audit_follows_a_prize_pool_through_entries_refunds_and_a_cancel(
+    client: httpx.AsyncClient, settings: Settings, session: AsyncSession
+) -> None:
+    """Before any play: the pool holds the buy-ins of the entries registered, a refund gives
+    one back, a cancelled tournament's pool is empty; an entry marked registered again
+    after its refund is named."""
+    boss = await operator_token(client, settings)
+    templates = (await client.get("/tournaments/templates")).json()
+    made = await client.post(
+        "/admin/tournaments",
+        json={"name": "Quick", "spec": quick_sng(templates, 3, 8)},
+        headers=bearer(boss),
+    )
+    tournament_id = made.json()["id"]
+    tokens = [await player_token(client, name) for name in ("ann", "bob")]
+    for n, token in enumerate(tokens):
+        answer = await client.post(
+            f"/tournaments/{tournament_id}/register",
+            json={"request_id": f"r{n}"},
+            headers=bearer(token),
+        )
+        assert answer.status_code == 201, answer.text
+    status, lines = await cli.audit(settings)
+    assert status == 0 and "(1 tournament)" in lines[0], lines
+    await client.delete(f"/tournaments/{tournament_id}/register", headers=bearer(tokens[1]))
+    assert (await cli.audit(settings))[0] == 0
+
+    entry_id = await session.scalar(
+        select(TournamentEntry.id).where(TournamentEntry.status == "unregistered")
+    )
+    for status_now in ("registered", "unregistered"):  # taken back, then as it was
+        await session.execute(
+            update(TournamentEntry).where(TournamentEntry.id == entry_id).values(status=status_now)
+        )
+        await session.commit()
+        status, lines = await cli.audit(settings)
+        if status_now == "registered":
+            assert status == 1
+            said = f"entry {entry_id} (bob) is registered and its prize pool refunded it 100 chips"
+            assert said in lines[0], lines
+        else:
+            assert status == 0, lines
+
+    cancelled = await client.post(
+        f"/admin/tournaments/{tournament_id}/cancel", json={"reason": "test"}, headers=bearer(boss)
+    )
+    assert cancelled.status_code == 200, cancelled.text
+    status, lines = await cli.audit(settings)
+    assert status == 0, lines
+    assert "(1 tournament)" in lines[0]
 
 
 async def test_the_audit_names_a_seat_that_holds_chips_the_hands_do_not_give(
