@@ -152,6 +152,7 @@ class ErrorCode(StrEnum):
     DEAL_OFFER_STANDING = "deal_offer_standing"
     NO_DEAL_OFFER = "no_deal_offer"
     BAD_DEAL = "bad_deal"
+    TOURNAMENT_NOT_FINISHED = "tournament_not_finished"
 
 
 OWNERS: Final[Mapping[ErrorCode, str]] = {
@@ -253,6 +254,7 @@ OWNERS: Final[Mapping[ErrorCode, str]] = {
     ErrorCode.DEAL_OFFER_STANDING: "engine",
     ErrorCode.NO_DEAL_OFFER: "engine",
     ErrorCode.BAD_DEAL: "engine",
+    ErrorCode.TOURNAMENT_NOT_FINISHED: "tournaments",
     # the websocket and the node's limits (server.edge)
     ErrorCode.NOT_AUTHENTICATED: "edge",
     ErrorCode.RATE_LIMITED: "edge",

@@ -9,7 +9,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt
 
-from server.api.schemas import MOST_SEATS
+from server.api.schemas import MOST_SEATS, FairnessPublic, HandPlayerPublic
 from server.store.table_config import CHIPS
 
 Chips = Annotated[StrictInt, Field(ge=0, le=CHIPS)]
@@ -241,3 +241,61 @@ class DealAnswerBody(BaseModel):
 
 class DealRequestPublic(TournamentRequestPublic):
     deal: DealPublic | None = Field(description="the deal as it stands after the request")
+
+
+class DrawPublic(BaseModel):
+    method: str = Field(description="stud-seat-draw/1 (docs/fairness.md)")
+    commitment: str = Field(description="SHA-256 of the seed, published before the start")
+    seed: str = Field(description="the seed of every draw of the tournament, in hex")
+
+
+class FactPublic(BaseModel):
+    seq: int = Field(description="1, 2, 3... in the order the director took them")
+    kind: str = Field(description="started, hand, woke, paused, resumed")
+    at: float = Field(description="when, in seconds since the epoch (the clock's facts)")
+    data: dict[str, Any]
+
+
+class TournamentTablePublic(BaseModel):
+    table: int = Field(description="the table's number in the tournament")
+    table_id: int
+
+
+class TournamentRecordPublic(BaseModel):
+    """A finished tournament as stud-verify checks it (docs/fairness.md): its seat draw with
+    its seed revealed, its journal, its places and prizes; its hands, a page at a time, at
+    GET /tournaments/{id}/hands."""
+
+    id: int
+    name: str
+    status: str
+    spec: dict[str, Any]
+    draw: DrawPublic
+    journal: list[FactPublic] = Field(description="every fact of play the director journaled")
+    entries: list[EntryPublic]
+    tables: list[TournamentTablePublic]
+    hands: int = Field(description="how many hands its tables played")
+    started_at: datetime | None
+    finished_at: datetime | None
+
+
+class TournamentHandPublic(BaseModel):
+    """A tournament's hand as everyone at its table saw it: the upcards and the cards shown
+    at the showdown, each opened against the deck's commitment; no down card kept hidden."""
+
+    id: int
+    table_id: int
+    table: int = Field(description="the table's number in the tournament")
+    number: int = Field(description="the hand's number at its table")
+    level: int | None = Field(description="the level it was played at")
+    seat: None = Field(description="none: the hand as a spectator saw it")
+    players: list[HandPlayerPublic]
+    result: dict[str, Any]
+    events: list[dict[str, Any]]
+    fairness: FairnessPublic | None
+    created_at: datetime
+
+
+class TournamentHandPagePublic(BaseModel):
+    hands: list[TournamentHandPublic]
+    next_after: int | None = Field(description="pass as ?after= for the next page")

@@ -78,6 +78,7 @@ HTTP_STATUS: Final[Mapping[ErrorCode, int]] = {
     ErrorCode.NOT_FINAL_TABLE: 409,
     ErrorCode.DEAL_OFFER_STANDING: 409,
     ErrorCode.NO_DEAL_OFFER: 409,
+    ErrorCode.TOURNAMENT_NOT_FINISHED: 409,
     ErrorCode.INTERNAL_ERROR: 500,
     ErrorCode.NOT_READY: 503,
     # an operator's command to a table that cannot take it now (try again)

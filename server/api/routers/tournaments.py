@@ -4,25 +4,28 @@ unregistering (signed in). The money of an entry moves in the request's transact
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Path, Query, Response, status
 
 from engine.tournament.payouts import payouts
 from engine.tournament.templates import TEMPLATES
 from server.accounts import ledger
-from server.api.deps import CurrentUser, SessionDep
+from server.api.deps import CardroomDep, CurrentUser, SessionDep
 from server.api.tournament_schemas import (
     DealPublic,
     EntryPublic,
     RegistrationCreate,
     RegistrationPublic,
+    TournamentHandPagePublic,
+    TournamentHandPublic,
     TournamentPublic,
+    TournamentRecordPublic,
     TournamentSummaryPublic,
 )
 from server.db.models import TournamentEntry, TournamentRecord, TournamentStatus
 from server.edge.overload import SHED_RESPONSE, shed_when_busy
-from server.tournaments import final_deals, registry
+from server.tournaments import final_deals, published, registry
 
 router = APIRouter(
     tags=["tournaments"],
@@ -118,6 +121,44 @@ async def deal_now(session: SessionDep, tournament_id: int) -> DealPublic | None
     """The deal proposed or offered now, else the last deal made (docs/tournaments.md)."""
     deal = await final_deals.view(session, tournament_id)
     return DealPublic.model_validate(deal) if deal is not None else None
+
+
+NOT_FINISHED: dict[int | str, dict[str, Any]] = {
+    404: {"description": "error code unknown_tournament"},
+    409: {"description": "error code tournament_not_finished: published once it is"},
+}
+
+
+@router.get("/tournaments/{tournament_id}/record", responses=NOT_FINISHED)
+async def tournament_record(
+    tournament_id: TournamentId, session: SessionDep, cardroom: CardroomDep
+) -> TournamentRecordPublic:
+    """A finished tournament as ``stud-verify`` checks it (docs/fairness.md): the seed of its
+    seat draws, revealed now, its journal of play, its places and prizes."""
+    found = await published.tournament_record(
+        session, tournament_id=tournament_id, seal=cardroom.seal
+    )
+    return TournamentRecordPublic.model_validate(found)
+
+
+@router.get("/tournaments/{tournament_id}/hands", responses=NOT_FINISHED)
+async def tournament_hands(
+    tournament_id: TournamentId,
+    session: SessionDep,
+    after: Annotated[
+        int | None, Query(ge=1, le=2**63 - 1, description="a hand id: later hands only")
+    ] = None,
+    limit: Annotated[int, Query(ge=1, le=published.HANDS_PAGE_MOST)] = 100,
+) -> TournamentHandPagePublic:
+    """A finished tournament's hands, oldest first, a page at a time, each as everyone at
+    its table saw it, with what ``stud-verify`` checks its deal with."""
+    page = await published.tournament_hands(
+        session, tournament_id=tournament_id, after=after, limit=limit
+    )
+    return TournamentHandPagePublic(
+        hands=[TournamentHandPublic.model_validate(hand) for hand in page.hands],
+        next_after=page.next_after,
+    )
 
 
 @router.post(

@@ -26,8 +26,9 @@ from engine.tournament import offers
 from engine.tournament.deals import chip_chop, icm
 from server.accounts import ledger
 from server.cardroom.supervisor import Cardroom
-from server.db.models import LedgerEntry, TournamentFact
+from server.db.models import LedgerEntry, TournamentFact, TournamentRecord
 from server.settings import Settings
+from server.store.tournament_books import check_tournament
 from server.table.ports import CommandRefused
 from server.tournaments.directors import TournamentDirectors
 
@@ -254,6 +255,10 @@ async def test_a_final_table_of_three_accepts_an_icm_deal_and_plays_on_for_the_r
     assert end["rows"] == after["rows"] + 1  # the winner's 50
     books = await ledger.verify_books(session)
     assert books.balanced, books.differences()
+    record = await session.get(TournamentRecord, tournament_id)
+    assert record is not None
+    tournament_books = await check_tournament(session, record)
+    assert not tournament_books.differences, tournament_books.differences
     await session.rollback()
     kinds = [kind for kind, _ in await journal(session, tournament_id)]
     deal_kinds = [k for k in kinds if k.startswith("deal")]
