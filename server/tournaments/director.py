@@ -15,6 +15,10 @@ facts and carries out its orders:
   makes the tables match the state it replayed (:meth:`Director.reconcile`): a player taken
   from one table and not yet seated at the other is seated where the state says, never on
   both, and nothing else is done until then.
+* **Telling the players** (``server.tournaments.announcer``): after each fact's orders are
+  carried out, the events they make (seated, moved, out, the final table, the end) and the
+  clock's (a level, a break) go on the bus; a director that takes over says its journal's
+  last fact again, since it cannot know whether they left.
 * **Hearing the tables.** The director reads each table's new hands from the database: the
   bus only wakes it (a table's ``hand_ended`` or ``hand_cancelled``), so an event lost on the
   bus delays it by at most ``poll_seconds`` and changes nothing.
@@ -64,6 +68,7 @@ from server.store import tables as table_records
 from server.store.deck_seal import DeckSeal
 from server.table import commands as cmd
 from server.tournaments import registry
+from server.tournaments.announcer import Announcer
 
 log = logging.getLogger(__name__)
 
@@ -113,12 +118,16 @@ class Director:
         self.spec: TournamentSpec | None = None
         self.table_ids: dict[int, int] = {}  # the tournament's table number -> table id
         self.seq = 0  # the journal's last fact
+        self.announcer = Announcer(tables.bus, tournament_id)
+        self.replayed: tuple[str, list[Order]] | None = None  # the journal's last fact, loaded
 
     # ------------------------------------------------------------------ the life of it
 
     async def play(self) -> None:
         """Start the tournament (or take it over where its journal ends) and run it out."""
         await self.load()
+        if self.replayed is not None:  # taken over: its events may not have left
+            await self._announce(*self.replayed)
         subscription = self.tables.bus.subscribe(
             *(table_channel(i) for i in self.table_ids.values())
         )
@@ -129,6 +138,7 @@ class Director:
                 await self._wait(subscription)
                 await self.take_new_hands()
                 await self.wake_if_due()
+                await self.announcer.clock(self._run(), seq=self.seq, at=self.clock())
                 for table_id in self.table_ids.values():
                     subscription.add(table_channel(table_id))
         finally:
@@ -180,7 +190,7 @@ class Director:
             prize_pool=int(started.data["prize_pool"]),
         )
         for fact in facts:
-            self._replay(fact)
+            self.replayed = (fact.kind, self._replay(fact))
             self.seq = fact.seq
 
     def _replay(self, fact: TournamentFact) -> list[Order]:
@@ -304,6 +314,7 @@ class Director:
         self.seq = 1
         await self._open_tables()
         await self.carry_out(orders)
+        await self._announce("started", orders)
 
     async def _open_tables(self) -> None:
         async with self.sessionmaker() as session:
@@ -340,6 +351,7 @@ class Director:
                     self.clock(),
                 )
                 await self.carry_out(orders)
+                await self._announce("hand", orders)
                 if self._run().over:
                     return
 
@@ -378,7 +390,9 @@ class Director:
         at = self.clock()
         due = run.next_wake(at)
         if due is not None and due <= at:
-            await self.carry_out(await self._take("woke", {}, at))
+            orders = await self._take("woke", {}, at)
+            await self.carry_out(orders)
+            await self._announce("woke", orders)
 
     # ------------------------------------------------------------------ the tables
 
@@ -407,6 +421,12 @@ class Director:
                     await self._tell(table, cmd.DealNext(number=number, **self._me()))
                 case CloseTable(table):
                     await self._close(table)
+
+    async def _announce(self, kind: str, orders: list[Order]) -> None:
+        """The events of the fact just taken (its orders carried out) and of the clock."""
+        await self.announcer.fact(
+            self._run(), self.table_ids, seq=self.seq, kind=kind, orders=orders, at=self.clock()
+        )
 
     def _me(self) -> dict[str, Any]:
         return {"tournament_id": self.tournament_id}
