@@ -73,12 +73,11 @@ def clock_data(reading: ClockReading) -> dict[str, Any]:
     """Where the clock stands: the level (or the break), the next level, and when it comes
     (``seconds_left``, ``ends_at`` in seconds since the epoch, or ``hands_left``: a level of
     hands; all null for the last level, which goes on)."""
-    next_number = reading.level_number + (0 if reading.on_break else 1)
     return {
         "level": level_data(reading.level, reading.level_number),
         "on_break": reading.on_break,
         "paused": reading.paused,
-        "next_level": level_data(reading.next_level, next_number),
+        "next_level": level_data(reading.next_level, reading.level_number + 1),
         "seconds_left": reading.seconds_left,
         "ends_at": reading.ends_at,
         "hands_left": reading.hands_left,
