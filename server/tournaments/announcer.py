@@ -139,6 +139,9 @@ def fact_notices(
                 **field_data(run),
             }
             made.append(((EVERYONE, finish.player), "eliminated", out))
+    # Deals at the final table (``engine.tournament.deals``) are not offered by the director
+    # yet; when they are, the order that offers one becomes a ``deal_offered`` event here, to
+    # the players at the final table (docs/protocol.md reserves the kind).
     if closed and not over and len(run.tables) == 1:
         (number,) = run.tables
         players = sorted(run.tables[number].seats.items())
@@ -205,7 +208,11 @@ class Announcer:
         at: float,
     ) -> None:
         """The events of the fact ``seq`` (its orders carried out), then of the clock."""
-        notices = fact_notices(run, table_ids, seq=seq, kind=kind, orders=orders, at=at)
+        try:
+            notices = fact_notices(run, table_ids, seq=seq, kind=kind, orders=orders, at=at)
+        except Exception:  # noqa: BLE001 - never the director's end (see the class)
+            log.exception("tournament %s: fact %s's events were not made", self.tournament_id, seq)
+            return
         if kind == "started":
             self.entry = 0  # the start says the first level
             self.hand_for_hand = False
@@ -228,8 +235,12 @@ class Announcer:
             return
         if self.hand_for_hand is None:
             self.hand_for_hand = run.hand_for_hand
-        reading = run.clock.read(at)
-        notices = clock_notices(self.entry, reading, run.spec.structure.entries)
+        try:
+            reading = run.clock.read(at)
+            notices = clock_notices(self.entry, reading, run.spec.structure.entries)
+        except Exception:  # noqa: BLE001 - never the director's end (see the class)
+            log.exception("tournament %s: the clock's events were not made", self.tournament_id)
+            return
         self.entry = reading.entry_index
         await self.publish(notices, seq)
 

@@ -18,18 +18,27 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from engine.tournament.run import TournamentRun
-from server.db.models import EntryStatus, TournamentFact, TournamentStatus
+from server.db.models import (
+    Account,
+    EntryStatus,
+    TournamentEntry,
+    TournamentFact,
+    TournamentStatus,
+)
 from server.store.deck_seal import DeckSeal
 from server.tournaments import registry
 from server.tournaments.announcer import clock_data, field_data
 from server.tournaments.director import Director, Tables
 
+ACTIVE = (EntryStatus.REGISTERED, EntryStatus.PLAYING)
+"""An entry still in the tournament (``registry.ACTIVE``)."""
 PAID = (EntryStatus.REGISTERED, EntryStatus.PLAYING, EntryStatus.OUT)
 """An entry that counts in the field (not taken back, not refunded)."""
+LATEST = 20  # the places a running tournament's state lists: the latest settled
 KEPT = 64  # tournaments a node keeps followers for (the least recently asked go first)
 
 
@@ -103,11 +112,12 @@ def player_data(
     return found
 
 
-def results_data(run: TournamentRun) -> list[dict[str, Any]]:
-    """The places settled so far, the best first."""
+def results_data(run: TournamentRun, latest: int | None = None) -> list[dict[str, Any]]:
+    """The places settled (only the ``latest`` so many, if given), the best first."""
+    finishes = run.finishes if latest is None else run.finishes[-latest:]
     return [
         {"player": f.player, "place": f.place, "prize": f.prize, "tied": f.tied}
-        for f in sorted(run.finishes, key=lambda f: (f.place, f.player))
+        for f in sorted(finishes, key=lambda f: (f.place, f.player))
     ]
 
 
@@ -135,31 +145,48 @@ class Standings:
         when there is no such tournament)."""
         async with self.sessionmaker() as session:
             record = await registry.get(session, tournament_id=tournament_id)
-            entries = await registry.entries(session, tournament_id=tournament_id)
+            counted = ACTIVE if record.status == TournamentStatus.REGISTERING else PAID
+            entrants = await session.scalar(
+                select(func.count())
+                .select_from(TournamentEntry)
+                .where(
+                    TournamentEntry.tournament_id == tournament_id,
+                    TournamentEntry.status.in_([status.value for status in counted]),
+                )
+            )
+            mine = list(
+                (
+                    await session.scalars(
+                        select(TournamentEntry.status)
+                        .join(Account, Account.id == TournamentEntry.account_id)
+                        .where(
+                            TournamentEntry.tournament_id == tournament_id,
+                            Account.username == player,
+                        )
+                    )
+                ).all()
+            )
             await session.commit()
         spec = registry.spec_of(record)
-        active = sum(1 for entry, _ in entries if entry.status in registry.ACTIVE)
-        paid = sum(1 for entry, _ in entries if entry.status in PAID)
         state: dict[str, Any] = {
             "type": "tournament_state",
             "tournament": tournament_id,
             "name": record.name,
             "status": record.status,
             "fact": 0,
-            "entrants": active if record.status == TournamentStatus.REGISTERING else paid,
+            "entrants": int(entrants or 0),
             "max_entrants": spec.max_entrants,
             "seats_per_table": spec.seats_per_table,
             "starting_chips": spec.structure.starting_chips,
         }
-        mine = [entry for entry, name in entries if name == player]
-        registered = any(entry.status == EntryStatus.REGISTERED for entry in mine)
+        registered = EntryStatus.REGISTERED in mine
         if record.status not in (TournamentStatus.RUNNING, TournamentStatus.FINISHED):
             state["you"] = {"status": "registered"} if registered else None
             return state
         follower = await self._follow(tournament_id)
         run = follower.run
         if run is None:  # running, its start not journaled yet: a moment
-            state["you"] = {"status": "registered"} if mine else None
+            state["you"] = {"status": "registered"} if set(mine) & set(ACTIVE) else None
             return state
         state["fact"] = follower.seq
         state.update(field_data(run))
@@ -167,7 +194,7 @@ class Standings:
         if run.clock is not None and not run.over:
             state.update(clock_data(run.clock.read(self.clock())))
         state["you"] = player_data(run, follower.table_ids, player)
-        state["results"] = results_data(run)
+        state["results"] = results_data(run, None if run.over else LATEST)
         return state
 
     async def _follow(self, tournament_id: int) -> Follower:

@@ -212,6 +212,7 @@ export function onTournamentEvent(frame) {
     case "unregistered":
       if (location.hash === `#/tournaments/${frame.tournament}`) openTournament(frame.tournament);
       break;
+    // deal_offered (a deal at the final table) is reserved: the server offers none yet.
     default: break;
   }
   renderBar();
