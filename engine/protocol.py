@@ -62,6 +62,7 @@ class ErrorCode(StrEnum):
     UNKNOWN_TYPE = "unknown_type"
     BAD_FIELD = "bad_field"
     BAD_TABLE = "bad_table"
+    BAD_TOURNAMENT = "bad_tournament"
     UNKNOWN_TABLE = "unknown_table"
     UNKNOWN_NODE = "unknown_node"
     ALREADY_AUTHENTICATED = "already_authenticated"
@@ -263,6 +264,7 @@ OWNERS: Final[Mapping[ErrorCode, str]] = {
     ErrorCode.BAD_VERSION: "edge",
     ErrorCode.UNKNOWN_TYPE: "edge",
     ErrorCode.BAD_TABLE: "edge",
+    ErrorCode.BAD_TOURNAMENT: "edge",
     ErrorCode.ALREADY_AUTHENTICATED: "edge",
     ErrorCode.TOO_MANY_CONNECTIONS: "edge",
     # the HTTP API (server.api)

@@ -48,7 +48,8 @@ from server.edge.stalls import StallWatch
 from server.metrics import Metrics
 from server.settings import Settings
 from server.table.loop import Lifecycle
-from server.tournaments.directors import TournamentDirectors
+from server.tournaments.directors import CardroomTables, TournamentDirectors
+from server.tournaments.standing import Standings
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -93,6 +94,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             lease_seconds=settings.lease_seconds,
         )
         app.state.directors = directors
+        # Where each tournament stands, read from its journal, for the websockets following it.
+        app.state.standings = Standings(
+            tables=CardroomTables(cardroom), sessionmaker=app.state.sessionmaker, seal=seal
+        )
         # Signed-in websockets, ended on every node when their token or account is.
         sessions = SessionRegistry(
             bus, app.state.sessionmaker, check_seconds=settings.session_check_seconds

@@ -18,6 +18,10 @@ facts and carries out its orders:
 * **Deals at the final table** (``server.tournaments.final_deals``): a player's proposal,
   acceptance or decline is a request, taken as a fact like an operator's; what a fact decided
   of a deal is journaled after it as a record, and a deal made is paid in its transaction.
+* **Telling the players** (``server.tournaments.announcer``): after each fact's orders are
+  carried out, the events they make (seated, moved, out, the final table, the end) and the
+  clock's (a level, a break) go on the bus; a director that takes over says its journal's
+  last fact again, since it cannot know whether they left.
 * **Hearing the tables.** The director reads each table's new hands from the database: the
   bus only wakes it (a table's ``hand_ended`` or ``hand_cancelled``), so an event lost on the
   bus delays it by at most ``poll_seconds`` and changes nothing.
@@ -51,7 +55,7 @@ from engine.tournament.run import (
 )
 from engine.tournament.spec import TournamentSpec
 from server.accounts import ledger
-from server.bus.memory import Bus, table_channel, tournament_channel
+from server.bus.memory import Bus, table_channel, tournament_requests_channel
 from server.db.models import (
     Account,
     EntryStatus,
@@ -71,6 +75,7 @@ from server.store import tables as table_records
 from server.store.deck_seal import DeckSeal
 from server.table import commands as cmd
 from server.tournaments import final_deals, registry
+from server.tournaments.announcer import Announcer
 
 log = logging.getLogger(__name__)
 
@@ -124,14 +129,18 @@ class Director:
         self.spec: TournamentSpec | None = None
         self.table_ids: dict[int, int] = {}  # the tournament's table number -> table id
         self.seq = 0  # the journal's last fact
+        self.announcer = Announcer(tables.bus, tournament_id)
+        self.replayed: tuple[str, list[Order]] | None = None  # the journal's last fact, loaded
 
     # ------------------------------------------------------------------ the life of it
 
     async def play(self) -> None:
         """Start the tournament (or take it over where its journal ends) and run it out."""
         await self.load()
+        if self.replayed is not None:  # taken over: its events may not have left
+            await self._announce(*self.replayed)
         subscription = self.tables.bus.subscribe(
-            tournament_channel(self.tournament_id),
+            tournament_requests_channel(self.tournament_id),
             *(table_channel(i) for i in self.table_ids.values()),
         )
         try:
@@ -143,6 +152,7 @@ class Director:
                 await self.take_new_hands()
                 await self.take_requests()
                 await self.wake_if_due()
+                await self.announcer.clock(self._run(), seq=self.seq, at=self.clock())
                 for table_id in self.table_ids.values():
                     subscription.add(table_channel(table_id))
         finally:
@@ -201,7 +211,9 @@ class Director:
             elif expected:
                 raise ValueError(f"fact {fact.seq - 1}'s deal records are missing")
             else:
-                expected = final_deals.records(self._replay(fact))
+                orders = self._replay(fact)
+                expected = final_deals.records(orders)
+                self.replayed = (fact.kind, orders)
             self.seq = fact.seq
 
     def _replay(self, fact: TournamentFact) -> list[Order]:
@@ -341,6 +353,7 @@ class Director:
         self.seq = 1
         await self._open_tables()
         await self.carry_out(orders)
+        await self._announce("started", orders)
 
     async def _open_tables(self) -> None:
         async with self.sessionmaker() as session:
@@ -377,6 +390,7 @@ class Director:
                     self.clock(),
                 )
                 await self.carry_out(orders)
+                await self._announce("hand", orders)
                 if self._run().over:
                     return
 
@@ -453,6 +467,7 @@ class Director:
                 await session.commit()
             self.seq = last
             await self.carry_out(orders)
+            await self._announce(kind, orders)
 
     async def _refuse(self, request: TournamentRequest, refusal: Refusal) -> None:
         async with self.sessionmaker() as session:
@@ -486,7 +501,9 @@ class Director:
         at = self.clock()
         due = run.next_wake(at)
         if due is not None and due <= at:
-            await self.carry_out(await self._take("woke", {}, at))
+            orders = await self._take("woke", {}, at)
+            await self.carry_out(orders)
+            await self._announce("woke", orders)
 
     # ------------------------------------------------------------------ the tables
 
@@ -515,6 +532,12 @@ class Director:
                     await self._tell(table, cmd.DealNext(number=number, **self._me()))
                 case CloseTable(table):
                     await self._close(table)
+
+    async def _announce(self, kind: str, orders: list[Order]) -> None:
+        """The events of the fact just taken (its orders carried out) and of the clock."""
+        await self.announcer.fact(
+            self._run(), self.table_ids, seq=self.seq, kind=kind, orders=orders, at=self.clock()
+        )
 
     def _me(self) -> dict[str, Any]:
         return {"tournament_id": self.tournament_id}

@@ -1,6 +1,8 @@
 """Tournaments for players: the list and each one's details (public), registering and
 unregistering (signed in). The money of an entry moves in the request's transaction
-(``server.tournaments.registry``)."""
+(``server.tournaments.registry``); once it is committed, the entry's event (``registered``,
+``unregistered``) goes to the player's websockets and to the tournament's followers
+(``server.tournaments.announcer``)."""
 
 from __future__ import annotations
 
@@ -26,6 +28,7 @@ from server.api.tournament_schemas import (
 from server.db.models import TournamentEntry, TournamentRecord, TournamentStatus
 from server.edge.overload import SHED_RESPONSE, shed_when_busy
 from server.tournaments import final_deals, published, registry
+from server.tournaments.announcer import announce_entry
 
 router = APIRouter(
     tags=["tournaments"],
@@ -172,6 +175,7 @@ async def register(
     user: CurrentUser,
     session: SessionDep,
     response: Response,
+    cardroom: CardroomDep,
 ) -> RegistrationPublic:
     """Enter the tournament: the buy-in and the fee leave your wallet now. The same
     ``request_id`` again answers with the entry it made (200), never paying twice."""
@@ -181,17 +185,38 @@ async def register(
     await session.commit()
     if not made.made:
         response.status_code = status.HTTP_200_OK
+    else:
+        await _announce(session, cardroom, made.entry, user.username, "registered")
     return _registration(made.entry, created=made.made)
 
 
 @router.delete("/tournaments/{tournament_id}/register")
 async def unregister(
-    tournament_id: TournamentId, user: CurrentUser, session: SessionDep
+    tournament_id: TournamentId, user: CurrentUser, session: SessionDep, cardroom: CardroomDep
 ) -> RegistrationPublic:
     """Take your entry back before the start: the buy-in and the fee return to your wallet."""
     entry = await registry.unregister(session, tournament_id=tournament_id, account_id=user.id)
     await session.commit()
+    await _announce(session, cardroom, entry, user.username, "unregistered")
     return _registration(entry, created=False)
+
+
+async def _announce(
+    session: SessionDep, cardroom: CardroomDep, entry: TournamentEntry, player: str, kind: str
+) -> None:
+    """The entry's event, with the field as it stands once committed."""
+    record = await registry.get(session, tournament_id=entry.tournament_id)
+    entrants = await registry.entrants(session, tournament_id=record.id)
+    await session.commit()
+    await announce_entry(
+        cardroom.bus,
+        tournament_id=record.id,
+        player=player,
+        kind=kind,
+        entrants=entrants,
+        max_entrants=registry.spec_of(record).max_entrants,
+        key=f"{kind}:{entry.id}",
+    )
 
 
 def _registration(entry: TournamentEntry, *, created: bool) -> RegistrationPublic:
