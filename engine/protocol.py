@@ -146,6 +146,12 @@ class ErrorCode(StrEnum):
     # a running tournament's director refusing a request
     TOURNAMENT_PAUSED = "tournament_paused"
     TOURNAMENT_NOT_PAUSED = "tournament_not_paused"
+    # a running tournament's director refusing an entry, a rebuy or an add-on
+    RE_ENTRIES_USED = "re_entries_used"
+    REBUYS_CLOSED = "rebuys_closed"
+    STACK_TOO_BIG = "stack_too_big"
+    ADD_ON_CLOSED = "add_on_closed"
+    ADD_ON_TAKEN = "add_on_taken"
 
 
 OWNERS: Final[Mapping[ErrorCode, str]] = {
@@ -231,17 +237,22 @@ OWNERS: Final[Mapping[ErrorCode, str]] = {
     # tournaments (server.tournaments)
     ErrorCode.UNKNOWN_TOURNAMENT: "tournaments",
     ErrorCode.TOURNAMENT_NAME_TAKEN: "tournaments",
-    ErrorCode.REGISTRATION_CLOSED: "tournaments",
-    ErrorCode.ALREADY_REGISTERED: "tournaments",
-    ErrorCode.TOURNAMENT_FULL: "tournaments",
-    ErrorCode.NOT_REGISTERED: "tournaments",
+    ErrorCode.REGISTRATION_CLOSED: "engine",  # the director's run judges them in play too
+    ErrorCode.ALREADY_REGISTERED: "engine",  # the director's run judges them in play too
+    ErrorCode.TOURNAMENT_FULL: "engine",  # the director's run judges them in play too
+    ErrorCode.NOT_REGISTERED: "engine",  # the director's run judges them in play too
     ErrorCode.TOURNAMENT_STARTED: "tournaments",
-    ErrorCode.TOURNAMENT_OVER: "tournaments",
+    ErrorCode.TOURNAMENT_OVER: "engine",  # the director's run judges them in play too
     ErrorCode.TOURNAMENT_HAS_ENTRIES: "tournaments",
     ErrorCode.TOURNAMENT_NOT_STARTED: "tournaments",
     ErrorCode.UNKNOWN_REQUEST: "tournaments",
     ErrorCode.TOURNAMENT_PAUSED: "engine",
     ErrorCode.TOURNAMENT_NOT_PAUSED: "engine",
+    ErrorCode.RE_ENTRIES_USED: "engine",
+    ErrorCode.REBUYS_CLOSED: "engine",
+    ErrorCode.STACK_TOO_BIG: "engine",
+    ErrorCode.ADD_ON_CLOSED: "engine",
+    ErrorCode.ADD_ON_TAKEN: "engine",
     # the websocket and the node's limits (server.edge)
     ErrorCode.NOT_AUTHENTICATED: "edge",
     ErrorCode.RATE_LIMITED: "edge",
