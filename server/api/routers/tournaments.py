@@ -158,9 +158,10 @@ async def register(
     ``request_id`` again answers with the entry it made (200), never paying twice. Once it
     runs: a late entry, or a re-entry once out, while late registration lasts (taken by its
     director, 202 while it has not)."""
+    account_id, name = user.id, user.username  # the rollback below expires the row
     try:
         made = await registry.register(
-            session, tournament_id=tournament_id, account_id=user.id, request_id=body.request_id
+            session, tournament_id=tournament_id, account_id=account_id, request_id=body.request_id
         )
     except registry.RegistrationClosed:
         await session.rollback()
@@ -168,7 +169,9 @@ async def register(
         late = registry.spec_of(record).late_registration_levels
         if record.status != TournamentStatus.RUNNING or late is None:
             raise
-        return await _enter_late(tournament_id, body.request_id, user, session, cardroom)
+        return await _enter_late(
+            tournament_id, body.request_id, account_id, name, session, cardroom
+        )
     await session.commit()
     if not made.made:
         response.status_code = status.HTTP_200_OK
@@ -176,19 +179,24 @@ async def register(
 
 
 async def _enter_late(
-    tournament_id: int, request_id: str, user: Account, session: SessionDep, cardroom: CardroomDep
+    tournament_id: int,
+    request_id: str,
+    account_id: int,
+    name: str,
+    session: SessionDep,
+    cardroom: CardroomDep,
 ) -> JSONResponse:
     """An entry into a running tournament: a request its director takes (and pays)."""
     made = await registry.by_request(
-        session, tournament_id=tournament_id, account_id=user.id, request_id=request_id
+        session, tournament_id=tournament_id, account_id=account_id, request_id=request_id
     )
     if made is not None:
         return _entry_answer(made, created=False)
-    request, filed = await _ask("enter", tournament_id, request_id, user, session, cardroom)
+    request, filed = await _ask("enter", tournament_id, request_id, name, session, cardroom)
     if request.done_at is None:
         return _waiting(request)
     made = await registry.by_request(
-        session, tournament_id=tournament_id, account_id=user.id, request_id=request_id
+        session, tournament_id=tournament_id, account_id=account_id, request_id=request_id
     )
     if made is None:
         raise LookupError(f"request {request.id} was taken without its entry")
@@ -247,7 +255,7 @@ async def _purchase(
     session: SessionDep,
     cardroom: CardroomDep,
 ) -> TournamentRequestPublic | JSONResponse:
-    request, _ = await _ask(kind, tournament_id, body.request_id, user, session, cardroom)
+    request, _ = await _ask(kind, tournament_id, body.request_id, user.username, session, cardroom)
     if request.done_at is None:
         return _waiting(request)
     return TournamentRequestPublic.model_validate(requests.summary(request))
@@ -257,7 +265,7 @@ async def _ask(
     kind: str,
     tournament_id: int,
     request_id: str,
-    user: Account,
+    player: str,
     session: SessionDep,
     cardroom: CardroomDep,
 ) -> tuple[TournamentRequest, bool]:
@@ -268,8 +276,8 @@ async def _ask(
         session,
         tournament_id=tournament_id,
         kind=kind,
-        data={"player": user.username},
-        asked_by=user.username,
+        data={"player": player},
+        asked_by=player,
         request_id=request_id,
     )
     if filed:
