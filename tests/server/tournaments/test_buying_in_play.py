@@ -37,6 +37,7 @@ from server.db.models import (
 from server.settings import Settings
 from server.table.ports import CommandRefused
 from server.tournaments import requests
+from server.tournaments.directors import TournamentDirectors
 
 __all__ = ["settings"]  # the fixture, shared with the director's tests
 
@@ -203,6 +204,14 @@ class Money:
         assert await self.wallet(player) == before
 
 
+def stop_the_director(app: FastAPI) -> None:
+    """The director's task killed wherever it is: the next round takes the tournament over
+    from its journal (test_director.py)."""
+    directors: TournamentDirectors = app.state.directors
+    for task in list(directors.running.values()):
+        task.cancel()
+
+
 async def hands_played(session: AsyncSession, tournament_id: int) -> int:
     tables = await tournament_tables(session, tournament_id)
     count = await session.scalar(
@@ -318,6 +327,7 @@ async def test_late_entries_and_a_re_entry_play_to_a_winner(
             assert again.status_code == 200 and again.json()["number"] == 1  # paid once
             await money.check("late1")
             state["phase"] = "duel"
+            stop_the_director(app)  # taken over with its late entry in the journal
             return
         if state["phase"] == "duel":  # the first player out of chips enters again
             entries = (await client.get(path)).json()["entries"]
@@ -443,6 +453,7 @@ async def test_rebuys_and_the_add_on_play_to_a_winner(
             await money.check("pl2")
             await money.refused("pl2", f"{path}/rebuy", "pl2-more", "stack_too_big")
             state["phase"] = "duel"
+            stop_the_director(app)  # taken over with chips bought not yet added
             return
         hands = await hands_played(session, tournament_id)
         playing = [
@@ -474,6 +485,8 @@ async def test_rebuys_and_the_add_on_play_to_a_winner(
                 continue
             assert answer.status_code == 200 and answer.json()["outcome"]["chips"] == 120
             money.bought(player, "add_on")
+            if not state["add_ons"]:
+                stop_the_director(app)
             state["add_ons"].add(player)
             state["phase"] = "added on"
             await money.refused(player, f"{path}/add-on", f"{player}-addon2", "add_on_taken")
