@@ -450,6 +450,11 @@ async def test_rebuys_and_the_add_on_play_to_a_winner(
             state["rebuys"] += 1
             again = await money.post("pl2", f"{path}/rebuy", "pl2-in-hand")
             assert again.json()["id"] == answer.json()["id"]  # the same request, paid once
+            mine = f"{path}/requests/{answer.json()['id']}"
+            read = await client.get(mine, headers=bearer(money.tokens["pl2"]))
+            assert read.status_code == 200 and read.json() == answer.json()
+            theirs = await client.get(mine, headers=bearer(money.tokens["pl0"]))
+            assert theirs.status_code == 404 and error_code(theirs) == "unknown_request"
             await money.check("pl2")
             await money.refused("pl2", f"{path}/rebuy", "pl2-more", "stack_too_big")
             state["phase"] = "duel"
