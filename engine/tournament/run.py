@@ -58,7 +58,14 @@ from engine.errors import Refusal
 from engine.protocol import ErrorCode
 from engine.tournament.balance import Plan, TableSeats, plan_moves, tables_of
 from engine.tournament.clock import ClockReading, LevelClock
-from engine.tournament.draw import Draw, Seating, TableQuota, draw_seats, run_draw
+from engine.tournament.draw import (
+    Draw,
+    Seating,
+    TableQuota,
+    check_player,
+    draw_seats,
+    run_draw,
+)
 from engine.tournament.orders import (
     AddChips,
     Busted,
@@ -253,6 +260,7 @@ class TournamentRun:
     def check_entry(self, player: str, at: float) -> None:
         """Refused (nothing changed) unless ``player`` may enter now: late registration
         open, not in already, a re-entry left, the field not full."""
+        check_player(player)  # a name a seat draw can carry
         reading = self._reading(at)
         if player in self.stacks or player in self._still_waiting(at):
             raise Refusal(f"{player} is in the tournament", code=ErrorCode.ALREADY_REGISTERED)
