@@ -25,6 +25,10 @@ facts and carries out its orders:
 * **Hearing the tables.** The director reads each table's new hands from the database: the
   bus only wakes it (a table's ``hand_ended`` or ``hand_cancelled``), so an event lost on the
   bus delays it by at most ``poll_seconds`` and changes nothing.
+* **Entries, rebuys and add-ons in play** (``server.tournaments.purchases``): requests whose
+  fact is paid for in its transaction (checked first: a refusal debits nothing); a new table
+  a late entrant needs is made in it too; an entry out before the prizes are fixed is marked
+  out then, and placed and paid when they are.
 """
 
 from __future__ import annotations
@@ -43,11 +47,15 @@ from engine.errors import Refusal
 from engine.protocol import ErrorCode
 from engine.tournament.offers import DealMade
 from engine.tournament.run import (
+    AddChips,
+    Busted,
     CloseTable,
     Deal,
     Finished,
+    OpenTable,
     Order,
     Placed,
+    PrizesFixed,
     RemovePlayer,
     SeatPlayer,
     Stakes,
@@ -74,7 +82,7 @@ from server.db.types import utcnow
 from server.store import tables as table_records
 from server.store.deck_seal import DeckSeal
 from server.table import commands as cmd
-from server.tournaments import final_deals, registry
+from server.tournaments import final_deals, purchases, registry
 from server.tournaments.announcer import Announcer
 
 log = logging.getLogger(__name__)
@@ -82,7 +90,12 @@ log = logging.getLogger(__name__)
 WAKING_EVENTS = frozenset({"hand_ended", "hand_cancelled", "request"})
 
 # What each request becomes in the journal (``server.tournaments.requests``).
-REQUEST_FACTS = {"pause": "paused", "resume": "resumed", **final_deals.REQUEST_FACTS}
+REQUEST_FACTS = {
+    "pause": "paused",
+    "resume": "resumed",
+    **final_deals.REQUEST_FACTS,
+    **purchases.PAID_FACTS,
+}
 _OVER = ErrorCode.TOURNAMENT_OVER
 
 
@@ -233,6 +246,13 @@ class Director:
             return run.resume(fact.at)
         if fact.kind in final_deals.REQUEST_FACTS.values():
             return final_deals.replay(run, fact.kind, data, fact.at)
+        # Bought by players: a late entry (or a re-entry), a rebuy, the add-on.
+        if fact.kind == "entered":
+            return run.enter(str(data["player"]), fact.at)
+        if fact.kind == "rebought":
+            return run.rebuy(str(data["player"]), fact.at)
+        if fact.kind == "added_on":
+            return run.add_on(str(data["player"]), fact.at)
         raise ValueError(f"a journal fact of an unknown kind: {fact.kind!r}")
 
     async def _take(self, kind: str, data: dict[str, Any], at: float) -> list[Order]:
@@ -266,6 +286,12 @@ class Director:
                 await final_deals.pay(session, self.tournament_id, order)
             elif isinstance(order, Placed):
                 await self._pay(session, order)
+            elif isinstance(order, Busted):
+                await purchases.mark_out(session, self.tournament_id, order.player, order.entry)
+            elif isinstance(order, OpenTable):
+                await self._make_table(session, order.table)
+            elif isinstance(order, PrizesFixed):
+                log.info("tournament %s: prizes fixed %s", self.tournament_id, order)
             elif isinstance(order, Finished):
                 await session.execute(
                     update(TournamentRecord)
@@ -276,21 +302,13 @@ class Director:
 
     async def _pay(self, session: AsyncSession, placed: Placed) -> None:
         finish = placed.finish
-        entry = await session.scalar(
-            select(TournamentEntry)
-            .join(Account, Account.id == TournamentEntry.account_id)
-            .where(
-                TournamentEntry.tournament_id == self.tournament_id,
-                TournamentEntry.status == EntryStatus.PLAYING.value,
-                Account.username == finish.player,
-            )
+        entry = await purchases.entry_in_play(
+            session, tournament_id=self.tournament_id, player=finish.player, ordinal=placed.entry
         )
-        if entry is None:
-            raise LookupError(f"{finish.player} holds no entry playing in {self.tournament_id}")
-        entry.status = EntryStatus.OUT.value
+        if entry.status != EntryStatus.OUT.value:  # out now; else out since it busted
+            entry.status, entry.left_at = EntryStatus.OUT.value, utcnow()
         entry.place = finish.place
         entry.prize = (entry.prize or 0) + finish.prize  # a deal's amounts paid already
-        entry.left_at = utcnow()
         if finish.prize:
             await ledger.pay_prize(
                 session,
@@ -326,16 +344,8 @@ class Director:
             )
             orders = self._replay(fact)
             session.add(fact)
-            config = self.spec.table_config(self.spec.structure.levels[0])
             for number in sorted(self._run().tables):
-                made = await table_records.create_tournament_table(
-                    session,
-                    tournament_id=self.tournament_id,
-                    number=number,
-                    config=config,
-                    seats=self.spec.seats_per_table,
-                )
-                self.table_ids[number] = made.id
+                await self._make_table(session, number)
             await session.execute(
                 update(TournamentEntry)
                 .where(
@@ -354,6 +364,18 @@ class Director:
         await self._open_tables()
         await self.carry_out(orders)
         await self._announce("started", orders)
+
+    async def _make_table(self, session: AsyncSession, number: int) -> None:
+        """Table ``number``'s row, open (its actor opened once the fact is written)."""
+        assert self.spec is not None
+        made = await table_records.create_tournament_table(
+            session,
+            tournament_id=self.tournament_id,
+            number=number,
+            config=self.spec.table_config(self.spec.structure.levels[0]),
+            seats=self.spec.seats_per_table,
+        )
+        self.table_ids[number] = made.id
 
     async def _open_tables(self) -> None:
         async with self.sessionmaker() as session:
@@ -455,6 +477,9 @@ class Director:
                 at=self.clock(),
                 data=dict(request.data),
             )
+            if request.kind in purchases.PAID_FACTS:
+                await self._take_paid(request, fact)
+                continue
             try:
                 orders = self._replay(fact)
             except Refusal as refusal:  # the run's state is as it was
@@ -468,6 +493,35 @@ class Director:
             self.seq = last
             await self.carry_out(orders)
             await self._announce(kind, orders)
+
+    async def _take_paid(self, request: TournamentRequest, fact: TournamentFact) -> None:
+        """A player's entry, rebuy or add-on: checked (a refusal changes nothing, debits
+        nothing), then the fact, its money and what it settles in one transaction."""
+        assert self.spec is not None
+        async with self.sessionmaker() as session:
+            try:
+                account = await purchases.check(session, self._run(), self.spec, fact)
+            except Refusal as refusal:
+                await session.rollback()
+                await self._refuse(request, refusal)
+                return
+            orders = self._replay(fact)
+            entry = await purchases.pay(
+                session,
+                tournament_id=self.tournament_id,
+                spec=self.spec,
+                fact=fact,
+                account=account,
+                request=request,
+            )
+            session.add(fact)
+            last = await self._settle(session, fact, orders)
+            outcome = purchases.outcome(self.spec, fact, entry)
+            await self._done(session, request, outcome, fact_seq=fact.seq)
+            await session.commit()
+        self.seq = last
+        await self.carry_out(orders)
+        await self._announce(fact.kind, orders)
 
     async def _refuse(self, request: TournamentRequest, refusal: Refusal) -> None:
         async with self.sessionmaker() as session:
@@ -532,6 +586,16 @@ class Director:
                     await self._tell(table, cmd.DealNext(number=number, **self._me()))
                 case CloseTable(table):
                     await self._close(table)
+                case AddChips(table, player, chips, stack):
+                    await self._tell(
+                        table,
+                        cmd.AddEntrantChips(player=player, chips=chips, stack=stack, **self._me()),
+                    )
+                case OpenTable(table):
+                    async with self.sessionmaker() as session:
+                        record = await session.get(TableRecord, self.table_ids[table])
+                    if record is not None:
+                        await self.tables.open_table(record)
 
     async def _announce(self, kind: str, orders: list[Order]) -> None:
         """The events of the fact just taken (its orders carried out) and of the clock."""
@@ -577,6 +641,8 @@ class Director:
                     del seated[player]
                 if player not in seated:
                     orders.append(SeatPlayer(number, seat, player, run.stacks[player]))
+        async with self.sessionmaker() as session:
+            orders += await purchases.chips_not_added(session, run, self.table_ids, seated)
         level = run.clock.read(self.clock()).level if run.clock is not None else None
         for number, state in sorted(run.tables.items()):
             if state.stakes is not None and level is not None:
