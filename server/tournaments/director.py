@@ -45,6 +45,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from engine.errors import Refusal
 from engine.protocol import ErrorCode
+from engine.tournament import journal
 from engine.tournament.offers import DealMade
 from engine.tournament.run import (
     AddChips,
@@ -218,7 +219,7 @@ class Director:
         )
         expected: list[tuple[str, dict[str, Any]]] = []  # the records a fact's orders make
         for fact in facts:
-            if fact.kind in final_deals.RECORD_KINDS:
+            if fact.kind in journal.RECORD_KINDS:
                 if not expected or expected.pop(0) != (fact.kind, fact.data):
                     raise ValueError(f"fact {fact.seq}, a {fact.kind}, is not what its fact made")
             elif expected:
@@ -230,30 +231,7 @@ class Director:
             self.seq = fact.seq
 
     def _replay(self, fact: TournamentFact) -> list[Order]:
-        run, data = self._run(), fact.data
-        if fact.kind == "started":
-            return run.start(list(data["players"]), fact.at)
-        if fact.kind == "hand":
-            run.hand_began(int(data["table"]), int(data["number"]), fact.at)
-            return run.hand_ended(
-                int(data["table"]), int(data["number"]), data["stacks"], data["starting"], fact.at
-            )
-        if fact.kind == "woke":
-            return run.wake(fact.at)
-        if fact.kind == "paused":
-            return run.pause(fact.at)
-        if fact.kind == "resumed":
-            return run.resume(fact.at)
-        if fact.kind in final_deals.REQUEST_FACTS.values():
-            return final_deals.replay(run, fact.kind, data, fact.at)
-        # Bought by players: a late entry (or a re-entry), a rebuy, the add-on.
-        if fact.kind == "entered":
-            return run.enter(str(data["player"]), fact.at)
-        if fact.kind == "rebought":
-            return run.rebuy(str(data["player"]), fact.at)
-        if fact.kind == "added_on":
-            return run.add_on(str(data["player"]), fact.at)
-        raise ValueError(f"a journal fact of an unknown kind: {fact.kind!r}")
+        return journal.replay(self._run(), fact.kind, fact.data, fact.at)
 
     async def _take(self, kind: str, data: dict[str, Any], at: float) -> list[Order]:
         """A fact taken: journaled, with what it settles, in one transaction; its orders."""
