@@ -344,6 +344,8 @@ class Director:
                 await self.carry_out(orders)
                 if self._run().over:
                     return
+                if any(isinstance(order, SeatPlayer | RemovePlayer) for order in orders):
+                    break  # the seats changed: the other tables' hands are read again
 
     async def _next_hands(self) -> list[HandFact]:
         """The next hand of each running table, if it has been written."""
