@@ -22,6 +22,7 @@ from server_helpers import FAST_HASHING, bearer, operator_token, player_token
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from engine.tournament.run import Finished
 from server.accounts import ledger
 from server.cardroom.supervisor import Cardroom
 from server.db.models import (
@@ -37,6 +38,7 @@ from server.table import commands as cmd
 from server.table.ports import CommandRefused
 from server.tournaments.director import Director
 from server.tournaments.directors import TournamentDirectors
+from tests.cluster import fault_node
 
 
 @pytest.fixture
@@ -264,29 +266,40 @@ async def test_a_director_stopped_mid_tournament_is_taken_over_from_its_journal(
     assert stopped, "the tournament ended before its director could be stopped"
 
 
-async def test_a_director_cut_short_after_the_last_hand_closes_the_tables_on_takeover(
+@pytest.mark.parametrize("point", ["move", "break", "end"])
+async def test_a_director_cut_short_mid_work_is_finished_by_the_next(
     app: FastAPI,
     client: httpx.AsyncClient,
     settings: Settings,
     session: AsyncSession,
     monkeypatch: pytest.MonkeyPatch,
+    point: str,
 ) -> None:
-    """The director stops once it has journaled the tournament's end (the winner placed and
-    paid, the tournament finished) and before it has told the tables: a finished tournament
-    with a table open is directed again, and the next director takes the winner away and
-    closes the tables, as the first would have."""
+    """The director stops with a fact journaled and only part of its orders carried out, as
+    a node dying there would leave it (``tests/cluster/fault_node.py`` has the points): a
+    player taken from a table and not yet seated at the other (``move``), a table broken
+    with its players taken away and one of them seated again (``break``: here the final
+    table's draw), the tournament's end journaled and not told to the tables (``end``). The
+    next round's director seats everyone where the journal says, closes the tables it no
+    longer runs (a finished tournament with a table open is directed again), and the
+    tournament ends with every place, prize and table as it should."""
     carry_out = Director.carry_out
     cut: list[int] = []
 
-    async def stopping_at_the_end(self: Director, orders: list[Any]) -> None:
-        if any(type(order).__name__ == "Finished" for order in orders) and not cut:
-            cut.append(self.tournament_id)
-            raise RuntimeError("the node stopped here")
-        await carry_out(self, orders)
+    async def cut_short(self: Director, orders: list[Any]) -> None:
+        done = 0 if point == "end" and any(isinstance(o, Finished) for o in orders) else None
+        if point != "end":
+            done = fault_node.cut(point, orders)
+        if done is None or cut:
+            await carry_out(self, orders)
+            return
+        await carry_out(self, orders[:done])
+        cut.append(done)
+        raise RuntimeError("the node stopped here")
 
-    monkeypatch.setattr(Director, "carry_out", stopping_at_the_end)
-    await run_sit_and_go(app, client, settings, session, players=3, seats=8)
-    assert cut, "the director was never cut short"
+    monkeypatch.setattr(Director, "carry_out", cut_short)
+    await run_sit_and_go(app, client, settings, session, players=7, seats=4)
+    assert cut, "the director was never cut short there"
 
 
 async def test_a_scheduled_tournament_short_of_its_field_is_cancelled_and_refunded_at_its_time(
