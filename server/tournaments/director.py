@@ -125,8 +125,10 @@ class Director:
             *(table_channel(i) for i in self.table_ids.values())
         )
         try:
-            await self.take_new_hands()
+            # The tables as the journal left them first: a new hand's orders assume it (a
+            # player in transit is seated before a table may deal without them).
             await self.reconcile()
+            await self.take_new_hands()
             while not self._run().over:
                 await self._wait(subscription)
                 await self.take_new_hands()

@@ -15,8 +15,11 @@ written), the first time a director of this node reaches it:
 
 ``STUD_TEST_KILL_MARK``: a file, made by the node that dies just before it does (JSON:
 the orders it carried out and the ones it did not), so that one node of the cardroom dies,
-once: the others, and the node started again, see it there and do nothing. Without
-``STUD_TEST_KILL_AT`` the launcher is ``python -m server``.
+once: the others, and the node started again, see it there and do nothing but write down,
+in the file of the same name ending ``.after``, the orders of every director after the kill
+(a JSON list a line, in the order they are carried out: the first are the new director's
+own, making the tables match its journal). Without ``STUD_TEST_KILL_AT`` the launcher is
+``python -m server``.
 """
 
 from __future__ import annotations
@@ -56,9 +59,15 @@ def described(order: Order) -> dict[str, Any]:
 
 def install(at: str, mark: Path) -> None:
     carry_out = Director.carry_out
+    trace = mark.with_suffix(".after")
 
     async def carry_out_then_die(self: Director, orders: list[Order]) -> None:
-        point = None if mark.exists() else cut(at, orders)
+        if mark.exists():  # after the kill: what the directors that take over order
+            with trace.open("a") as lines:
+                lines.write(json.dumps([described(o) for o in orders], default=str) + "\n")
+            await carry_out(self, orders)
+            return
+        point = cut(at, orders)
         if point is None:
             await carry_out(self, orders)
             return

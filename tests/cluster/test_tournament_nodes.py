@@ -496,7 +496,8 @@ async def test_a_director_killed_between_taking_a_player_away_and_seating_them(
     removed = {o["player"] for o in done if o["order"] == "RemovePlayer"}
     transit = [o for o in left if o["order"] == "SeatPlayer" and o["player"] in removed]
     assert len(transit) == 1, killed["record"]  # exactly one player in transit
-    await check_seated_after(cluster, played, transit, killed["at"])
+    killed["after"] = read_trace(killed["trace"])
+    await check_seated_after(cluster, played, transit, killed)
 
 
 async def test_a_director_killed_while_a_table_is_broken(
@@ -513,7 +514,10 @@ async def test_a_director_killed_while_a_table_is_broken(
     (broken,) = [o["table"] for o in left if o["order"] == "CloseTable"]
     moved = [o for o in done + left if o["order"] == "SeatPlayer"]
     assert [o["order"] for o in done].count("SeatPlayer") == 1 and len(moved) >= 2, done
-    await check_seated_after(cluster, played, moved, killed["at"])
+    killed["after"] = read_trace(killed["trace"])
+    await check_seated_after(cluster, played, moved[1:], killed)
+    closes = [o for orders in killed["after"] for o in orders if o["order"] == "CloseTable"]
+    assert closes[0] == {"order": "CloseTable", "table": broken}, closes
     table_id = played.tables[broken]
     assert await hands_since(cluster, killed["at"], table_id) == set(), "the broken table dealt"
     rows = await cluster.database.fetch(
@@ -575,6 +579,7 @@ def killed_at_a_mark(mark: Path, killed: dict[str, Any]) -> Fault:
         dead = await eventually(died, PLAY_SECONDS, "the director's node kills itself", 0.05)
         killed["at"] = mark.stat().st_mtime
         killed["record"] = json.loads(mark.read_text())
+        killed["trace"] = mark.with_suffix(".after")
         assert killed["record"]["tournament"] == tournament_id
         survivor = cluster.others(dead.id)[0].id
 
@@ -588,6 +593,11 @@ def killed_at_a_mark(mark: Path, killed: dict[str, Any]) -> Fault:
     return wait_for_it
 
 
+def read_trace(path: Path) -> list[list[dict[str, Any]]]:
+    """The orders the directors carried out after the kill, in order (``fault_node``)."""
+    return [json.loads(line) for line in path.read_text().splitlines() if line]
+
+
 async def hands_since(cluster: Cluster, at: float, table_id: int) -> set[int]:
     """The hands the table recorded after ``at`` (epoch seconds)."""
     rows = await cluster.database.fetch(
@@ -599,25 +609,29 @@ async def hands_since(cluster: Cluster, at: float, table_id: int) -> set[int]:
 
 
 async def check_seated_after(
-    cluster: Cluster, played: Played, seatings: list[dict[str, Any]], killed_at: float
+    cluster: Cluster,
+    played: Played,
+    seatings: list[dict[str, Any]],
+    killed: dict[str, Any],
 ) -> None:
-    """Each player the killed director was moving plays their next hand at the table it was
-    moving them to, with the chips they had: seated there, once, by the next director."""
+    """Each player the killed director was moving is seated by the next one where the
+    journal's move put them (its first seat for them, before anything else of theirs), and
+    plays their next hand with the chips they had."""
     for seating in seatings:
+        player = seating["player"]
+        theirs = [o for orders in killed["after"] for o in orders if o.get("player") == player]
+        assert theirs and theirs[0] == seating, (seating, theirs[:3])
         rows = await cluster.database.fetch(
             "SELECT h.table_id, p.starting FROM hand_players p JOIN hands h ON h.id = p.hand_id "
             "JOIN accounts a ON a.id = p.account_id "
             "WHERE a.username = $1 AND h.created_at > to_timestamp($2) "
             "AND h.table_id = ANY($3::bigint[]) ORDER BY h.created_at LIMIT 1",
-            seating["player"],
-            killed_at,
+            player,
+            killed["at"],
             sorted(played.tables.values()),
         )
-        assert rows, f"{seating['player']} never played again"
-        assert (rows[0]["table_id"], rows[0]["starting"]) == (
-            played.tables[seating["table"]],
-            seating["stack"],
-        ), seating
+        assert rows, f"{player} never played again"
+        assert rows[0]["starting"] == seating["stack"], (seating, dict(rows[0]))
 
 
 async def level_in_play(cluster: Cluster, tournament_id: int) -> int:
