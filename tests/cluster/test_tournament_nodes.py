@@ -23,10 +23,10 @@ between taking a player from a table and seating them at another (the next direc
 first order for the player seats them where the killed move was taking them, and they play
 on with their chips); a director killed while a table is broken (the players still in
 transit seated where the journal's draw put them, the table closed by the next director, no
-hand dealt there after the kill); both nodes
-killed and started again, with levels in minutes (every hand dealt at the level its time
-gives: the clock is the journal's, not the node's). The two kills at a point of the
-director's work are made by the node itself (``tests/cluster/fault_node.py``).
+hand dealt there after the kill); both nodes killed and started again, with levels in
+minutes (every hand dealt at the level its time gives: the clock is the journal's, not the
+node's). The two kills at a point of the director's work are made by the node itself
+(``tests/cluster/fault_node.py``); the players and the watch are ``tournament_players``'s.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ import json
 import random
 import time
 from collections.abc import Callable, Coroutine, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -52,16 +52,7 @@ from cluster_harness import (
     eventually,
     player_client,
 )
-
-from stud_client import (
-    Action,
-    LegalActions,
-    ServerError,
-    StudClient,
-    StudError,
-    Table,
-    TableView,
-)
+from tournament_players import Entrant, Watch, director_of, hands_in_journal, journal
 
 pytestmark = pytest.mark.cluster
 
@@ -122,74 +113,6 @@ def tournament_format(templates: dict[str, Any], *, minutes: bool = False) -> di
     return spec
 
 
-def lively(legal: LegalActions, rng: random.Random) -> Action:
-    """Mostly a call or a check; a raise (the least) one time in four; a fold against a bet
-    one time in five."""
-    roll = rng.random()
-    if legal.wager is not None and legal.wager in legal.kinds and roll < 0.25:
-        amount = min(legal.to_choices) if legal.to_choices else legal.min_to
-        return Action(legal.wager, amount)
-    if "fold" in legal.kinds and "check" not in legal.kinds and roll > 0.8:
-        return Action("fold")
-    for kind in ("check", "call", "bring_in"):
-        if kind in legal.kinds:
-            return Action(kind)
-    return Action("fold")
-
-
-@dataclass
-class Entrant:
-    """A registered player's client, watching every table of the tournament and acting at
-    whichever one gives it the turn."""
-
-    name: str
-    token: str
-    client: StudClient
-    rng: random.Random
-    node: str  # the node it signed up and connected through first
-    tables: dict[int, Table] = field(default_factory=dict)
-    tasks: list[asyncio.Task[None]] = field(default_factory=list)
-
-    async def watch(self, table_id: int) -> None:
-        """The table watched, once a node runs it (a new table may be on its way to one)."""
-
-        async def watched() -> Table | None:
-            try:
-                return await self.client.watch(table_id)
-            except ServerError as error:
-                if error.code not in ("table_unavailable", "table_moved"):
-                    raise
-                return None
-
-        table = await eventually(watched, 30, f"{self.name} watches table {table_id}")
-        self.tables[table_id] = table
-        self.tasks.append(asyncio.create_task(self._play(table), name=f"{self.name}@{table_id}"))
-
-    async def _play(self, table: Table) -> None:
-        acted: int | None = None
-
-        def my_new_turn(view: TableView) -> bool:
-            return view.my_turn and view.turn_seq != acted and view.legal is not None
-
-        while True:
-            try:
-                view = await table.wait_for(my_new_turn, 1.0)
-            except TimeoutError:
-                continue
-            assert view.legal is not None
-            try:
-                await table.act(lively(view.legal, self.rng))
-                acted = view.turn_seq
-            except (StudError, TimeoutError):  # the table changing hands, the turn gone by
-                await asyncio.sleep(0.1)
-
-    async def close(self) -> None:
-        for task in self.tasks:
-            task.cancel()
-        await asyncio.gather(*self.tasks, return_exceptions=True)
-        await self.client.close()
-
-
 @dataclass
 class Played:
     """What a tournament left, for each test's own checks after the common ones."""
@@ -199,67 +122,6 @@ class Played:
     details: dict[str, Any]
     runners: dict[int, set[str]]  # table id -> the nodes seen running it
     facts: list[dict[str, Any]]  # the journal
-
-
-class Watch:
-    """Samples the cardroom all along: the seats (nobody at two tables at once) and which
-    node runs each table."""
-
-    def __init__(self, cluster: Cluster, table_ids: list[int]) -> None:
-        self.cluster = cluster
-        self.table_ids = table_ids
-        self.twice: list[Any] = []
-        self.runners: dict[int, set[str]] = {t: set() for t in table_ids}
-
-    async def run(self) -> None:
-        token = await self.cluster.operator_token()
-        while True:
-            doubled = await self.cluster.database.fetch(
-                "SELECT account_id, array_agg(table_id) AS tables FROM seats "
-                "WHERE table_id = ANY($1::bigint[]) GROUP BY account_id HAVING count(*) > 1",
-                self.table_ids,
-            )
-            self.twice += [dict(row) for row in doubled]
-            for node in self.cluster.alive():
-                try:
-                    live = await self.cluster.request(
-                        "GET", "/admin/tables/live", via=node, token=token
-                    )
-                except Exception:  # noqa: BLE001 - a node dying meanwhile
-                    continue
-                for row in live:
-                    if row["id"] in self.runners and row.get("state") == "running":
-                        self.runners[row["id"]].add(node.id)
-            await asyncio.sleep(0.1)
-
-
-async def journal(cluster: Cluster, tournament_id: int) -> list[dict[str, Any]]:
-    rows = await cluster.database.fetch(
-        "SELECT seq, kind, at, data FROM tournament_facts WHERE tournament_id = $1 ORDER BY seq",
-        tournament_id,
-    )
-    return [
-        {
-            **dict(row),
-            "data": json.loads(row["data"]) if isinstance(row["data"], str) else row["data"],
-        }
-        for row in rows
-    ]
-
-
-async def hands_in_journal(cluster: Cluster, tournament_id: int) -> int:
-    rows = await cluster.database.fetch(
-        "SELECT count(*) AS n FROM tournament_facts WHERE tournament_id = $1 AND kind = 'hand'",
-        tournament_id,
-    )
-    return int(rows[0]["n"])
-
-
-async def director_of(cluster: Cluster, tournament_id: int) -> tuple[str | None, datetime | None]:
-    rows = await cluster.database.fetch(
-        "SELECT director_node, director_until FROM tournaments WHERE id = $1", tournament_id
-    )
-    return rows[0]["director_node"], rows[0]["director_until"]
 
 
 Fault = Callable[[Cluster, int, dict[int, int]], Coroutine[Any, Any, None]]
