@@ -318,8 +318,26 @@ class AddEntrantChips(DirectorCommand):
     stack: int
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CloseTournamentTable(DirectorCommand):
+    """Close the table for good once the director has taken every player away (it broke, or
+    the tournament is over): refused ``seats_in_use`` while anyone sits there. ``reason``:
+    what its watchers are told."""
+
+    name: ClassVar[str] = "close_tournament_table"
+    reason: str
+
+
 DIRECTOR_COMMANDS: dict[str, type[TableCommand]] = {
-    cls.name: cls for cls in (SeatEntrant, GiveUpPlayer, SetStakes, DealNext, AddEntrantChips)
+    cls.name: cls
+    for cls in (
+        SeatEntrant,
+        GiveUpPlayer,
+        SetStakes,
+        DealNext,
+        AddEntrantChips,
+        CloseTournamentTable,
+    )
 }
 """What only a tournament's director sends its tables (built by the director, carried
 between nodes by :func:`encode` / :func:`decode`); :func:`parse` knows none of them."""

@@ -15,6 +15,12 @@ or from the permit if that comes later); without one it waits between hands (mov
 a pause, hand-for-hand). A permit for a hand dealt already is answered and deals nothing, so
 a director that resends after a crash never deals two hands; one for a later hand is refused.
 
+A table with nobody left (it broke, or the tournament is over) is closed
+(``CloseTournamentTable``) the way an operator's close ends a cash table
+(:func:`server.table.operators.shut`): the row says closed, its watchers are told, the actor
+stops and the cardroom retires it (its lease given back, the other nodes told, every later
+command refused ``table_shut``, which tells a director that resends it the table is closed).
+
 For the players: leaving sits them out (no leaving with chips; blinded off until they come
 back or are out: ``engine.table``), as does an operator's kick or suspension (a
 disqualification is the director's); the sit-out limit does not apply.
@@ -26,39 +32,21 @@ from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import Any, Protocol
 
-from engine.events import Event
 from engine.protocol import ErrorCode
-from engine.table import Table
 from server.store.table_config import config_to_json
 from server.table import commands as cmd
-from server.table import edit
-from server.table.journal import Journal
+from server.table import edit, operators
 from server.table.player_commands import PlayerState
-from server.table.ports import CommandRefused, TableSettings, TableStore
-from server.table.publisher import Publisher
+from server.table.ports import CommandRefused
 
 
-class Port(Protocol):
-    """What the director's commands need of a tournament table's actor."""
+class Port(operators.Port, Protocol):
+    """What the director's commands need of a tournament table's actor: what an operator's
+    need (closing is theirs), and the tournament's."""
 
-    table_id: int
     tournament_id: int | None
-    table: Table
-    settings: TableSettings
-    publisher: Publisher
-    journal: Journal
     players: dict[str, PlayerState]
     permitted_hand: int | None
-
-    @property
-    def store(self) -> TableStore: ...
-
-    @property
-    def hand_number(self) -> int: ...
-
-    def tell(self, events: list[Event]) -> None: ...
-
-    def schedule_next_hand(self) -> None: ...
 
 
 def awaits_permit(actor: Port) -> bool:
@@ -187,10 +175,27 @@ async def add_entrant_chips(actor: Port, command: cmd.AddEntrantChips) -> dict[s
     return {"seat": seat, "stack": stack, "added": True}
 
 
+async def close_table(actor: Port, command: cmd.CloseTournamentTable) -> dict[str, Any]:
+    """Closed for good, as an operator's close ends a cash table between hands (nobody is
+    there to cash out). Refused while anyone is seated: the director takes them away first."""
+    _director(actor, command)
+    seated = sorted(s.player for s in actor.table.seats if s is not None)
+    if seated:
+        raise CommandRefused(
+            f"table {actor.table_id} still seats {', '.join(seated)}: take them away first",
+            code=ErrorCode.SEATS_IN_USE,
+        )
+    actor.ops.closing = command.reason
+    actor.clocks.cancel_next_hand()
+    await operators.shut(actor)
+    return {"closed": True}
+
+
 HANDLERS: dict[type[cmd.TableCommand], Callable[[Port, Any], Awaitable[dict[str, Any]]]] = {
     cmd.AddEntrantChips: add_entrant_chips,
     cmd.SeatEntrant: seat_entrant,
     cmd.GiveUpPlayer: give_up_player,
     cmd.SetStakes: set_stakes,
     cmd.DealNext: deal_next,
+    cmd.CloseTournamentTable: close_table,
 }

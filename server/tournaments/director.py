@@ -158,8 +158,10 @@ class Director:
             *(table_channel(i) for i in self.table_ids.values()),
         )
         try:
-            await self.take_new_hands()
+            # The tables as the journal left them first: a new hand's orders assume it (a
+            # player in transit is seated before a table may deal without them).
             await self.reconcile()
+            await self.take_new_hands()
             await self.take_requests()
             while not self._run().over:
                 await self._wait(subscription)
@@ -393,6 +395,8 @@ class Director:
                 await self._announce("hand", orders)
                 if self._run().over:
                     return
+                if any(isinstance(order, SeatPlayer | RemovePlayer) for order in orders):
+                    break  # the seats changed: the other tables' hands are read again
 
     async def _next_hands(self) -> list[HandFact]:
         """The next hand of each running table, if it has been written."""
@@ -588,39 +592,57 @@ class Director:
         return await self.tables.submit(self.table_ids[table], command)
 
     async def _close(self, table: int) -> None:
+        """The table closed as the cardroom closes one (``CloseTournamentTable``): its actor
+        stops, its lease is given back, the other nodes forget it. One closed already (a
+        director that took over resends the order) is left as it is."""
+        table_id = self.table_ids[table]
         async with self.sessionmaker() as session:
-            await session.execute(
-                update(TableRecord)
-                .where(TableRecord.id == self.table_ids[table])
-                .values(status=TableStatus.CLOSED.value, closed_at=utcnow())
+            status = await session.scalar(
+                select(TableRecord.status).where(TableRecord.id == table_id)
             )
-            await session.commit()
+        if status != TableStatus.OPEN:
+            return
+        reason = (
+            "the tournament is over"
+            if self._run().over
+            else f"table {table} broke: its players play on at the other tables"
+        )
+        try:
+            await self._tell(table, cmd.CloseTournamentTable(reason=reason, **self._me()))
+        except Refusal as refused:
+            if refused.code != ErrorCode.TABLE_SHUT:
+                raise
 
     async def reconcile(self) -> None:
         """The tables made to match the state the journal gives: each player at the table and
-        seat it says, with the chips it says; the stakes; the permits. What a director that
-        took over does first (each step harmless when already done)."""
+        seat it says, with the chips it says (anyone else taken away: a player out, or one
+        the state has at another seat), the tables it no longer runs closed; the stakes; the
+        permits. What a director that took over does first (each step harmless when already
+        done), also once the tournament is over (its last orders may not have been carried
+        out)."""
         run = self._run()
-        if run.over:
-            return
         async with self.sessionmaker() as session:
             seated = await self._seated(session)
-        orders: list[Order] = []
-        for number, state in sorted(run.tables.items()):
-            wanted = {player: seat for seat, player in state.seats.items()}
-            for player, (at_table, _seat) in list(seated.items()):
-                if at_table == number and player not in wanted:
-                    orders.append(RemovePlayer(number, player))
-                    del seated[player]
-        for number, state in sorted(run.tables.items()):
-            for seat, player in sorted(state.seats.items()):
-                if player in seated and seated[player] != (number, seat):
-                    orders.append(RemovePlayer(seated[player][0], player))
-                    del seated[player]
-                if player not in seated:
-                    orders.append(SeatPlayer(number, seat, player, run.stacks[player]))
+            still_open = await self._open_tables_now(session)
+        wanted = {
+            player: (number, seat)
+            for number, state in run.tables.items()
+            for seat, player in state.seats.items()
+        }
+        orders: list[Order] = [
+            RemovePlayer(number, player)
+            for player, (number, seat) in sorted(seated.items())
+            if wanted.get(player) != (number, seat)
+        ]
+        orders += [
+            SeatPlayer(number, seat, player, run.stacks[player])
+            for player, (number, seat) in sorted(wanted.items())
+            if seated.get(player) != (number, seat)
+        ]
+        orders += [CloseTable(number) for number in still_open if number not in run.tables]
+        in_place = {p: where for p, where in seated.items() if wanted.get(p) == where}
         async with self.sessionmaker() as session:
-            orders += await purchases.chips_not_added(session, run, self.table_ids, seated)
+            orders += await purchases.chips_not_added(session, run, self.table_ids, in_place)
         level = run.clock.read(self.clock()).level if run.clock is not None else None
         for number, state in sorted(run.tables.items()):
             if state.stakes is not None and level is not None:
@@ -638,6 +660,16 @@ class Director:
             .where(SeatRecord.table_id.in_(list(numbers)))
         )
         return {name: (numbers[table_id], int(seat)) for name, table_id, seat in rows.all()}
+
+    async def _open_tables_now(self, session: AsyncSession) -> list[int]:
+        """The numbers of the tournament's tables not closed yet, by their rows."""
+        numbers = await session.scalars(
+            select(TableRecord.tournament_table).where(
+                TableRecord.tournament_id == self.tournament_id,
+                TableRecord.status == TableStatus.OPEN.value,
+            )
+        )
+        return sorted(int(number) for number in numbers.all() if number)
 
     # ------------------------------------------------------------------ reading
 

@@ -21,19 +21,33 @@ from collections.abc import Callable
 from datetime import timedelta
 from typing import Any, cast
 
-from sqlalchemy import CursorResult, or_, select, update
+from sqlalchemy import CursorResult, and_, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from engine.errors import Refusal
+from engine.protocol import ErrorCode
 from server.bus.memory import Bus
 from server.cardroom.supervisor import Cardroom
-from server.db.models import TournamentRecord, TournamentStatus
+from server.db.models import TableRecord, TableStatus, TournamentRecord, TournamentStatus
 from server.db.types import utcnow
 from server.table import commands as cmd
 from server.tournaments import registry
 from server.tournaments.director import Director
 
 log = logging.getLogger(__name__)
+
+# What a table answers while it changes hands (its node died, it is handed over, restarted):
+# nothing is wrong with the tournament, the table is back within a lease.
+CHANGING_HANDS = frozenset(
+    {
+        ErrorCode.TABLE_UNAVAILABLE,
+        ErrorCode.TABLE_MOVED,
+        ErrorCode.TABLE_RESTARTING,
+        ErrorCode.TABLE_CLOSED,
+        ErrorCode.NODE_UNAVAILABLE,
+        ErrorCode.DATABASE_UNAVAILABLE,
+    }
+)
 
 
 class CardroomTables:
@@ -97,14 +111,33 @@ class TournamentDirectors:
             await asyncio.sleep(self.every)
 
     async def round(self) -> None:
-        """One look at the tournaments: start what is due, direct what is ours."""
+        """One look at the tournaments: start what is due, direct what is ours (a finished
+        one too while a table of it is open: its director's last orders, the tables closed,
+        were cut short)."""
+        tables_open = (
+            select(TableRecord.id)
+            .where(
+                TableRecord.tournament_id == TournamentRecord.id,
+                TableRecord.status == TableStatus.OPEN.value,
+            )
+            .exists()
+        )
         async with self.sessionmaker() as session:
             records = list(
                 (
                     await session.scalars(
                         select(TournamentRecord).where(
-                            TournamentRecord.status.in_(
-                                [TournamentStatus.REGISTERING.value, TournamentStatus.RUNNING.value]
+                            or_(
+                                TournamentRecord.status.in_(
+                                    [
+                                        TournamentStatus.REGISTERING.value,
+                                        TournamentStatus.RUNNING.value,
+                                    ]
+                                ),
+                                and_(
+                                    TournamentRecord.status == TournamentStatus.FINISHED.value,
+                                    tables_open,
+                                ),
                             )
                         )
                     )
@@ -169,10 +202,20 @@ class TournamentDirectors:
             await director.play()
         except asyncio.CancelledError:
             raise
-        except Exception:  # noqa: BLE001 - the next round takes it over from its journal
-            log.exception(
-                "tournament %s: its director stopped; taken over next round", tournament_id
-            )
+        except Exception as error:  # noqa: BLE001 - the next round takes it over from its journal
+            if isinstance(error, Refusal) and error.code in CHANGING_HANDS:
+                # A table between nodes (its node died, or it moves): the next round's
+                # director takes the tournament over from its journal and tells it again.
+                log.warning(
+                    "tournament %s: its director stopped (%s: %s); taken over next round",
+                    tournament_id,
+                    error.code,
+                    error.message,
+                )
+            else:
+                log.exception(
+                    "tournament %s: its director stopped; taken over next round", tournament_id
+                )
 
     async def _claim(self, tournament_id: int) -> bool:
         now = utcnow()

@@ -433,9 +433,11 @@ class Node(_Process):
         log_level: str = "info",
         lease_seconds: float | None = None,
         args: Sequence[str] = (),
+        module: str = "server",
     ) -> None:
         """``lease_seconds``: the node's lease (None: ``STUD_LEASE_SECONDS`` of ``env``);
-        ``args``: more flags (``--workers 2``)."""
+        ``args``: more flags (``--workers 2``); ``module``: what ``python -m`` runs (a test's
+        own launcher of the server, ``tests.cluster.fault_node``)."""
         super().__init__(directory / f"node-{node_id}.log")
         self.id = node_id
         # Unbuffered, so the log a failed test prints holds everything the node said.
@@ -448,6 +450,7 @@ class Node(_Process):
         self.url = f"http://127.0.0.1:{self.port}"
         self.log_level = log_level
         self.args = tuple(args)
+        self.module = module
 
     @property
     def alive(self) -> bool:
@@ -459,7 +462,7 @@ class Node(_Process):
             [
                 sys.executable,
                 "-m",
-                "server",
+                self.module,
                 "--node-id",
                 self.id,
                 "--port",
@@ -540,9 +543,11 @@ class Cluster:
         settings: Mapping[str, str] | None = None,
         *,
         redis_cluster: bool = False,
+        module: str = "server",
     ) -> None:
         """``settings``: environment of the nodes over ``NODE_SETTINGS``; ``redis_cluster``:
-        the nodes share a Redis Cluster of three masters, not one redis-server."""
+        the nodes share a Redis Cluster of three masters, not one redis-server; ``module``:
+        what each node runs (``python -m``)."""
         self.directory = directory
         self.settings = dict(settings or {})
         self.redis: RedisProcess | LocalRedisCluster = (
@@ -553,6 +558,7 @@ class Cluster:
         self.database = PostgresDatabase()
         self.proxy = PausableProxy(self.database.host, self.database.port)
         self.node_ids = tuple(node_ids)
+        self.module = module
         self.nodes: dict[str, Node] = {}
         self.env: dict[str, str] = {}
         self._operator_token: str | None = None
@@ -574,7 +580,10 @@ class Cluster:
         # do): ``create-operator`` upgrades the database first, which spares a ``migrate``
         # process (seconds of imports on a busy machine).
         self.cli("create-operator", OPERATOR, "--password-stdin", stdin=PASSWORD + "\n")
-        self.nodes = {node_id: Node(node_id, self.directory, self.env) for node_id in self.node_ids}
+        self.nodes = {
+            node_id: Node(node_id, self.directory, self.env, module=self.module)
+            for node_id in self.node_ids
+        }
         for node in self.nodes.values():
             node.start()
         for node in self.nodes.values():

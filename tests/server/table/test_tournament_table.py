@@ -389,15 +389,49 @@ async def test_every_refusal_has_its_code_and_changes_nothing() -> None:
             ),
             (actor, cmd.GiveUpPlayer(player="cat", tournament_id=EVENT), "not_seated"),
             (actor, cmd.SetStakes(**_level(1, 20, 10)), "bad_config"),
+            (actor, cmd.CloseTournamentTable(tournament_id=EVENT, reason="x"), "seats_in_use"),
+            (cash, cmd.CloseTournamentTable(tournament_id=EVENT, reason="x"), "tournament_table"),
         ]
         for table, command, code in cases:
             assert await refused(table, command) == code, command
         assert (chips(actor), dict(memory(actor).at_table)) == before
         assert memory(actor).tables == {} and actor.hand_number == 0
         assert cash.table.seats == [None] * len(cash.table.seats)
+        assert not actor.shut and not cash.shut
     finally:
         await actor.stop()
         await cash.stop()
+
+
+async def test_a_table_its_players_left_is_closed_for_good() -> None:
+    """Closed as an operator closes a cash table between hands: the row says closed, the
+    watchers are told why, the actor stops (the cardroom then retires it), and every later
+    command is refused ``table_shut``; refused while anyone sits there."""
+    actor = tournament_table()
+    public = actor.bus.subscribe(table_channel(7))
+    actor.start()
+    close = cmd.CloseTournamentTable(tournament_id=EVENT, reason="table 7 broke")
+    try:
+        for n, player in enumerate(("ann", "bob")):
+            await seat(actor, player, n, 300)
+        await deal_and_play(actor)
+        assert await refused(actor, close) == "seats_in_use"
+        assert memory(actor).tables[7].get("status") is None and not actor.shut
+        for player in ("ann", "bob"):
+            await give_up(actor, player)
+        assert await actor.submit(close) == {"closed": True}
+        assert actor.task is not None
+        await asyncio.wait_for(actor.task, 5)
+        assert actor.shut
+        assert await refused(actor, close) == "table_shut"
+        assert await refused(actor, cmd.DealNext(tournament_id=EVENT, number=2)) == "table_shut"
+    finally:
+        await actor.stop()
+    store = memory(actor)
+    assert store.tables[7]["status"] == "closed" and store.tables[7]["closed_at"] is not None
+    assert store.at_table == {} and store.wallets == {}
+    told = of_kind(drain(public), "operator_closed")
+    assert told == [{"reason": "table 7 broke", "after_hand": False}]
 
 
 async def test_the_snapshot_names_the_tournament_and_a_cash_table_s_does_not() -> None:
@@ -415,6 +449,7 @@ async def test_the_snapshot_names_the_tournament_and_a_cash_table_s_does_not() -
         cmd.SetStakes(tournament_id=3, ante=5, bring_in=10, small_bet=20, big_bet=40),
         cmd.DealNext(tournament_id=3, number=12),
         cmd.AddEntrantChips(player="ann", tournament_id=3, chips=1500, stack=2400),
+        cmd.CloseTournamentTable(tournament_id=3, reason="the tournament is over"),
     ],
 )
 def test_a_director_s_command_travels_between_nodes_and_never_from_a_websocket(

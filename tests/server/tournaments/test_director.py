@@ -22,12 +22,23 @@ from server_helpers import FAST_HASHING, bearer, operator_token, player_token
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from engine.tournament.run import Finished
 from server.accounts import ledger
 from server.cardroom.supervisor import Cardroom
-from server.db.models import HandPlayer, HandRecord, LedgerEntry, TableRecord, TournamentFact
+from server.db.models import (
+    HandPlayer,
+    HandRecord,
+    LedgerEntry,
+    SeatRecord,
+    TableRecord,
+    TournamentFact,
+)
 from server.settings import Settings
+from server.table import commands as cmd
 from server.table.ports import CommandRefused
+from server.tournaments.director import Director
 from server.tournaments.directors import TournamentDirectors
+from tests.cluster import fault_node
 
 
 @pytest.fixture
@@ -175,7 +186,40 @@ async def run_sit_and_go(
     assert books.balanced, books.differences()
     await session.rollback()
     tournament_id: int = sng["id"]
+    await closed_for_good(cardroom, session, tournament_id)
     return tournament_id
+
+
+async def closed_for_good(cardroom: Cardroom, session: AsyncSession, tournament_id: int) -> None:
+    """Every table of the tournament closed as the cardroom closes one: its row closed, its
+    actor stopped and retired (no table of the node's, nowhere in the live list), nobody
+    seated; a command for it refused ``table_shut``."""
+    tables = await tournament_tables(session, tournament_id)
+
+    async def statuses() -> set[str]:
+        rows = await session.scalars(select(TableRecord.status).where(TableRecord.id.in_(tables)))
+        await session.rollback()
+        return set(rows.all())
+
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + 15
+    while await statuses() != {"closed"} or set(cardroom.running_tables()) & set(tables):
+        assert loop.time() < deadline, f"tables of {tournament_id} still open: {tables}"
+        await asyncio.sleep(0.05)
+    assert all(cardroom.actor(table_id) is None for table_id in tables)
+    live = {row["id"] for row in cardroom.live_tables(stuck_after=60)}
+    assert not live & set(tables)
+    seated = await session.scalar(
+        select(func.count()).select_from(SeatRecord).where(SeatRecord.table_id.in_(tables))
+    )
+    await session.rollback()
+    assert seated == 0
+    for table_id in tables:
+        handle = await cardroom.table(table_id)
+        assert handle is not None
+        with pytest.raises(CommandRefused) as refusal:
+            await handle.submit(cmd.DealNext(tournament_id=tournament_id, number=99))
+        assert refusal.value.code == "table_shut"
 
 
 async def test_a_sit_and_go_on_one_table_plays_to_a_winner(
@@ -220,6 +264,43 @@ async def test_a_director_stopped_mid_tournament_is_taken_over_from_its_journal(
         app, client, settings, session, players=7, seats=4, meanwhile=stop_the_director
     )
     assert stopped, "the tournament ended before its director could be stopped"
+
+
+@pytest.mark.parametrize(("point", "players"), [("move", 7), ("break", 7), ("end", 3)])
+async def test_a_director_cut_short_mid_work_is_finished_by_the_next(
+    app: FastAPI,
+    client: httpx.AsyncClient,
+    settings: Settings,
+    session: AsyncSession,
+    monkeypatch: pytest.MonkeyPatch,
+    point: str,
+    players: int,
+) -> None:
+    """The director stops with a fact journaled and only part of its orders carried out, as
+    a node dying there would leave it (``tests/cluster/fault_node.py`` has the points): a
+    player taken from a table and not yet seated at the other (``move``), a table broken
+    with its players taken away and one of them seated again (``break``: here the final
+    table's draw), the tournament's end journaled and not told to the tables (``end``). The
+    next round's director seats everyone where the journal says, closes the tables it no
+    longer runs (a finished tournament with a table open is directed again), and the
+    tournament ends with every place, prize and table as it should."""
+    carry_out = Director.carry_out
+    cut: list[int] = []
+
+    async def cut_short(self: Director, orders: list[Any]) -> None:
+        done = 0 if point == "end" and any(isinstance(o, Finished) for o in orders) else None
+        if point != "end":
+            done = fault_node.cut(point, orders)
+        if done is None or cut:
+            await carry_out(self, orders)
+            return
+        await carry_out(self, orders[:done])
+        cut.append(done)
+        raise RuntimeError("the node stopped here")
+
+    monkeypatch.setattr(Director, "carry_out", cut_short)
+    await run_sit_and_go(app, client, settings, session, players=players, seats=4)
+    assert cut, "the director was never cut short there"
 
 
 async def test_a_scheduled_tournament_short_of_its_field_is_cancelled_and_refunded_at_its_time(
