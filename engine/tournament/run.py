@@ -13,6 +13,8 @@ same state and carries on:
   the tables are balanced (``engine.tournament.balance``): a player moves only from a table
   between hands, and a broken table's players and the final table are drawn at random.
 * ``wake``: the clock moved on (a break ended, a pause).
+* An operator's requests: ``pause`` and ``resume``; ``move`` a player, ``disqualify`` one,
+  ``add_time`` to the level in play (below).
 
 **Permits.** A tournament table deals a hand only when the director allows it (``Deal``):
 that is how tables wait for moves, for a break's end, while the tournament is paused, and
@@ -23,19 +25,28 @@ finish as if out in the same hand (by the chips each started it with).
 
 **Stakes.** A table gets the level's stakes (``Stakes``) just before the permit of the first
 hand dealt after the level changed: the hand in progress keeps its own.
+
+**An operator's moves and disqualifications** happen between the player's hands: at once
+when their table is between hands, else when its hand ends (the table deals again only
+after). A move keeps the player's chips and seats them in an empty seat, never twice; a
+disqualified player's chips leave play (``chips_removed``), they take no place and no prize,
+and the place they would have taken now is nobody's: its prize goes to the places above it
+(``engine.tournament.payouts.forfeit``). Until their hand ends the table plays it for them
+(``KillHand``): killed at their turn, as an absent player's.
 """
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from engine.errors import Refusal
 from engine.protocol import ErrorCode
 from engine.tournament.balance import Plan, TableSeats, plan_moves, tables_of
-from engine.tournament.clock import LevelClock
+from engine.tournament.clock import ClockError, LevelClock
 from engine.tournament.draw import Seating, draw_seats
-from engine.tournament.payouts import Elimination, Finish, payouts, places_of, winner
+from engine.tournament.payouts import Elimination, Finish, forfeit, payouts, places_of, winner
 from engine.tournament.spec import TournamentSpec
 from engine.tournament.structure import Level
 
@@ -97,7 +108,59 @@ class Finished:
     winner: str
 
 
-Order = SeatPlayer | RemovePlayer | Stakes | Deal | CloseTable | Placed | Finished
+@dataclass(frozen=True, slots=True)
+class Moved:
+    """A player moved between tables: ``reason`` is ``balance``, ``break``, ``final_table``
+    or ``operator``; ``waited`` the seconds since the tables fell out of balance (an
+    operator's move: since it was asked), a hand in play holding it up."""
+
+    player: str
+    from_table: int
+    to_table: int
+    reason: str
+    waited: float
+
+
+@dataclass(frozen=True, slots=True)
+class KillHand:
+    """``player``, disqualified during their hand at ``table``: the table plays it for them
+    (a forced bring-in, else a fold at their turn) and they may not sit in again; the
+    director takes them away when it ends."""
+
+    table: int
+    player: str
+
+
+@dataclass(frozen=True, slots=True)
+class Disqualified:
+    """``player`` is out of the tournament with no place and no prize; ``chips`` left play."""
+
+    player: str
+    chips: int
+
+
+Order = (
+    SeatPlayer
+    | RemovePlayer
+    | Stakes
+    | Deal
+    | CloseTable
+    | Placed
+    | Finished
+    | Moved
+    | KillHand
+    | Disqualified
+)
+
+
+@dataclass(frozen=True, slots=True)
+class PendingMove:
+    """An operator's move waiting for the player's hand to end: to ``table`` (None: the
+    director picks), at ``seat`` (None: the table's last seat to open), asked at ``asked``."""
+
+    table: int | None
+    seat: int | None
+    asked: float
 
 
 # ---------------------------------------------------------------------- the state
@@ -147,6 +210,12 @@ class TournamentRun:
         self.round_out: list[Elimination] = []  # hand for hand: the round's players out
         self.hold: frozenset[int] = frozenset()
         self.over = False
+        self.unbalanced_since: float | None = None  # a balancing move waits for a hand
+        # An operator's requests: waiting for a hand's end, and the chips they took out.
+        self.chips_issued = 0
+        self.moving: dict[str, PendingMove] = {}
+        self.disqualifying: dict[str, float] = {}  # player -> asked at
+        self.disqualified: dict[str, int] = {}  # player -> chips removed from play
 
     # ------------------------------------------------------------------ facts
 
@@ -163,6 +232,7 @@ class TournamentRun:
         for number, table in sorted(tables_of(seating).items()):
             self.tables[number] = TableState(seats=dict(table.seats))
         chips = self.spec.structure.starting_chips
+        self.chips_issued += chips * len(players)
         for placement in seating.placements:
             self.stacks[placement.player] = chips
             orders.append(SeatPlayer(placement.table, placement.seat, placement.player, chips))
@@ -200,8 +270,11 @@ class TournamentRun:
         if sum(stacks.values()) != sum(starting.values()):
             raise RunError(f"table {table}'s hand {number} did not keep its chips")
         self.stacks.update(stacks)
-        out = [Elimination(p, starting[p]) for p in sorted(players) if stacks[p] == 0]
-        orders: list[Order] = []
+        orders = self._disqualify_at_hand_end(table, at)
+        if self.over:
+            return orders
+        out = [Elimination(p, starting[p]) for p in sorted(players) if self.stacks.get(p) == 0]
+        orders += self._move_at_hand_end(table, at)
         if self.hand_for_hand:
             self.round_out.extend(out)
             if any(other.busy for other in self.tables.values()):
@@ -234,6 +307,176 @@ class TournamentRun:
         """The time passed on: a break over, tables allowed again."""
         return [] if self.over else self._release(at)
 
+    # ------------------------------------------------------------------ an operator's requests
+
+    def add_time(self, seconds: float, at: float) -> list[Order]:
+        """The level (or break) in play lasts ``seconds`` longer."""
+        clock = self._open_clock()
+        if not seconds > 0:
+            raise Refusal("the time added must be above 0", code=ErrorCode.BAD_REQUEST)
+        try:
+            self.clock = clock.add_time(at, seconds)
+        except ClockError as error:
+            raise Refusal(
+                f"no time added: {error.reason}", code=ErrorCode.LEVEL_NOT_TIMED
+            ) from error
+        return []
+
+    def move(self, player: str, table: int | None, seat: int | None, at: float) -> list[Order]:
+        """An operator's move of ``player`` to ``table`` and ``seat`` (None: the director
+        picks the table, fewest players first; the table's last seat to open): now if their
+        table is between hands, else when its hand ends. Refused, nothing changed, when it
+        cannot be made now."""
+        self._open_clock()
+        source = self._playing(player)
+        if player in self.moving:
+            raise Refusal(f"{player}'s move waits for their hand", code=ErrorCode.MOVE_PENDING)
+        to_table, to_seat = self._move_target(source, table, seat)
+        if self.tables[source].busy:
+            self.moving[player] = PendingMove(table, seat, at)
+            return []
+        orders = self._move_now(player, source, to_table, to_seat, 0.0)
+        if not self.tables[source].seats:  # its last player: it breaks
+            del self.tables[source]
+            orders.append(CloseTable(source))
+        return orders + self._release(at)
+
+    def disqualify(self, player: str, at: float) -> list[Order]:
+        """``player`` out, their chips out of play: now if their table is between hands,
+        else when its hand ends (the table plays it for them meanwhile)."""
+        self._open_clock()
+        source = self._playing(player, chips_needed=False)
+        self.moving.pop(player, None)
+        if self.tables[source].busy:
+            self.disqualifying[player] = at
+            return [KillHand(source, player)]
+        orders = self._disqualify_now(player)
+        if self.over:
+            return orders
+        return orders + self._balance(at, []) + self._release(at)
+
+    def _playing(self, player: str, *, chips_needed: bool = True) -> int:
+        """The table of a player still in (with chips, for a move), or a refusal."""
+        if player in self.disqualifying or player in self.disqualified:
+            raise Refusal(f"{player} is disqualified", code=ErrorCode.ALREADY_DISQUALIFIED)
+        chips = self.stacks.get(player)
+        if chips is None or (chips_needed and chips == 0):
+            raise Refusal(
+                f"{player} is not playing in this tournament", code=ErrorCode.NOT_IN_TOURNAMENT
+            )
+        return next(n for n, state in self.tables.items() if player in state.seats.values())
+
+    def _move_target(self, source: int, table: int | None, seat: int | None) -> tuple[int, int]:
+        """Where a move seats its player now (see :meth:`move`), or a refusal."""
+        size = self.spec.seats_per_table
+        if table is None:
+            if seat is not None:
+                raise Refusal("a seat is named with its table", code=ErrorCode.BAD_SEAT)
+            takers = [
+                (len(state.seats), number)
+                for number, state in self.tables.items()
+                if number != source and self._free_seats(number)
+            ]
+            if not takers:
+                raise Refusal("no other table has a free seat", code=ErrorCode.TABLE_FULL)
+            table = min(takers)[1]
+        elif table not in self.tables:
+            raise Refusal(
+                f"the tournament runs no table {table}", code=ErrorCode.UNKNOWN_TOURNAMENT_TABLE
+            )
+        elif table == source:
+            raise Refusal(f"the player sits at table {table}", code=ErrorCode.ALREADY_SEATED)
+        free = self._free_seats(table)
+        if seat is None:
+            if not free:
+                raise Refusal(f"table {table} is full", code=ErrorCode.TABLE_FULL)
+            return table, free[-1]
+        if not 0 <= seat < size:
+            raise Refusal(f"seats are 0 to {size - 1}", code=ErrorCode.BAD_SEAT)
+        if seat not in free:
+            raise Refusal(f"seat {seat} of table {table} is taken", code=ErrorCode.SEAT_TAKEN)
+        return table, seat
+
+    def _free_seats(self, number: int) -> list[int]:
+        """A table's empty seats in the order they opened, the last to open last (seats
+        empty since the draw first, in seat order), less those a waiting move holds."""
+        state = self.tables[number]
+        held = {m.seat for m in self.moving.values() if m.table == number}
+        empty = [s for s in range(self.spec.seats_per_table) if s not in state.seats]
+        order = [s for s in empty if s not in state.opened] + state.opened
+        return [s for s in order if s not in held]
+
+    def _move_now(
+        self, player: str, source: int, table: int, seat: int, waited: float
+    ) -> list[Order]:
+        state, target = self.tables[source], self.tables[table]
+        (from_seat,) = [s for s, sitting in state.seats.items() if sitting == player]
+        del state.seats[from_seat]
+        state.opened.append(from_seat)
+        target.seats[seat] = player
+        if seat in target.opened:
+            target.opened.remove(seat)
+        return [
+            RemovePlayer(source, player),
+            SeatPlayer(table, seat, player, self.stacks[player]),
+            Moved(player, source, table, "operator", waited),
+        ]
+
+    def _move_at_hand_end(self, table: int, at: float) -> list[Order]:
+        """The moves that waited for ``table``'s hand: to the seat asked if still free, else
+        the table's last to open, else where the director picks (no seat: they stay); a
+        player left with no chips is out, not moved."""
+        orders: list[Order] = []
+        for player in sorted(self.tables[table].seats.values()):
+            pending = self.moving.pop(player, None)
+            if pending is None or self.stacks[player] == 0:
+                continue
+            target = None
+            for to_table, to_seat in ((pending.table, pending.seat), (pending.table, None)):
+                with contextlib.suppress(Refusal):
+                    target = self._move_target(table, to_table, to_seat)
+                    break
+            with contextlib.suppress(Refusal):
+                target = target or self._move_target(table, None, None)
+            if target is None:
+                continue
+            orders += self._move_now(player, table, *target, waited=at - pending.asked)
+        return orders
+
+    def _disqualify_at_hand_end(self, table: int, at: float) -> list[Order]:
+        orders: list[Order] = []
+        for player in sorted(self.tables[table].seats.values()):
+            if player in self.disqualifying and not self.over:
+                del self.disqualifying[player]
+                orders += self._disqualify_now(player)
+        return orders
+
+    def _disqualify_now(self, player: str) -> list[Order]:
+        """Out with no place: the place they would take now is nobody's (its prize to the
+        places above), their chips out of play."""
+        self.prizes = forfeit(self.prizes, len(self.stacks))
+        chips = self.stacks.pop(player)
+        self.disqualified[player] = chips
+        self.round_out = [e for e in self.round_out if e.player != player]
+        orders: list[Order] = []
+        for number, state in self.tables.items():
+            for seat, sitting in list(state.seats.items()):
+                if sitting == player:
+                    orders.append(RemovePlayer(number, player))
+                    del state.seats[seat]
+                    state.opened.append(seat)
+        orders.append(Disqualified(player, chips))
+        self._check_hand_for_hand()
+        if len(self.stacks) > 1 and self.round_out and not self.hand_for_hand:
+            out, self.round_out = self.round_out, []  # no bubble left: its round is over
+            return orders + self._place(out)
+        return orders + self._end_if_won()
+
+    @property
+    def chips_removed(self) -> int:
+        """Chips taken out of play with disqualified players."""
+        return sum(self.disqualified.values())
+
     # ------------------------------------------------------------------ what the facts call for
 
     def _place(self, out: list[Elimination]) -> list[Order]:
@@ -249,17 +492,30 @@ class TournamentRun:
                     orders.append(RemovePlayer(number, player))
                     del state.seats[seat]
                     state.opened.append(seat)
-        if len(self.stacks) == 1:
+        orders += self._end_if_won()
+        self._check_hand_for_hand()
+        return orders
+
+    def _end_if_won(self) -> list[Order]:
+        """One player left (or none: the last chips left play with a disqualified player,
+        and the best of the players out last took first place): the tournament is over."""
+        if len(self.stacks) > 1:
+            return []
+        orders: list[Order] = []
+        if self.stacks:
             (last,) = self.stacks
             finish = winner(last, self.prizes)
             self.finishes.append(finish)
-            self.over = True
-            orders += [Placed(finish), Finished(last)]
-            for number, state in sorted(self.tables.items()):
-                orders += [RemovePlayer(number, player) for player in state.seats.values()]
-                orders.append(CloseTable(number))
-            self.tables.clear()
-        self._check_hand_for_hand()
+            orders.append(Placed(finish))
+        else:
+            last = next(f.player for f in self.finishes if f.place == 1)
+        self.over = True
+        self.round_out, self.moving, self.disqualifying = [], {}, {}
+        orders.append(Finished(last))
+        for number, state in sorted(self.tables.items()):
+            orders += [RemovePlayer(number, player) for player in state.seats.values()]
+            orders.append(CloseTable(number))
+        self.tables.clear()
         return orders
 
     def _balance(self, at: float, out: list[str]) -> list[Order]:
@@ -276,9 +532,11 @@ class TournamentRun:
             draw_round=self.draw_round,
         )
         self.hold = plan.hold
-        return self._carry_out(plan)
+        since = at if self.unbalanced_since is None else self.unbalanced_since
+        self.unbalanced_since = since if plan.waiting_for else None
+        return self._carry_out(plan, waited=at - since)
 
-    def _carry_out(self, plan: Plan) -> list[Order]:
+    def _carry_out(self, plan: Plan, *, waited: float) -> list[Order]:
         if plan.draw is not None:
             self.draws.append(plan.draw)
             self.draw_round += 1
@@ -288,6 +546,9 @@ class TournamentRun:
             removes.append(RemovePlayer(move.from_table, move.player))
             seats.append(
                 SeatPlayer(move.to_table, move.to_seat, move.player, self.stacks[move.player])
+            )
+            seats.append(
+                Moved(move.player, move.from_table, move.to_table, move.reason.value, waited)
             )
         closes: list[Order] = [CloseTable(number) for number in plan.broken]
         for number, state in list(self.tables.items()):

@@ -74,6 +74,12 @@ HTTP_STATUS: Final[Mapping[ErrorCode, int]] = {
     ErrorCode.UNKNOWN_REQUEST: 404,
     ErrorCode.TOURNAMENT_PAUSED: 409,
     ErrorCode.TOURNAMENT_NOT_PAUSED: 409,
+    ErrorCode.NOT_IN_TOURNAMENT: 409,
+    ErrorCode.UNKNOWN_TOURNAMENT_TABLE: 409,
+    ErrorCode.MOVE_PENDING: 409,
+    ErrorCode.ALREADY_DISQUALIFIED: 409,
+    ErrorCode.LEVEL_NOT_TIMED: 409,
+    ErrorCode.DISQUALIFIED: 409,
     ErrorCode.INTERNAL_ERROR: 500,
     ErrorCode.NOT_READY: 503,
     # an operator's command to a table that cannot take it now (try again)
