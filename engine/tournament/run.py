@@ -313,7 +313,7 @@ class TournamentRun:
         """The level (or break) in play lasts ``seconds`` longer."""
         clock = self._open_clock()
         if not seconds > 0:
-            raise Refusal("the time added must be above 0", code=ErrorCode.BAD_REQUEST)
+            raise Refusal("the time added must be above 0")  # bad_request
         try:
             self.clock = clock.add_time(at, seconds)
         except ClockError as error:

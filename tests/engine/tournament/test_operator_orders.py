@@ -237,10 +237,12 @@ def test_a_disqualified_player_in_a_hand_has_it_killed_and_leaves_when_it_ends()
     player = model.tables[2].seats[min(model.tables[2].seats)]
     assert run.disqualify(player, 5.0) == [KillHand(2, player)]
     model.carry_out(run, [KillHand(2, player)], 5.0)
-    for request in (lambda: run.disqualify(player, 6.0), lambda: run.move(player, 1, None, 6.0)):
-        with pytest.raises(Refusal) as refused:
-            request()
-        assert refused.value.code == "already_disqualified"
+    with pytest.raises(Refusal) as twice:
+        run.disqualify(player, 6.0)
+    assert twice.value.code == "already_disqualified"
+    with pytest.raises(Refusal) as moved:
+        run.move(player, 1, None, 6.0)
+    assert moved.value.code == "already_disqualified"
     orders = end_hand(run, model, 2, 30.0, {player: 200})  # their ante and bring-in lost
     assert [o for o in orders if isinstance(o, Disqualified)] == [Disqualified(player, 1300)]
     assert model.where(player) is None
