@@ -92,6 +92,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             lease_seconds=settings.lease_seconds,
         )
         app.state.directors = directors
+        app_metrics.watch_tournaments(lambda: tuple(directors.directors.values()))
         # Signed-in websockets, ended on every node when their token or account is.
         sessions = SessionRegistry(
             bus, app.state.sessionmaker, check_seconds=settings.session_check_seconds

@@ -23,6 +23,7 @@ facts and carries out its orders:
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from collections.abc import Callable
@@ -34,10 +35,14 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from engine.errors import Refusal
 from engine.protocol import ErrorCode
+from engine.table import DISQUALIFIED
 from engine.tournament.run import (
     CloseTable,
     Deal,
+    Disqualified,
     Finished,
+    KillHand,
+    Moved,
     Order,
     Placed,
     RemovePlayer,
@@ -63,9 +68,11 @@ from server.db.models import (
     TournamentStatus,
 )
 from server.db.types import utcnow
+from server.metrics import Metrics
 from server.store import tables as table_records
 from server.store.deck_seal import DeckSeal
 from server.table import commands as cmd
+from server.table.ports import CommandRefused
 from server.tournaments import registry
 
 log = logging.getLogger(__name__)
@@ -73,7 +80,14 @@ log = logging.getLogger(__name__)
 WAKING_EVENTS = frozenset({"hand_ended", "hand_cancelled", "request"})
 
 # What each request becomes in the journal (``server.tournaments.requests``).
-REQUEST_FACTS = {"pause": "paused", "resume": "resumed"}
+REQUEST_FACTS = {
+    "pause": "paused",
+    "resume": "resumed",
+    # an operator's moves, disqualifications and added time
+    "move": "moved",
+    "disqualify": "disqualified",
+    "add_time": "time_added",
+}
 _OVER = ErrorCode.TOURNAMENT_OVER
 
 
@@ -109,8 +123,10 @@ class Director:
         seal: DeckSeal,
         clock: Callable[[], float] = time.time,
         poll_seconds: float = 1.0,
+        metrics: Metrics | None = None,
     ) -> None:
         self.tournament_id = tournament_id
+        self.metrics = metrics
         self.tables = tables
         self.sessionmaker = sessionmaker
         self.seal = seal
@@ -163,6 +179,13 @@ class Director:
 
     async def load(self) -> None:
         """The tournament's state: its journal replayed, or the start made now."""
+        seed = await self.read_journal()
+        if self.run is None:
+            await self.start(seed)
+
+    async def read_journal(self) -> bytes:
+        """The journal replayed into :attr:`run` (left None while nothing is written: the
+        tournament has not started); the seat draw's seed."""
         async with self.sessionmaker() as session:
             record = await registry.get(session, tournament_id=self.tournament_id)
             self.spec = registry.spec_of(record)
@@ -180,8 +203,7 @@ class Director:
             )
             self.table_ids = await self._table_ids(session)
         if not facts:
-            await self.start(seed)
-            return
+            return seed
         started = facts[0]
         self.run = TournamentRun(
             self.spec,
@@ -192,6 +214,7 @@ class Director:
         for fact in facts:
             self._replay(fact)
             self.seq = fact.seq
+        return seed
 
     def _replay(self, fact: TournamentFact) -> list[Order]:
         run, data = self._run(), fact.data
@@ -208,6 +231,12 @@ class Director:
             return run.pause(fact.at)
         if fact.kind == "resumed":
             return run.resume(fact.at)
+        if fact.kind == "moved":
+            return run.move(data["player"], data.get("table"), data.get("seat"), fact.at)
+        if fact.kind == "disqualified":
+            return run.disqualify(data["player"], fact.at)
+        if fact.kind == "time_added":
+            return run.add_time(float(data["minutes"]) * 60, fact.at)
         raise ValueError(f"a journal fact of an unknown kind: {fact.kind!r}")
 
     async def _take(self, kind: str, data: dict[str, Any], at: float) -> list[Order]:
@@ -228,6 +257,8 @@ class Director:
         for order in orders:
             if isinstance(order, Placed):
                 await self._pay(session, order)
+            elif isinstance(order, Disqualified):
+                await self._disqualify(session, order)
             elif isinstance(order, Finished):
                 await session.execute(
                     update(TournamentRecord)
@@ -235,19 +266,33 @@ class Director:
                     .values(status=TournamentStatus.FINISHED.value, finished_at=utcnow())
                 )
 
-    async def _pay(self, session: AsyncSession, placed: Placed) -> None:
-        finish = placed.finish
+    async def _playing(self, session: AsyncSession, player: str) -> TournamentEntry:
         entry = await session.scalar(
             select(TournamentEntry)
             .join(Account, Account.id == TournamentEntry.account_id)
             .where(
                 TournamentEntry.tournament_id == self.tournament_id,
                 TournamentEntry.status == EntryStatus.PLAYING.value,
-                Account.username == finish.player,
+                Account.username == player,
             )
         )
         if entry is None:
-            raise LookupError(f"{finish.player} holds no entry playing in {self.tournament_id}")
+            raise LookupError(f"{player} holds no entry playing in {self.tournament_id}")
+        return entry
+
+    async def _disqualify(self, session: AsyncSession, order: Disqualified) -> None:
+        """Out with no place and no prize (the journal says why: its ``disqualified``
+        fact, and the chips that left play)."""
+        entry = await self._playing(session, order.player)
+        entry.status = EntryStatus.OUT.value
+        entry.place = None
+        entry.prize = 0
+        entry.left_at = utcnow()
+        await session.flush()
+
+    async def _pay(self, session: AsyncSession, placed: Placed) -> None:
+        finish = placed.finish
+        entry = await self._playing(session, finish.player)
         entry.status = EntryStatus.OUT.value
         entry.place = finish.place
         entry.prize = finish.prize
@@ -422,10 +467,25 @@ class Director:
             async with self.sessionmaker() as session:
                 session.add(fact)
                 await self._settle(session, orders)
-                await self._done(session, request, {"ok": True}, fact_seq=fact.seq)
+                outcome = {"ok": True, **self._taken(request, orders)}
+                await self._done(session, request, outcome, fact_seq=fact.seq)
                 await session.commit()
             self.seq = fact.seq
             await self.carry_out(orders)
+
+    def _taken(self, request: TournamentRequest, orders: list[Order]) -> dict[str, Any]:
+        """What an operator's move or disqualification did: done (where to, the chips out
+        of play), or waiting for the player's hand to end (at which table)."""
+        run, player = self._run(), request.data.get("player")
+        if request.kind not in ("move", "disqualify") or not isinstance(player, str):
+            return {}
+        for order in orders:
+            if isinstance(order, SeatPlayer) and order.player == player:
+                return {"table": order.table, "seat": order.seat, "chips": order.stack}
+            if isinstance(order, Disqualified) and order.player == player:
+                return {"chips_removed": order.chips}
+        waiting = [n for n, t in run.tables.items() if player in t.seats.values()]
+        return {"after_hand_at": waiting[0] if waiting else None}
 
     async def _refuse(self, request: TournamentRequest, refusal: Refusal) -> None:
         async with self.sessionmaker() as session:
@@ -488,6 +548,12 @@ class Director:
                     await self._tell(table, cmd.DealNext(number=number, **self._me()))
                 case CloseTable(table):
                     await self._close(table)
+                case KillHand(table, player):
+                    # Their hand killed at their turn; gone at its end whatever this answers.
+                    with contextlib.suppress(CommandRefused):
+                        await self._tell(table, cmd.Remove(player=player, cause=DISQUALIFIED))
+                case Moved(reason=reason, waited=waited) if self.metrics is not None:
+                    self.metrics.tournament_moved(reason, waited)
 
     def _me(self) -> dict[str, Any]:
         return {"tournament_id": self.tournament_id}
@@ -533,6 +599,11 @@ class Director:
                 orders.append(Stakes(number, level))
             if state.allowed:
                 orders.append(Deal(number, state.next_hand))
+            orders += [
+                KillHand(number, player)
+                for player in sorted(state.seats.values())
+                if player in run.disqualifying
+            ]
         await self.carry_out(orders)
 
     async def _seated(self, session: AsyncSession) -> dict[str, tuple[int, int]]:
@@ -546,6 +617,12 @@ class Director:
         return {name: (numbers[table_id], int(seat)) for name, table_id, seat in rows.all()}
 
     # ------------------------------------------------------------------ reading
+
+    @property
+    def players_left(self) -> int | None:
+        """Players still in; None before the start (nothing read yet) and once over."""
+        run = self.run
+        return None if run is None or run.over else len(run.stacks)
 
     def _run(self) -> TournamentRun:
         if self.run is None:
