@@ -216,6 +216,7 @@ class TournamentRun:
         self.moving: dict[str, PendingMove] = {}
         self.disqualifying: dict[str, float] = {}  # player -> asked at
         self.disqualified: dict[str, int] = {}  # player -> chips removed from play
+        self.moved_by_operator: set[str] = set()  # balancing moves another while it can
 
     # ------------------------------------------------------------------ facts
 
@@ -416,6 +417,7 @@ class TournamentRun:
         target.seats[seat] = player
         if seat in target.opened:
             target.opened.remove(seat)
+        self.moved_by_operator.add(player)
         return [
             RemovePlayer(source, player),
             SeatPlayer(table, seat, player, self.stacks[player]),
@@ -530,6 +532,7 @@ class TournamentRun:
             seed=self.seed,
             tournament_id=self.tournament_id,
             draw_round=self.draw_round,
+            keep=self.moved_by_operator,
         )
         self.hold = plan.hold
         since = at if self.unbalanced_since is None else self.unbalanced_since

@@ -21,7 +21,7 @@ from server.api.tournament_schemas import (
 )
 from server.db.models import TournamentEntry, TournamentRecord, TournamentStatus
 from server.edge.overload import SHED_RESPONSE, shed_when_busy
-from server.tournaments import registry
+from server.tournaments import registry, results
 
 router = APIRouter(
     tags=["tournaments"],
@@ -102,7 +102,7 @@ async def tournament(tournament_id: TournamentId, session: SessionDep) -> Tourna
             EntryPublic(
                 player=name,
                 number=entry.number,
-                status=entry.status,
+                status=results.entry_status(entry),
                 place=entry.place,
                 prize=entry.prize,
             )
