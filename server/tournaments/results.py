@@ -61,16 +61,20 @@ async def results(
 ) -> dict[str, Any]:
     """The tournament's results (or standing while it runs): see the module."""
     record = await registry.get(session, tournament_id=tournament_id)
-    entries = [
-        (entry, name)
-        for entry, name in await registry.entries(session, tournament_id=tournament_id)
-        if entry.status in registry.ACTIVE or entry.status == EntryStatus.OUT
-    ]
+    # The journal first: a fact and the entries it settles are written together, so the
+    # entries read after are at least as new as the journal.
     director = Director(
         tournament_id=tournament_id, tables=_ReadOnly(), sessionmaker=sessionmaker, seal=seal
     )
     await director.read_journal()
     run = director.run
+    await session.rollback()  # a fresh read (the record's, above, may be older)
+    record = await registry.get(session, tournament_id=tournament_id)
+    entries = [
+        (entry, name)
+        for entry, name in await registry.entries(session, tournament_id=tournament_id)
+        if entry.status in registry.ACTIVE or entry.status == EntryStatus.OUT
+    ]
     pool = (
         run.prize_pool
         if run is not None

@@ -29,12 +29,16 @@ from server.settings import Settings
 __all__ = ["settings"]  # the fixture, shared with the director's tests
 
 
-async def facts(session: AsyncSession, tournament_id: int) -> int:
-    count = await session.scalar(
+async def facts(session: AsyncSession, tournament_id: int, *kinds: str) -> int:
+    """The tournament's facts in its journal (of these kinds, if given)."""
+    query = (
         select(func.count())
         .select_from(TournamentFact)
         .where(TournamentFact.tournament_id == tournament_id)
     )
+    if kinds:
+        query = query.where(TournamentFact.kind.in_(kinds))
+    count = await session.scalar(query)
     await session.rollback()
     return int(count or 0)
 
@@ -154,7 +158,11 @@ async def test_an_operator_moves_and_disqualifies_players_between_their_hands(
         # still be telling the tables: look again until it has).
         standing = await results()
         cheat, mover, table = seen["cheat"], seen["mover"], seen["table"]
-        if standing["waiting"]["moves"] or await seat_of(session, cheat) is not None:
+        if (
+            any(t["dealing"] for t in standing["tables"])  # a hand's end not yet taken
+            or standing["waiting"]["moves"]
+            or await seat_of(session, cheat) is not None
+        ):
             return
         assert standing["clock"]["paused"] and standing["waiting"] == {
             "moves": [],
@@ -180,7 +188,8 @@ async def test_an_operator_moves_and_disqualifies_players_between_their_hands(
             free = sorted(set(range(4)) - {p["seat"] for p in target["players"]})
             if free:
                 player = source["players"][0]
-                before = await facts(session, tournament_id)
+                # (The director may still journal a hand ended meanwhile: count its moves.)
+                before = await facts(session, tournament_id, "moved", "disqualified")
                 for body, code in (
                     ({"player": "nobody"}, "not_in_tournament"),
                     ({"player": cheat}, "already_disqualified"),
@@ -197,7 +206,7 @@ async def test_an_operator_moves_and_disqualifies_players_between_their_hands(
                     assert error_code(refused) == code
                 bad = await ask("move", {"player": player["player"], "reason": "x", "seat": -1})
                 assert bad.status_code == 400 and error_code(bad) == "bad_request"
-                assert await facts(session, tournament_id) == before  # nothing written
+                assert await facts(session, tournament_id, "moved", "disqualified") == before
                 moved = await ask(
                     "move",
                     {
