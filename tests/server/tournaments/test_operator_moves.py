@@ -345,6 +345,10 @@ async def test_an_operator_adds_time_to_a_timed_level_and_not_to_a_level_of_hand
     assert added.json()["kind"] == "add_time" and added.json()["data"] == {"minutes": 5}
     after = left(await client.get(f"/admin/tournaments/{timed}/results", headers=bearer(boss)))
     assert 240 < after - before <= 300  # five minutes more, less the seconds between reads
+    retried = await client.post(
+        f"/admin/tournaments/{timed}/add-time", json=add, headers=bearer(boss)
+    )
+    assert retried.status_code == 200 and retried.json()["id"] == added.json()["id"]
     kinds = list(
         (
             await session.scalars(
