@@ -62,6 +62,7 @@ class ErrorCode(StrEnum):
     UNKNOWN_TYPE = "unknown_type"
     BAD_FIELD = "bad_field"
     BAD_TABLE = "bad_table"
+    BAD_TOURNAMENT = "bad_tournament"
     UNKNOWN_TABLE = "unknown_table"
     UNKNOWN_NODE = "unknown_node"
     ALREADY_AUTHENTICATED = "already_authenticated"
@@ -153,6 +154,13 @@ class ErrorCode(StrEnum):
     ALREADY_DISQUALIFIED = "already_disqualified"
     LEVEL_NOT_TIMED = "level_not_timed"
     DISQUALIFIED = "disqualified"
+    # a deal at the final table
+    NOT_PLAYING = "not_playing"
+    NOT_FINAL_TABLE = "not_final_table"
+    DEAL_OFFER_STANDING = "deal_offer_standing"
+    NO_DEAL_OFFER = "no_deal_offer"
+    BAD_DEAL = "bad_deal"
+    TOURNAMENT_NOT_FINISHED = "tournament_not_finished"
 
 
 OWNERS: Final[Mapping[ErrorCode, str]] = {
@@ -255,6 +263,12 @@ OWNERS: Final[Mapping[ErrorCode, str]] = {
     ErrorCode.ALREADY_DISQUALIFIED: "engine",
     ErrorCode.LEVEL_NOT_TIMED: "engine",
     ErrorCode.DISQUALIFIED: "engine",
+    ErrorCode.NOT_PLAYING: "engine",
+    ErrorCode.NOT_FINAL_TABLE: "engine",
+    ErrorCode.DEAL_OFFER_STANDING: "engine",
+    ErrorCode.NO_DEAL_OFFER: "engine",
+    ErrorCode.BAD_DEAL: "engine",
+    ErrorCode.TOURNAMENT_NOT_FINISHED: "tournaments",
     # the websocket and the node's limits (server.edge)
     ErrorCode.NOT_AUTHENTICATED: "edge",
     ErrorCode.RATE_LIMITED: "edge",
@@ -263,6 +277,7 @@ OWNERS: Final[Mapping[ErrorCode, str]] = {
     ErrorCode.BAD_VERSION: "edge",
     ErrorCode.UNKNOWN_TYPE: "edge",
     ErrorCode.BAD_TABLE: "edge",
+    ErrorCode.BAD_TOURNAMENT: "edge",
     ErrorCode.ALREADY_AUTHENTICATED: "edge",
     ErrorCode.TOO_MANY_CONNECTIONS: "edge",
     # the HTTP API (server.api)

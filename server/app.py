@@ -27,6 +27,7 @@ from server.api.routers import (
     health,
     lobby,
     metrics,
+    tournament_deals,
     tournaments,
     wallet,
     web,
@@ -47,7 +48,8 @@ from server.edge.stalls import StallWatch
 from server.metrics import Metrics
 from server.settings import Settings
 from server.table.loop import Lifecycle
-from server.tournaments.directors import TournamentDirectors
+from server.tournaments.directors import CardroomTables, TournamentDirectors
+from server.tournaments.standing import Standings
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -93,6 +95,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         )
         app.state.directors = directors
         app_metrics.watch_tournaments(lambda: tuple(directors.directors.values()))
+        # Where each tournament stands, read from its journal, for the websockets following it.
+        app.state.standings = Standings(
+            tables=CardroomTables(cardroom), sessionmaker=app.state.sessionmaker, seal=seal
+        )
         # Signed-in websockets, ended on every node when their token or account is.
         sessions = SessionRegistry(
             bus, app.state.sessionmaker, check_seconds=settings.session_check_seconds
@@ -160,7 +166,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(SecurityHeaders, policies={web.REDOC_PATH: REDOC_POLICY})
     # admin_hands before admin: its fixed paths (/admin/tables/live) come first.
     routers = (
-        *(health, metrics, auth, wallet, lobby, hands, tournaments),
+        *(health, metrics, auth, wallet, lobby, hands, tournaments, tournament_deals),
         *(admin_hands, admin, admin_players, admin_tables, admin_nodes, admin_accounts, admin_bots),
         admin_tournaments,
     )

@@ -1,4 +1,5 @@
-"""``stud-verify HAND``: check that a hand you played was dealt from the deck it committed to.
+"""``stud-verify HAND``: check that a hand you played was dealt from the deck it committed to;
+``stud-verify --tournament``: check a whole finished tournament.
 
 HAND is the hand history as you download it (``GET /hands/{id}``, JSON); ``--commitment`` and
 ``--seed`` add what your client saw live: the commitment announced before the deal and the
@@ -14,18 +15,28 @@ seed it sent, which the record must then hold. The check, step by step (docs/fai
   commitment; the deck is derived again from it, the client seeds and the hand's identity; the
   hand is played again on that deck; and every event your seat saw must be the history's.
 
+``stud-verify --server URL --tournament ID`` (or a file ``--save`` kept): a whole finished
+tournament (:func:`verify_tournament`), from ``GET /tournaments/{id}/record`` and its hands:
+each hand as above, from the table's view (everyone's: upcards and shown cards), then the seat
+draws' seed, the journal played again, the seats each hand was dealt at, the places and prizes
+(:mod:`engine.tournament.check`).
+
 Exit status: 0 and a short report when everything matches; 1 and the first mismatch when
-something does not; 2 when the file cannot be read as a hand history.
+something does not; 2 when the file cannot be read as a hand history or a tournament's record
+(or the record cannot be downloaded).
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TextIO
+
+import httpx
 
 from engine import fair, fair2
 from engine.actions import Action
@@ -38,6 +49,7 @@ from engine.events import (
     CommonCard,
     DownCards,
     Event,
+    HandEnded,
     HandStarted,
     Muck,
     Showdown,
@@ -46,6 +58,9 @@ from engine.events import (
     decode_all,
 )
 from engine.hand import Hand
+from engine.tournament import check
+from engine.tournament.check import Fact, PlayedHand, Standing
+from engine.tournament.spec import TournamentSpec
 from engine.views import visible_events
 from server.store.table_config import config_from_json
 
@@ -71,7 +86,7 @@ def verify(
     seed the player sent for the hand (each must then be the record's)."""
     try:
         proof = history["fairness"]
-        seat = int(history["seat"])
+        seat = None if history["seat"] is None else int(history["seat"])
         logged = decode_all(history["events"])
     except (KeyError, TypeError, ValueError) as error:
         raise Unreadable(f"not a hand history as GET /hands/{{id}} gives it ({error})") from None
@@ -137,7 +152,7 @@ def verify(
             f"hand {deal.number} at table {deal.table_id}: fair",
             f"commitment {deal.commitment} matches the revealed server seed",
             f"client seeds: {_seeds(deal)}",
-            f"{cards} cards seen by seat {seat} are the derived deck's, event for event",
+            f"{cards} cards seen by {_viewer(seat)} are the derived deck's, event for event",
         ],
     )
 
@@ -151,7 +166,7 @@ def _judged(events: Sequence[Event]) -> list[Event]:
 
 def _verify_openings(
     proof: Mapping[str, Any],
-    seat: int,
+    seat: int | None,
     logged: list[Event],
     *,
     commitment: str | None,
@@ -237,7 +252,7 @@ def _verify_openings(
             f"hand {number} at table {table_id}: fair ({fair2.METHOD})",
             f"{opened} card openings lead to the commitment {root}",
             f"client seeds: {', '.join(f'seat {s}: {v}' for s, v in seeds) or 'none'}",
-            f"every card seat {seat} saw is the committed card at the position the deal "
+            f"every card {_viewer(seat)} saw is the committed card at the position the deal "
             f"order gives, event for event"
             + (" (the award rests on a mucked hand: not checked)" if hidden else ""),
         ],
@@ -327,6 +342,11 @@ def _card_count(event: Event) -> int:
     return sum(len(deal.get("cards", ())) for deal in data.get("deals", ()))
 
 
+def _viewer(seat: int | None) -> str:
+    """Whose view a history is: a seat's, or the table's for everyone (a spectator's)."""
+    return "everyone at the table" if seat is None else f"seat {seat}"
+
+
 def _seeds(deal: fair.FairDeal) -> str:
     return ", ".join(f"seat {seat}: {seed}" for seat, seed in deal.client_seeds) or "none"
 
@@ -335,30 +355,198 @@ def _unfair(reason: str) -> Verdict:
     return Verdict(False, [f"NOT FAIR: {reason}"])
 
 
+# ---------------------------------------------------------------------- a whole tournament
+
+
+def is_tournament(document: Mapping[str, Any]) -> bool:
+    """Whether a downloaded file is a tournament's record (with its hands), not a hand's."""
+    return "journal" in document and "draw" in document
+
+
+def verify_tournament(document: Mapping[str, Any], *, commitment: str | None = None) -> Verdict:
+    """Check a finished tournament: its record (``GET /tournaments/{id}/record``) with its
+    ``hands`` the list of every hand (``GET /tournaments/{id}/hands``, page after page).
+    ``commitment``: the seat draw's commitment as published before the start, if you noted
+    it (the record's must then be it). Each hand's deal and play as :func:`verify` checks a
+    hand (as everyone at its table saw it); the seed, the draws, the journal, the places and
+    the prizes as :func:`engine.tournament.check.check_tournament` does."""
+    try:
+        spec = TournamentSpec.from_dict(document["spec"])
+        draw = document["draw"]
+        seed = bytes.fromhex(str(draw["seed"]))
+        committed = str(draw["commitment"])
+        journal = [
+            Fact(int(f["seq"]), str(f["kind"]), float(f["at"]), f["data"])
+            for f in document["journal"]
+        ]
+        standings = [
+            Standing(str(e["player"]), e.get("place"), e.get("prize")) for e in document["entries"]
+        ]
+        numbers = {int(t["table_id"]): int(t["table"]) for t in document["tables"]}
+        histories = document["hands"]
+        tournament_id = int(document["id"])
+    except (KeyError, TypeError, ValueError, EngineError) as error:
+        raise Unreadable(
+            f"not a tournament's record as GET /tournaments/{{id}}/record gives it "
+            f"with its hands ({error})"
+        ) from None
+    if not isinstance(histories, list):
+        raise Unreadable("its hands are not listed: fetch them (GET /tournaments/{id}/hands)")
+    if commitment is not None and commitment.lower() != committed:
+        return _unfair(
+            f"the seat draw's commitment published before the start was {commitment}, the "
+            f"record's is {committed}"
+        )
+    hands: list[PlayedHand] = []
+    for history in histories:
+        if not isinstance(history, Mapping):
+            raise Unreadable("a hand of the tournament is not a JSON object")
+        where = f"hand {history.get('number')} (hand id {history.get('id')})"
+        if history.get("seat") is not None:
+            raise Unreadable(f"{where} is a player's view: the record's hands are everyone's")
+        verdict = verify(history)
+        if not verdict.fair:
+            return _unfair(f"{where}: {verdict.lines[0].removeprefix('NOT FAIR: ')}")
+        try:
+            hands.append(_played(history, numbers))
+        except (KeyError, TypeError, ValueError) as error:
+            raise Unreadable(f"{where} cannot be read: {error}") from None
+        except check.TournamentMismatch as error:
+            return _unfair(f"{where}: {error}")
+    try:
+        checked = check.check_tournament(
+            spec,
+            tournament_id=tournament_id,
+            seed=seed,
+            committed=committed,
+            journal=journal,
+            hands=hands,
+            standings=standings,
+        )
+    except check.TournamentMismatch as error:
+        return _unfair(str(error))
+    return Verdict(
+        True,
+        [
+            f"tournament {tournament_id} ({document.get('name')}): fair",
+            f"{len(hands)} hands dealt from their committed decks and played by the rules",
+            *checked.lines,
+        ],
+    )
+
+
+def _played(history: Mapping[str, Any], numbers: Mapping[int, int]) -> PlayedHand:
+    """A checked hand as the tournament's: its table's number, each seat's player and the
+    chips it started and ended with, which must be the ones its events show."""
+    table_id = int(history["table_id"])
+    if table_id not in numbers:
+        raise check.TournamentMismatch(f"table {table_id} is not one of the tournament's")
+    events = decode_all(history["events"])
+    started = next((e for e in events if isinstance(e, HandStarted)), None)
+    ended = next((e for e in events if isinstance(e, HandEnded)), None)
+    before = {s.seat: s.stack for s in started.seats} if started is not None else {}
+    after = {seat: stack for seat, stack in ended.stacks} if ended is not None else before
+    seats: dict[int, tuple[str, int, int]] = {}
+    for part in history["players"]:
+        seat = int(part["seat"])
+        chips = (int(part["starting"]), int(part["ending"]))
+        if chips != (before.get(seat), after.get(seat)):
+            raise check.TournamentMismatch(
+                f"{part['player']} at seat {seat} is listed from {chips[0]} chips to {chips[1]}"
+                f", the hand's events from {before.get(seat)} to {after.get(seat)}"
+            )
+        seats[seat] = (str(part["player"]), *chips)
+    if set(seats) != set(before):
+        raise check.TournamentMismatch("its players are not the seats it dealt in")
+    return PlayedHand(numbers[table_id], int(history["number"]), seats)
+
+
+async def download_tournament(client: httpx.AsyncClient, tournament_id: int) -> dict[str, Any]:
+    """A finished tournament's record with every hand (``client``: the cardroom's address as
+    its base URL), as :func:`verify_tournament` takes it and ``--save`` keeps it."""
+    record = await _get(client, f"/tournaments/{tournament_id}/record")
+    hands: list[Any] = []
+    after: int | None = None
+    while True:
+        params = {"limit": 200, **({"after": after} if after is not None else {})}
+        page = await _get(client, f"/tournaments/{tournament_id}/hands", params)
+        hands.extend(page["hands"])
+        after = page["next_after"]
+        if after is None:
+            return {**record, "hands": hands}
+
+
+async def _get(
+    client: httpx.AsyncClient, path: str, params: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    answer = await client.get(path, params=params)
+    if answer.status_code != 200:
+        try:
+            detail = answer.json()["error"]["message"]
+        except (ValueError, KeyError, TypeError):
+            detail = answer.text[:200]
+        raise Unreadable(f"GET {path} answered {answer.status_code}: {detail}")
+    body = answer.json()
+    if not isinstance(body, dict):
+        raise Unreadable(f"GET {path} did not answer a JSON object")
+    return body
+
+
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="stud-verify",
-        description="Check a downloaded hand history against the seeds of its deck "
-        "(docs/fairness.md).",
+        description="Check a downloaded hand history against the seeds of its deck, or a "
+        "whole finished tournament (docs/fairness.md).",
     )
-    parser.add_argument("hand", help="the hand history as GET /hands/{id} gives it (JSON)")
     parser.add_argument(
-        "--commitment", help="the commitment the table announced before the deal (deck_committed)"
+        "file",
+        nargs="?",
+        help="a hand history as GET /hands/{id} gives it (JSON), or a tournament's record "
+        "with its hands as --save keeps it",
+    )
+    parser.add_argument(
+        "--commitment",
+        help="the commitment announced before the deal (deck_committed); for a tournament, "
+        "its seat draw's (draw_commitment) as published before the start",
     )
     parser.add_argument("--seed", help="the client seed you sent for the hand")
+    parser.add_argument(
+        "--tournament", type=int, help="a finished tournament's id, to download from --server"
+    )
+    parser.add_argument("--server", help="the cardroom's address, e.g. https://stud.example")
+    parser.add_argument("--save", help="with --tournament: keep what was downloaded in this file")
     args = parser.parse_args(argv)
     out = out or sys.stdout
+    if (args.file is None) == (args.tournament is None) or (
+        (args.tournament is None) != (args.server is None)
+    ):
+        parser.error("give a file, or --tournament with --server")
+    source = args.file or f"tournament {args.tournament} at {args.server}"
     try:
-        with open(args.hand, encoding="utf-8") as handle:
-            history = json.load(handle)
-        if not isinstance(history, Mapping):
+        if args.tournament is not None:
+            document = asyncio.run(_download(args.server, args.tournament))
+            if args.save:
+                with open(args.save, "w", encoding="utf-8") as handle:
+                    json.dump(document, handle)
+        else:
+            with open(args.file, encoding="utf-8") as handle:
+                document = json.load(handle)
+        if not isinstance(document, Mapping):
             raise Unreadable("not a JSON object")
-        verdict = verify(history, commitment=args.commitment, seed=args.seed)
-    except (OSError, ValueError, Unreadable) as error:
-        print(f"cannot check {args.hand}: {error}", file=out)
+        if is_tournament(document):
+            verdict = verify_tournament(document, commitment=args.commitment)
+        else:
+            verdict = verify(document, commitment=args.commitment, seed=args.seed)
+    except (OSError, ValueError, Unreadable, httpx.HTTPError) as error:
+        print(f"cannot check {source}: {error}", file=out)
         return 2
     print("\n".join(verdict.lines), file=out)
     return 0 if verdict.fair else 1
+
+
+async def _download(server: str, tournament_id: int) -> dict[str, Any]:
+    async with httpx.AsyncClient(base_url=server, timeout=60) as client:
+        return await download_tournament(client, tournament_id)
 
 
 if __name__ == "__main__":

@@ -12,7 +12,10 @@ same state and carries on:
   (``engine.tournament.payouts``), their prizes from the table published at the start. Then
   the tables are balanced (``engine.tournament.balance``): a player moves only from a table
   between hands, and a broken table's players and the final table are drawn at random.
-* ``wake``: the clock moved on (a break ended, a pause).
+* ``wake``: the clock moved on (a break ended, a pause, a deal's offer ran out of time).
+* ``propose_deal`` / ``accept_deal`` / ``decline_deal``: a deal at the final table
+  (``engine.tournament.offers``): worked out at a hand boundary, shown, made when every
+  player left accepts; the table deals no hand while one stands.
 * An operator's requests: ``pause`` and ``resume``; ``move`` a player, ``disqualify`` one,
   ``add_time`` to the level in play (below).
 
@@ -46,6 +49,7 @@ from engine.protocol import ErrorCode
 from engine.tournament.balance import Plan, TableSeats, plan_moves, tables_of
 from engine.tournament.clock import ClockError, LevelClock
 from engine.tournament.draw import Seating, draw_seats
+from engine.tournament.offers import DealDesk, DealMade, DealOffered, DealWithdrawn
 from engine.tournament.payouts import Elimination, Finish, forfeit, payouts, places_of, winner
 from engine.tournament.spec import TournamentSpec
 from engine.tournament.structure import Level
@@ -147,6 +151,9 @@ Order = (
     | CloseTable
     | Placed
     | Finished
+    | DealOffered
+    | DealMade
+    | DealWithdrawn
     | Moved
     | KillHand
     | Disqualified
@@ -210,6 +217,7 @@ class TournamentRun:
         self.round_out: list[Elimination] = []  # hand for hand: the round's players out
         self.hold: frozenset[int] = frozenset()
         self.over = False
+        self.deals = DealDesk()
         self.unbalanced_since: float | None = None  # a balancing move waits for a hand
         # An operator's requests: waiting for a hand's end, and the chips they took out.
         self.chips_issued = 0
@@ -283,6 +291,7 @@ class TournamentRun:
             out, self.round_out = self.round_out, []
         if out:
             orders += self._place(out)
+        orders += self._deal_at_boundary(at)
         if self.over:
             return orders
         orders += self._balance(at, [e.player for e in out])
@@ -305,8 +314,72 @@ class TournamentRun:
         return self.wake(at)
 
     def wake(self, at: float) -> list[Order]:
-        """The time passed on: a break over, tables allowed again."""
-        return [] if self.over else self._release(at)
+        """The time passed on: a break over, a deal's offer out of time, tables allowed
+        again."""
+        if self.over:
+            return []
+        return [*self.deals.expire(at), *self._release(at)]
+
+    # ------------------------------------------------------------------ deals at the final table
+
+    def propose_deal(
+        self, player: str, method: str, played_for: int, seconds: float, at: float
+    ) -> list[Order]:
+        """``player`` proposes a deal; its amounts are worked out now if the final table is
+        between hands, else once its hand ends (``engine.tournament.offers``)."""
+        self._player_left(player)
+        self._open_clock()
+        tables = list(self.tables.values())
+        if len(tables) != 1 or set(tables[0].seats.values()) != set(self.stacks):
+            raise Refusal(
+                "deals are made at the final table, once every player left sits at it",
+                code=ErrorCode.NOT_FINAL_TABLE,
+            )
+        self.deals.propose(
+            player,
+            method,
+            played_for,
+            seconds,
+            stacks=self._final_stacks(),
+            prizes=self._prizes_left(),
+        )
+        return self._deal_at_boundary(at)
+
+    def accept_deal(self, player: str, number: int, at: float) -> list[Order]:
+        """``player`` accepts offer ``number``; the last to accept makes the deal, and the
+        table deals again."""
+        self._player_left(player)
+        made = self.deals.accept(player, number, at)
+        return [] if made is None else [made, *self._release(at)]
+
+    def decline_deal(self, player: str, number: int, at: float) -> list[Order]:
+        """``player`` declines deal ``number``: withdrawn, play goes on."""
+        self._player_left(player)
+        return [self.deals.decline(player, number), *self._release(at)]
+
+    def _deal_at_boundary(self, at: float) -> list[Order]:
+        """A proposal's amounts shown once no hand is in play (or the proposal dropped, the
+        tournament over)."""
+        if self.over:
+            return [*self.deals.drop()]
+        if self.deals.proposal is None or any(t.busy for t in self.tables.values()):
+            return []
+        return [self.deals.show(self._final_stacks(), self._prizes_left(), at)]
+
+    def _final_stacks(self) -> dict[str, int]:
+        """The players left, in the final table's seat order, with their chips."""
+        (table,) = self.tables.values()
+        return {player: self.stacks[player] for _, player in sorted(table.seats.items())}
+
+    def _prizes_left(self) -> tuple[int, ...]:
+        """The prizes still to pay, first place first, one a player left at most."""
+        return self.deals.prizes_now(self.prizes)[: len(self.stacks)]
+
+    def _player_left(self, player: str) -> None:
+        if player not in self.stacks:
+            raise Refusal(
+                f"{player} is not a player left in the tournament", code=ErrorCode.NOT_PLAYING
+            )
 
     # ------------------------------------------------------------------ an operator's requests
 
@@ -468,6 +541,7 @@ class TournamentRun:
                     del state.seats[seat]
                     state.opened.append(seat)
         orders.append(Disqualified(player, chips))
+        orders += self.deals.withdraw("disqualified")  # a deal's players are the players left
         self._check_hand_for_hand()
         if len(self.stacks) > 1 and self.round_out and not self.hand_for_hand:
             out, self.round_out = self.round_out, []  # no bubble left: its round is over
@@ -483,8 +557,9 @@ class TournamentRun:
 
     def _place(self, out: list[Elimination]) -> list[Order]:
         players_left = len(self.stacks)
+        prizes = self.deals.prizes_now(self.prizes)  # after a deal: the amount played for
         orders: list[Order] = []
-        for finish in places_of(out, players_left=players_left, prizes=self.prizes):
+        for finish in places_of(out, players_left=players_left, prizes=prizes):
             self.finishes.append(finish)
             orders.append(Placed(finish))
             del self.stacks[finish.player]
@@ -506,7 +581,7 @@ class TournamentRun:
         orders: list[Order] = []
         if self.stacks:
             (last,) = self.stacks
-            finish = winner(last, self.prizes)
+            finish = winner(last, self.deals.prizes_now(self.prizes))
             self.finishes.append(finish)
             orders.append(Placed(finish))
         else:
@@ -566,7 +641,7 @@ class TournamentRun:
     def _release(self, at: float) -> list[Order]:
         """Permits for the tables that may deal now, each after its level's stakes."""
         reading = self._clock().read(at)
-        if reading.paused or reading.level is None:
+        if reading.paused or reading.level is None or self.deals.standing:
             return []
         if self.hand_for_hand and any(state.busy for state in self.tables.values()):
             return []
@@ -582,13 +657,15 @@ class TournamentRun:
         return orders
 
     def next_wake(self, at: float) -> float | None:
-        """When the director must call :meth:`wake`: a break's end while tables wait."""
+        """When the director must call :meth:`wake`: a break's end while tables wait, a
+        deal's offer out of time."""
         if self.over or self.clock is None:
             return None
         reading = self.clock.read(at)
+        due = [self.deals.expires_at]
         if reading.on_break and not reading.paused:
-            return reading.ends_at
-        return None
+            due.append(reading.ends_at)
+        return min((when for when in due if when is not None), default=None)
 
     def _check_hand_for_hand(self) -> None:
         """Hand for hand while the next player out reaches the money."""

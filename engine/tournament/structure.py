@@ -202,6 +202,19 @@ class Structure:
         before it: how players count levels ("late registration until the end of level 6")."""
         return sum(isinstance(entry, Level) for entry in self.entries[: index + 1])
 
+    def level_of(self, stakes: Mapping[str, Any]) -> int | None:
+        """The number (from 1) of the level played at these stakes (a hand's table rules:
+        ``ante``, ``bring_in``, ``small_bet``, ``big_bet``), None when no level's. Exact: each
+        level raises the stakes of the one before and lowers none, so no two share them."""
+        try:
+            wanted = tuple(stakes[name] for name in STAKES)
+        except KeyError:
+            return None
+        for number, level in enumerate(self.levels, 1):
+            if tuple(level.table_stakes().values()) == wanted:
+                return number
+        return None
+
     def next_level(self, index: int) -> Level | None:
         """The first level after entry ``index``, if any."""
         return next((e for e in self.entries[index + 1 :] if isinstance(e, Level)), None)

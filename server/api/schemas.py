@@ -318,6 +318,10 @@ class HandLinePublic(BaseModel):
     net: int
     cancelled: bool
     created_at: datetime
+    tournament_id: int | None = Field(default=None, description="a tournament's hand: which")
+    tournament_name: str | None = None
+    tournament_table: int | None = Field(default=None, description="the tournament's table")
+    level: int | None = Field(default=None, description="the tournament level it was played at")
 
 
 class HandPagePublic(BaseModel):
@@ -387,6 +391,10 @@ class BooksPublic(BaseModel):
     rake: int = Field(description="the chips ever raked from pots (part of the revenue)")
     mismatched: list[str]
     tables: dict[int, dict[str, int]] = Field(description="table id -> its pool and seats")
+    tournaments: dict[int, dict[str, int]] = Field(
+        default_factory=dict,
+        description="id -> chips issued, removed (disqualified players'), in play; its prize pool",
+    )
 
 
 class HandRowPublic(BaseModel):

@@ -9,7 +9,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt
 
-from server.api.schemas import MOST_SEATS
+from server.api.schemas import MOST_SEATS, FairnessPublic, HandPlayerPublic
 from server.store.table_config import CHIPS
 
 Chips = Annotated[StrictInt, Field(ge=0, le=CHIPS)]
@@ -142,6 +142,27 @@ class EntryPublic(BaseModel):
     prize: int | None
 
 
+class DealSharePublic(BaseModel):
+    player: str
+    chips: int = Field(description="their tournament chips when the amounts were worked out")
+    amount: int = Field(description="money: what the deal pays them now")
+    accepted: bool
+
+
+class DealPublic(BaseModel):
+    """A deal at the final table: proposed (its amounts shown once the hand in play ends),
+    offered (shown, waiting for every player left to accept), or made."""
+
+    number: int
+    status: Literal["proposed", "offered", "made"]
+    method: Literal["chip_chop", "icm"]
+    played_for: int = Field(description="kept back from first place's prize: the winner's")
+    proposer: str
+    prizes: list[int] = Field(description="the prizes still to pay it shares, first place first")
+    shares: list[DealSharePublic] = Field(description="in the final table's seat order")
+    expires_at: datetime | None = Field(description="an offer's end, unless all accept first")
+
+
 class TournamentPublic(TournamentSummaryPublic):
     template: str | None
     spec: dict[str, Any]
@@ -149,6 +170,9 @@ class TournamentPublic(TournamentSummaryPublic):
     payouts: list[int] = Field(description="the prizes by place for the entrants so far")
     entries: list[EntryPublic]
     cancelled_reason: str | None
+    deal: DealPublic | None = Field(
+        default=None, description="the deal proposed or offered now, else the last deal made"
+    )
 
 
 class RegistrationPublic(BaseModel):
@@ -251,7 +275,7 @@ class SeatedPublic(BaseModel):
     chips: int = Field(description="at their last hand's end")
 
 
-class TournamentTablePublic(BaseModel):
+class StandingTablePublic(BaseModel):
     number: int = Field(description="the table's number in the tournament")
     table_id: int | None = Field(description="the table's id (GET /admin/tables...)")
     dealing: bool = Field(description="playing a hand, or allowed to deal its next")
@@ -304,8 +328,102 @@ class TournamentResultsPublic(BaseModel):
     players_left: int
     disqualified: list[str]
     clock: ClockPublic | None = Field(description="none before the start and once over")
-    tables: list[TournamentTablePublic]
+    tables: list[StandingTablePublic]
     waiting: WaitingPublic
     standings: list[StandingPublic] = Field(
         description="players still in by chips, then places, best first; disqualified last"
     )
+
+
+RequestId = Annotated[
+    str,
+    Field(
+        min_length=1,
+        max_length=64,
+        pattern=r"^[A-Za-z0-9_.:-]+$",
+        description="the client's id of this request: sent again, it finds the request it filed",
+    ),
+]
+
+
+class DealProposalBody(BaseModel):
+    """A deal proposed at the final table (docs/tournaments.md, "Deals at the final table")."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    method: Literal["chip_chop", "icm"]
+    played_for: Chips = Field(
+        default=0, description="kept back from first place's prize, played on for"
+    )
+    request_id: RequestId
+
+
+class DealAnswerBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    offer: StrictInt = Field(ge=1, le=2**31 - 1, description="the deal's number, as shown")
+    request_id: RequestId
+
+
+class DealRequestPublic(TournamentRequestPublic):
+    deal: DealPublic | None = Field(description="the deal as it stands after the request")
+
+
+class DrawPublic(BaseModel):
+    method: str = Field(description="stud-seat-draw/1 (docs/fairness.md)")
+    commitment: str = Field(description="SHA-256 of the seed, published before the start")
+    seed: str = Field(description="the seed of every draw of the tournament, in hex")
+
+
+class FactPublic(BaseModel):
+    seq: int = Field(description="1, 2, 3... in the order the director took them")
+    kind: str = Field(
+        description="started, hand, woke, paused, resumed, time_added, moved, disqualified..."
+    )
+    at: float = Field(description="when, in seconds since the epoch (the clock's facts)")
+    data: dict[str, Any]
+
+
+class TournamentTablePublic(BaseModel):
+    table: int = Field(description="the table's number in the tournament")
+    table_id: int
+
+
+class TournamentRecordPublic(BaseModel):
+    """A finished tournament as stud-verify checks it (docs/fairness.md): its seat draw with
+    its seed revealed, its journal, its places and prizes; its hands, a page at a time, at
+    GET /tournaments/{id}/hands."""
+
+    id: int
+    name: str
+    status: str
+    spec: dict[str, Any]
+    draw: DrawPublic
+    journal: list[FactPublic] = Field(description="every fact of play the director journaled")
+    entries: list[EntryPublic]
+    tables: list[TournamentTablePublic]
+    hands: int = Field(description="how many hands its tables played")
+    started_at: datetime | None
+    finished_at: datetime | None
+
+
+class TournamentHandPublic(BaseModel):
+    """A tournament's hand as everyone at its table saw it: the upcards and the cards shown
+    at the showdown, each opened against the deck's commitment; no down card kept hidden."""
+
+    id: int
+    table_id: int
+    table: int = Field(description="the table's number in the tournament")
+    number: int = Field(description="the hand's number at its table")
+    level: int | None = Field(description="the level it was played at")
+    seat: None = Field(description="none: the hand as a spectator saw it")
+    players: list[HandPlayerPublic]
+    result: dict[str, Any]
+    events: list[dict[str, Any]]
+    fairness: FairnessPublic | None
+    created_at: datetime
+
+
+class TournamentHandPagePublic(BaseModel):
+    hands: list[TournamentHandPublic]
+    next_after: int | None = Field(description="pass as ?after= for the next page")

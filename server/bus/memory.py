@@ -10,7 +10,8 @@ resyncs from a snapshot.
 Channels are plain strings: ``table:{<id>}`` carries a table's public events,
 ``table:{<id>}:player:<player>`` the events only that player may see, and
 ``table:{<id>}:to:<listener>`` what the table answers one listener (the braces: see
-:func:`table_tag`).
+:func:`table_tag`). A tournament's events go on ``tournament:{<id>}`` (what everyone
+following it hears) and ``player:{<player>}:tournaments`` (a player's own, in any tournament).
 """
 
 from __future__ import annotations
@@ -38,9 +39,9 @@ def player_channel(table_id: int, player: str) -> str:
     return f"{table_tag(table_id)}:player:{player}"
 
 
-def tournament_channel(tournament_id: int) -> str:
+def tournament_requests_channel(tournament_id: int) -> str:
     """Where a tournament's director is woken: a request filed for it, on any node."""
-    return f"tournament:{{{tournament_id}}}"
+    return f"tournament:{{{tournament_id}}}:requests"
 
 
 def table_reply_channel(table_id: int, listener: str) -> str:
@@ -48,6 +49,17 @@ def table_reply_channel(table_id: int, listener: str) -> str:
     replies), in line with the table's events: on a Redis Cluster only the messages of one
     slot keep their order, so this one is in the table's slot too."""
     return f"{table_tag(table_id)}:to:{listener}"
+
+
+def tournament_channel(tournament_id: int) -> str:
+    """A tournament's events for everyone following it (``server.tournaments.announcer``)."""
+    return f"tournament:{{{tournament_id}}}"
+
+
+def player_tournaments_channel(player: str) -> str:
+    """A player's own tournament events, whichever tournament: every signed-in websocket of
+    the player hears them, on any node."""
+    return f"player:{{{player}}}:tournaments"
 
 
 class Delivered(dict[str, Any]):

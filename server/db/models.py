@@ -443,7 +443,9 @@ class TournamentEntry(Base):
 class TournamentFact(Base):
     """One fact of a running tournament, in the order its director took it: the start (its
     players), each hand of its tables (the chips of its players at its start and end), a
-    pause, a resume, the clock's wake. Replayed in ``seq`` order, the facts give the
+    pause, a resume, the clock's wake, a player's deal proposed, accepted or declined (and,
+    after the fact that decided it, the record of a deal offered, made or withdrawn:
+    ``server.tournaments.final_deals``). Replayed in ``seq`` order, the facts give the
     director's state back exactly (``engine.tournament.run``); never changed once written."""
 
     __tablename__ = "tournament_facts"

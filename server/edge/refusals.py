@@ -80,6 +80,11 @@ HTTP_STATUS: Final[Mapping[ErrorCode, int]] = {
     ErrorCode.ALREADY_DISQUALIFIED: 409,
     ErrorCode.LEVEL_NOT_TIMED: 409,
     ErrorCode.DISQUALIFIED: 409,
+    ErrorCode.NOT_PLAYING: 409,
+    ErrorCode.NOT_FINAL_TABLE: 409,
+    ErrorCode.DEAL_OFFER_STANDING: 409,
+    ErrorCode.NO_DEAL_OFFER: 409,
+    ErrorCode.TOURNAMENT_NOT_FINISHED: 409,
     ErrorCode.INTERNAL_ERROR: 500,
     ErrorCode.NOT_READY: 503,
     # an operator's command to a table that cannot take it now (try again)

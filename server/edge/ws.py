@@ -15,6 +15,10 @@ S + 1. Messages for a table are handled in their own lane (``server.edge.lanes``
 that table, side by side with other tables' lanes. A connection that cannot keep up is
 closed (code 4008); its client reconnects and resyncs; it never slows a table down.
 
+A signed-in connection hears its player's own tournament events (seated, moved, out...) from
+any node, and follows the tournaments it subscribes to (``subscribe_tournament``: the reply
+is where the tournament stands, read from its journal by ``server.tournaments.standing``).
+
 A signed-in connection is bound to its token (``server.edge.sessions``): when the token is
 logged out, revoked, expires, or its account is suspended, the connection is sent a
 ``signed_out`` frame with the code and closed (code 4401), on whichever node it is.
@@ -50,8 +54,10 @@ from server.bus.memory import (
     Bus,
     Subscription,
     player_channel,
+    player_tournaments_channel,
     table_channel,
     table_reply_channel,
+    tournament_channel,
 )
 from server.cardroom.cluster import TableHandle
 from server.db.session import is_outage
@@ -66,6 +72,7 @@ from server.edge.spectators import Spectators
 from server.metrics import Metrics
 from server.settings import Settings
 from server.table import commands as cmd
+from server.tournaments.standing import Standings
 
 MAX_FRAME_BYTES = 16_384
 IDLE_SECONDS = 60.0  # a connection silent this long (no message, no ping) is closed
@@ -116,8 +123,10 @@ class Connection:
         address: str = "unknown",
         spectators: Spectators | None = None,
         overload: LagMonitor | None = None,
+        standings: Standings | None = None,
     ) -> None:
         self.websocket = websocket
+        self.standings = standings  # None: no tournament to follow here
         self.overload = overload  # None: nothing is shed
         self.gateway = gateway if gateway is not None else Gateway(Settings())
         self.address = address
@@ -427,6 +436,7 @@ class Connection:
             self.sessions.bind(self, sign_in)
         for table_id in self.watching:
             self.subscription.add(player_channel(table_id, self.player))
+        self.subscription.add(player_tournaments_channel(self.player))
         await self.presence.tell(connected=True, tables=set(self.watching))
         return {"player": self.player}
 
@@ -451,6 +461,30 @@ class Connection:
         """A client that saw a gap asks again: a fresh snapshot, then the events after it."""
         await self._snapshot(message)
 
+    async def on_subscribe_tournament(self, message: dict[str, Any]) -> dict[str, Any]:
+        """Follow a tournament: its events from now on, and the answer says where it stands
+        (asked again, it says it again). Subscribed before the state is read, so no event
+        falls between the two."""
+        player = self._require_player()
+        tournament_id = _tournament_id(message)
+        if self.standings is None:
+            raise ProtocolError("no tournaments here", code=ErrorCode.UNKNOWN_TOURNAMENT)
+        channel = tournament_channel(tournament_id)
+        fresh = channel not in self.subscription.channels
+        self.subscription.add(channel)
+        try:
+            return await self.standings.state(tournament_id, player)
+        except BaseException:
+            if fresh:
+                self.subscription.remove(channel)
+            raise
+
+    async def on_unsubscribe_tournament(self, message: dict[str, Any]) -> dict[str, Any]:
+        self._require_player()
+        tournament_id = _tournament_id(message)
+        self.subscription.remove(tournament_channel(tournament_id))
+        return {"tournament": tournament_id}
+
     async def on_table_command(self, message: dict[str, Any]) -> dict[str, Any]:
         """A player's command to a table (sit, act, chat...): parsed into its record here,
         once, and carried as it is to the table wherever it runs."""
@@ -461,6 +495,13 @@ class Connection:
         command = cmd.parse(str(message["type"]), player, message)
         await self._watch(table_id)
         return await actor.submit(command)
+
+
+def _tournament_id(message: dict[str, Any]) -> int:
+    tournament_id = message.get("tournament")
+    if type(tournament_id) is not int or not 0 < tournament_id < 2**31:
+        raise ProtocolError("tournament must be a tournament id", code=ErrorCode.BAD_TOURNAMENT)
+    return tournament_id
 
 
 def _json_object(text: str) -> dict[str, Any] | None:
@@ -486,10 +527,17 @@ _OWN: dict[str, _Handler] = {
 }
 CONNECTION_MESSAGES = frozenset(_OWN)
 """The message types of the websocket's own (none needs a signed-in connection)."""
+_TOURNAMENTS: dict[str, _Handler] = {
+    "subscribe_tournament": Connection.on_subscribe_tournament,
+    "unsubscribe_tournament": Connection.on_unsubscribe_tournament,
+}
+TOURNAMENT_MESSAGES = frozenset(_TOURNAMENTS)
+"""Following a tournament (signed in): ``server.tournaments``' events and standing."""
 TABLE_MESSAGES = frozenset(cmd.PLAYER_COMMANDS)
 """The message types that are a player's commands to a table (``server.table.commands``)."""
 _DISPATCH: dict[str, _Handler] = {
     **_OWN,
+    **_TOURNAMENTS,
     **dict.fromkeys(cmd.PLAYER_COMMANDS, Connection.on_table_command),
 }
 # Handled before the next frame is read, whatever they carry: they change the connection.
@@ -537,6 +585,7 @@ async def websocket_endpoint(websocket: WebSocket) -> None:
             spectators=app.state.spectators,
             sessions=app.state.sessions,
             overload=app.state.overload,
+            standings=app.state.standings,
         ).serve()
     finally:
         gateway.socket_closed(address)

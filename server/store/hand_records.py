@@ -14,6 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from server.db.models import Account, HandPlayer, HandRecord, TableRecord
 from server.store.hands import NoPhh, UnknownHand
+from server.store.tournament_hands import phh_name, tournament_hand, tournament_phh
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,7 +145,16 @@ async def phh_file(session: AsyncSession, *, hand_id: int) -> tuple[str, str]:
     record = await hand(session, hand_id=hand_id)
     if not record.phh:
         raise NoPhh(f"hand {hand_id} has no PHH file: PHH cannot express its table's rules")
-    return record.phh, f"table-{record.table_id}-hand-{record.number}.phh"
+    found = await tournament_hand(session, table_id=record.table_id, config=record.config)
+    text = tournament_phh(record.phh, found, record.number)
+    return text, phh_name(record.table_id, record.number, found)
+
+
+async def phh_text(session: AsyncSession, record: HandRecord) -> str:
+    """The hand's PHH text as exported: a tournament's hand with its tournament, level,
+    table and number (``server.store.tournament_hands``)."""
+    found = await tournament_hand(session, table_id=record.table_id, config=record.config)
+    return tournament_phh(record.phh, found, record.number)
 
 
 async def event_log(session: AsyncSession, *, hand_id: int) -> list[dict[str, Any]]:

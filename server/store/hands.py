@@ -24,6 +24,14 @@ from engine.table_events import HandCancelled
 from engine.views import visible_events
 from server.db.models import Account, HandPlayer, HandRecord, TableRecord
 from server.store.deck_seal import DeckSeal, full_opening
+from server.store.tournament_hands import (
+    TournamentHand,
+    hand_at,
+    phh_fields,
+    phh_name,
+    tournament_tables,
+    with_fields,
+)
 
 
 class UnknownHand(Refusal):
@@ -48,10 +56,27 @@ class HandLine:
     ending: int
     cancelled: bool
     created_at: datetime
+    tournament: TournamentHand | None = None  # a tournament's hand: which, table and level
 
     @property
     def net(self) -> int:
         return self.ending - self.starting
+
+    @property
+    def tournament_id(self) -> int | None:
+        return None if self.tournament is None else self.tournament.tournament_id
+
+    @property
+    def tournament_name(self) -> str | None:
+        return None if self.tournament is None else self.tournament.name
+
+    @property
+    def tournament_table(self) -> int | None:
+        return None if self.tournament is None else self.tournament.table
+
+    @property
+    def level(self) -> int | None:
+        return None if self.tournament is None else self.tournament.level
 
 
 async def player_hands(
@@ -69,6 +94,7 @@ async def player_hands(
     if before is not None:
         query = query.where(HandRecord.id < before)
     rows = (await session.execute(query)).all()
+    tables = await tournament_tables(session, table_ids=[hand.table_id for hand, *_ in rows])
     return [
         HandLine(
             id=hand.id,
@@ -81,6 +107,9 @@ async def player_hands(
             ending=part.ending,
             cancelled=bool(hand.result.get("cancelled")),
             created_at=hand.created_at,
+            tournament=(
+                hand_at(tables[hand.table_id], hand.config) if hand.table_id in tables else None
+            ),
         )
         for hand, part, name, variant in rows
     ]
@@ -118,7 +147,7 @@ async def player_hand(session: AsyncSession, *, hand_id: int, account_id: int) -
     ]
     events = decode_all(hand.events)
     seen = visible_events(events, line.seat)
-    phh_text, withheld = _phh_for(hand.phh, line.seat, seen)
+    phh_text, withheld = _phh_for(hand.phh, line, seen)
     return HandSeen(
         line=line,
         players=players,
@@ -140,10 +169,10 @@ async def player_phh(session: AsyncSession, *, hand_id: int, account_id: int) ->
     hand = await session.get(HandRecord, hand_id)
     assert hand is not None
     seen = visible_events(decode_all(hand.events), line.seat)
-    text, _ = _phh_for(hand.phh, line.seat, seen)
+    text, _ = _phh_for(hand.phh, line, seen)
     if text is None:
         raise NoPhh(f"hand {hand_id} has no PHH file: PHH cannot express its table's rules")
-    return text, f"table-{line.table_id}-hand-{line.number}.phh"
+    return text, phh_name(line.table_id, line.number, line.tournament)
 
 
 async def _own_line(session: AsyncSession, *, hand_id: int, account_id: int) -> HandLine:
@@ -191,16 +220,21 @@ def fairness_of(
     }
 
 
-def _phh_for(text: str, seat: int, seen: list[Event]) -> tuple[str | None, str | None]:
-    """The hand's PHH as this seat saw it: others' down cards it never saw written ``??``."""
+def _phh_for(text: str, line: HandLine, seen: list[Event]) -> tuple[str | None, str | None]:
+    """The hand's PHH as this seat saw it: others' down cards it never saw written ``??``; a
+    tournament's hand with its tournament, level, table and number."""
     if not text:
         return None, "no_phh"  # PHH has no code for this game
     history = phh.loads(text)
     seats = list(history.fields.get("seats", []))
+    seat = line.seat
     if seat + 1 not in seats:
         return None, "no_phh"
     tabled = [seats.index(e.data["seat"] + 1) for e in seen if e.kind == "showdown"]
-    return phh.dumps(phh_export.as_seen_by(history, seats.index(seat + 1), tabled)), None
+    mine = phh_export.as_seen_by(history, seats.index(seat + 1), tabled)
+    if line.tournament is not None:
+        mine = with_fields(mine, phh_fields(line.tournament, line.number))
+    return phh.dumps(mine), None
 
 
 class DeckNotPublished(Refusal):

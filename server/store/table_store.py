@@ -68,10 +68,11 @@ from server.db.models import (
 )
 from server.db.session import is_outage
 from server.db.types import utcnow
-from server.store import tables
+from server.store import tables, tournament_books
 from server.store.deck_seal import DeckSeal, SealBroken
 from server.store.fencing import check_fence
 from server.store.records import AuditNote, FinishedHand, LiveHandState, StoreUnavailable
+from server.store.tournament_books import TournamentBooks
 from server.store.write_ahead import WriteAhead
 
 
@@ -513,6 +514,7 @@ class BooksCheck:
     hands: int = 0  # how many recorded hands were checked
     hands_rake: int = 0  # the rake every recorded hand says it paid
     ledger_rake: int = 0  # the rake movements of the ledger (pools -> house revenue)
+    tournaments: tuple[TournamentBooks, ...] = ()  # each one's chips and prize pool
 
     @property
     def balanced(self) -> bool:
@@ -533,16 +535,23 @@ class BooksCheck:
                 f"the recorded hands raked {self.hands_rake} chips, but the ledger moved "
                 f"{self.ledger_rake} chips of rake to {ledger.REVENUE}"
             )
+        for tournament in self.tournaments:
+            lines.extend(tournament.differences)
         return lines
 
     def summary(self) -> str:
         """The books in one line, for when they balance."""
         tables = f"{len(self.tables)} table{'s' * (len(self.tables) != 1)}"
         hands = f"{self.hands} hand{'s' * (self.hands != 1)}"
+        count = len(self.tournaments)
+        tournaments = (
+            f", every tournament's chips in play what it issued and its prize pool its buy-ins "
+            f"less its refunds and prizes ({count} tournament{'s' * (count != 1)})"
+        )
         return (
             f"{self.books.summary()}; every wallet matches its ledger movements, every "
             f"table's pool its seats ({tables}), every recorded hand nets to zero after its "
-            f"rake ({hands}, {self.hands_rake} chips raked)"
+            f"rake ({hands}, {self.hands_rake} chips raked)" + tournaments * bool(count)
         )
 
 
@@ -552,8 +561,7 @@ async def check_books(session: AsyncSession) -> BooksCheck:
     plus every recorded hand's ``hand_players`` rows netting to minus its rake, plus the
     hands' rake == the ledger's rake movements. A tournament's table has no pool to match
     (its chips are not money, its hands net to zero like any): it is left out of the tables
-    checked here (a tournament's own count, its chips in play against those it issued, is
-    not this function's)."""
+    checked here and counted with its tournament (:mod:`server.store.tournament_books`)."""
     books = await ledger.verify_books(session)
     ids = (
         await session.scalars(
@@ -606,6 +614,7 @@ async def check_books(session: AsyncSession) -> BooksCheck:
         hands=int(hands or 0),
         hands_rake=int(hands_rake or 0),
         ledger_rake=int(ledger_rake or 0),
+        tournaments=tuple(await tournament_books.check_tournaments(session)),
     )
 
 

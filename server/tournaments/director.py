@@ -15,6 +15,13 @@ facts and carries out its orders:
   makes the tables match the state it replayed (:meth:`Director.reconcile`): a player taken
   from one table and not yet seated at the other is seated where the state says, never on
   both, and nothing else is done until then.
+* **Deals at the final table** (``server.tournaments.final_deals``): a player's proposal,
+  acceptance or decline is a request, taken as a fact like an operator's; what a fact decided
+  of a deal is journaled after it as a record, and a deal made is paid in its transaction.
+* **Telling the players** (``server.tournaments.announcer``): after each fact's orders are
+  carried out, the events they make (seated, moved, out, the final table, the end) and the
+  clock's (a level, a break) go on the bus; a director that takes over says its journal's
+  last fact again, since it cannot know whether they left.
 * **Hearing the tables.** The director reads each table's new hands from the database: the
   bus only wakes it (a table's ``hand_ended`` or ``hand_cancelled``), so an event lost on the
   bus delays it by at most ``poll_seconds`` and changes nothing.
@@ -36,6 +43,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from engine.errors import Refusal
 from engine.protocol import ErrorCode
 from engine.table import DISQUALIFIED
+from engine.tournament.offers import DealMade
 from engine.tournament.run import (
     CloseTable,
     Deal,
@@ -52,7 +60,7 @@ from engine.tournament.run import (
 )
 from engine.tournament.spec import TournamentSpec
 from server.accounts import ledger
-from server.bus.memory import Bus, table_channel, tournament_channel
+from server.bus.memory import Bus, table_channel, tournament_requests_channel
 from server.db.models import (
     Account,
     EntryStatus,
@@ -73,7 +81,8 @@ from server.store import tables as table_records
 from server.store.deck_seal import DeckSeal
 from server.table import commands as cmd
 from server.table.ports import CommandRefused
-from server.tournaments import registry
+from server.tournaments import final_deals, registry
+from server.tournaments.announcer import Announcer
 
 log = logging.getLogger(__name__)
 
@@ -87,8 +96,23 @@ REQUEST_FACTS = {
     "move": "moved",
     "disqualify": "disqualified",
     "add_time": "time_added",
+    **final_deals.REQUEST_FACTS,
 }
 _OVER = ErrorCode.TOURNAMENT_OVER
+# What a fact decided, journaled right after it in its transaction and checked on replay: a
+# deal's records, and the chips a disqualified player took out of play (the books' count).
+RECORD_KINDS = final_deals.RECORD_KINDS | {"chips_removed"}
+
+
+def records(orders: list[Order]) -> list[tuple[str, dict[str, Any]]]:
+    """The records of a fact's orders, in their order: (kind, data)."""
+    found: list[tuple[str, dict[str, Any]]] = []
+    for order in orders:
+        if isinstance(order, Disqualified):
+            found.append(("chips_removed", {"player": order.player, "chips": order.chips}))
+        else:
+            found += final_deals.records([order])
+    return found
 
 
 class Tables(Protocol):
@@ -136,14 +160,18 @@ class Director:
         self.spec: TournamentSpec | None = None
         self.table_ids: dict[int, int] = {}  # the tournament's table number -> table id
         self.seq = 0  # the journal's last fact
+        self.announcer = Announcer(tables.bus, tournament_id)
+        self.replayed: tuple[str, list[Order]] | None = None  # the journal's last fact, loaded
 
     # ------------------------------------------------------------------ the life of it
 
     async def play(self) -> None:
         """Start the tournament (or take it over where its journal ends) and run it out."""
         await self.load()
+        if self.replayed is not None:  # taken over: its events may not have left
+            await self._announce(*self.replayed)
         subscription = self.tables.bus.subscribe(
-            tournament_channel(self.tournament_id),
+            tournament_requests_channel(self.tournament_id),
             *(table_channel(i) for i in self.table_ids.values()),
         )
         try:
@@ -155,6 +183,7 @@ class Director:
                 await self.take_new_hands()
                 await self.take_requests()
                 await self.wake_if_due()
+                await self.announcer.clock(self._run(), seq=self.seq, at=self.clock())
                 for table_id in self.table_ids.values():
                     subscription.add(table_channel(table_id))
         finally:
@@ -211,8 +240,17 @@ class Director:
             seed=seed,
             prize_pool=int(started.data["prize_pool"]),
         )
+        expected: list[tuple[str, dict[str, Any]]] = []  # the records a fact's orders make
         for fact in facts:
-            self._replay(fact)
+            if fact.kind in RECORD_KINDS:
+                if not expected or expected.pop(0) != (fact.kind, fact.data):
+                    raise ValueError(f"fact {fact.seq}, a {fact.kind}, is not what its fact made")
+            elif expected:
+                raise ValueError(f"fact {fact.seq - 1}'s deal records are missing")
+            else:
+                orders = self._replay(fact)
+                expected = records(orders)
+                self.replayed = (fact.kind, orders)
             self.seq = fact.seq
         return seed
 
@@ -237,6 +275,10 @@ class Director:
             return run.disqualify(data["player"], fact.at)
         if fact.kind == "time_added":
             return run.add_time(float(data["minutes"]) * 60, fact.at)
+        if fact.kind in final_deals.REQUEST_FACTS.values():
+            return final_deals.replay(run, fact.kind, data, fact.at)
+        if fact.kind in RECORD_KINDS:
+            return []  # what the fact before it decided, made again by replaying that one
         raise ValueError(f"a journal fact of an unknown kind: {fact.kind!r}")
 
     async def _take(self, kind: str, data: dict[str, Any], at: float) -> list[Order]:
@@ -247,15 +289,28 @@ class Director:
         orders = self._replay(fact)
         async with self.sessionmaker() as session:
             session.add(fact)
-            await self._settle(session, orders)
+            last = await self._settle(session, fact, orders)
             await session.commit()
-        self.seq = fact.seq
+        self.seq = last
         return orders
 
-    async def _settle(self, session: AsyncSession, orders: list[Order]) -> None:
-        """The places and prizes a fact decided, and the tournament's end."""
+    async def _settle(
+        self, session: AsyncSession, fact: TournamentFact, orders: list[Order]
+    ) -> int:
+        """The places and prizes a fact decided, the deals, and the tournament's end; the
+        journal's last fact after it (its deal records follow it)."""
+        seq = fact.seq
+        for kind, data in records(orders):
+            seq += 1
+            session.add(
+                TournamentFact(
+                    tournament_id=self.tournament_id, seq=seq, kind=kind, at=fact.at, data=data
+                )
+            )
         for order in orders:
-            if isinstance(order, Placed):
+            if isinstance(order, DealMade):
+                await final_deals.pay(session, self.tournament_id, order)
+            elif isinstance(order, Placed):
                 await self._pay(session, order)
             elif isinstance(order, Disqualified):
                 await self._disqualify(session, order)
@@ -265,6 +320,7 @@ class Director:
                     .where(TournamentRecord.id == self.tournament_id)
                     .values(status=TournamentStatus.FINISHED.value, finished_at=utcnow())
                 )
+        return seq
 
     async def _playing(self, session: AsyncSession, player: str) -> TournamentEntry:
         entry = await session.scalar(
@@ -295,7 +351,7 @@ class Director:
         entry = await self._playing(session, finish.player)
         entry.status = EntryStatus.OUT.value
         entry.place = finish.place
-        entry.prize = finish.prize
+        entry.prize = (entry.prize or 0) + finish.prize  # a deal's amounts paid already
         entry.left_at = utcnow()
         if finish.prize:
             await ledger.pay_prize(
@@ -359,6 +415,7 @@ class Director:
         self.seq = 1
         await self._open_tables()
         await self.carry_out(orders)
+        await self._announce("started", orders)
 
     async def _open_tables(self) -> None:
         async with self.sessionmaker() as session:
@@ -395,6 +452,7 @@ class Director:
                     self.clock(),
                 )
                 await self.carry_out(orders)
+                await self._announce("hand", orders)
                 if self._run().over:
                     return
 
@@ -466,12 +524,13 @@ class Director:
                 continue
             async with self.sessionmaker() as session:
                 session.add(fact)
-                await self._settle(session, orders)
+                last = await self._settle(session, fact, orders)
                 outcome = {"ok": True, **self._taken(request, orders)}
                 await self._done(session, request, outcome, fact_seq=fact.seq)
                 await session.commit()
-            self.seq = fact.seq
+            self.seq = last
             await self.carry_out(orders)
+            await self._announce(kind, orders)
 
     def _taken(self, request: TournamentRequest, orders: list[Order]) -> dict[str, Any]:
         """What an operator's move or disqualification did: done (where to, the chips out
@@ -519,7 +578,9 @@ class Director:
         at = self.clock()
         due = run.next_wake(at)
         if due is not None and due <= at:
-            await self.carry_out(await self._take("woke", {}, at))
+            orders = await self._take("woke", {}, at)
+            await self.carry_out(orders)
+            await self._announce("woke", orders)
 
     # ------------------------------------------------------------------ the tables
 
@@ -554,6 +615,12 @@ class Director:
                         await self._tell(table, cmd.Remove(player=player, cause=DISQUALIFIED))
                 case Moved(reason=reason, waited=waited) if self.metrics is not None:
                     self.metrics.tournament_moved(reason, waited)
+
+    async def _announce(self, kind: str, orders: list[Order]) -> None:
+        """The events of the fact just taken (its orders carried out) and of the clock."""
+        await self.announcer.fact(
+            self._run(), self.table_ids, seq=self.seq, kind=kind, orders=orders, at=self.clock()
+        )
 
     def _me(self) -> dict[str, Any]:
         return {"tournament_id": self.tournament_id}

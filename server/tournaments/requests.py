@@ -21,7 +21,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from engine.errors import Refusal
 from engine.protocol import ErrorCode
-from server.bus.memory import Bus, tournament_channel
+from server.bus.memory import Bus, tournament_requests_channel
 from server.db.models import TournamentRecord, TournamentRequest, TournamentStatus
 from server.tournaments import registry
 
@@ -87,7 +87,7 @@ def check_running(record: TournamentRecord) -> None:
 
 async def wake(bus: Bus, tournament_id: int) -> None:
     """The tournament's director told a request waits (it also looks every second)."""
-    await bus.publish(tournament_channel(tournament_id), {"kind": "request"})
+    await bus.publish(tournament_requests_channel(tournament_id), {"kind": "request"})
 
 
 async def outcome(

@@ -32,9 +32,10 @@ DISQUALIFIED = "disqualified"
 
 
 class _ReadOnly:
-    """A journal read for its results tells no table anything."""
+    """A journal read for its results tells no table anything (nor publishes a thing)."""
 
-    bus: Bus
+    def __init__(self, bus: Bus) -> None:
+        self.bus = bus
 
     async def open_table(self, record: TableRecord) -> Any:
         raise RuntimeError("reading a tournament's results opens no table")
@@ -55,6 +56,7 @@ async def results(
     session: AsyncSession,
     sessionmaker: async_sessionmaker[AsyncSession],
     seal: DeckSeal,
+    bus: Bus,
     *,
     tournament_id: int,
     clock: Callable[[], float] = time.time,
@@ -64,7 +66,7 @@ async def results(
     # The journal first: a fact and the entries it settles are written together, so the
     # entries read after are at least as new as the journal.
     director = Director(
-        tournament_id=tournament_id, tables=_ReadOnly(), sessionmaker=sessionmaker, seal=seal
+        tournament_id=tournament_id, tables=_ReadOnly(bus), sessionmaker=sessionmaker, seal=seal
     )
     await director.read_journal()
     run = director.run

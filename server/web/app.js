@@ -2,7 +2,8 @@
 // the header (wallet.js), one table at a time over the websocket protocol (protocol.js),
 // played or only watched (#/watch/<id>), and the session's hand history (GET /hands), each
 // finished hand checked against the seeds of its deck (fairness.js) and replayed, as are the
-// player's older hands (#/hands), by replayer.js.
+// player's older hands (#/hands), by replayer.js. Tournaments (#/tournaments, and at a
+// tournament's table: tournaments.js).
 import { $, el, request, variantName } from "./page.js";
 import { gameAndStakes } from "./games.js";
 import { onFilterChange, renderLobby } from "./lobby.js";
@@ -15,6 +16,8 @@ import { bettingControls, installShortcuts } from "./betting.js";
 import { playAdvance, renderAdvance } from "./advance.js";
 import { OUT_OF_TIME, announcementText, awardLines, wonText } from "./dealer.js";
 import { mountSettings, turnOver, yourTurn } from "./settings.js";
+import { atTournamentTable, initTournaments, onTournamentEvent, openTournament, openTournamentList,
+  setTableTournament, takeState, tournamentHandEnded } from "./tournaments.js";
 
 const STREETS = { third: "3rd street", fourth: "4th street", fifth: "5th street", sixth: "6th street", seventh: "7th street", second: "2nd street", eighth: "8th street" };
 
@@ -50,7 +53,7 @@ function notify(text) {
 // ------------------------------------------------------------------ views
 
 function show(view) {
-  for (const v of ["auth-view", "lobby-view", "table-view", "hands-view"]) $(v).hidden = v !== view;
+  for (const v of ["auth-view", "lobby-view", "table-view", "hands-view", "tournaments-view"]) $(v).hidden = v !== view;
   $("who").hidden = !session.token;
   $("me-name").textContent = session.name || "";
 }
@@ -60,8 +63,10 @@ async function route() {
   refreshWallet();
   const m = location.hash.match(/^#\/(table|watch)\/(\d+)$/);
   const hands = location.hash.match(/^#\/hands(?:\/(\d+))?(?:\?(.*))?$/);
+  const tournaments = location.hash.match(/^#\/tournaments(?:\/(\d+))?$/);
   if (m) await openTable(Number(m[2]), m[1] === "watch");
   else if (hands) await openHands(hands[1], hands[2]);
+  else if (tournaments) await openTournaments(tournaments[1]);
   else await openLobby();
 }
 
@@ -109,6 +114,8 @@ async function connection() {
         walletOnEvent(kind, data, t, session.name);
       },
       onStatus: notify,
+      onTournament: onTournamentEvent,
+      onTournamentState: takeState,
     });
     try {
       await session.conn.start();
@@ -155,6 +162,16 @@ async function openHands(id, query) {
   if (id) await openReplayer(Number(id));
 }
 
+// The tournaments' list, or one of them (tournaments.js).
+async function openTournaments(id) {
+  if (session.conn?.tableId != null) await session.conn.unwatch();
+  show("tournaments-view");
+  $("tournament-list").hidden = Boolean(id);
+  $("tournament-detail").hidden = !id;
+  if (id) await openTournament(Number(id));
+  else await openTournamentList();
+}
+
 // ------------------------------------------------------------------ the table
 
 async function openTable(id, watching = false) {
@@ -169,6 +186,7 @@ async function openTable(id, watching = false) {
   $("table-name").textContent = session.tableName;
   try {
     const conn = await connection();
+    if (conn.tableId !== null && conn.tableId !== id) await conn.unwatch();  // moved on
     await conn.watch(id);
   } catch (error) { notify(error.message); }
 }
@@ -192,6 +210,7 @@ function onTableEvent(kind, data, t, isPrivate) {
       $("table-game").textContent = gameAndStakes(t.variant, t.stakes);
       if (session.current && (session.current.number !== t.handNumber || !t.hand)) session.current = null;
       seedCommitted(t);  // a commitment published before this snapshot (a reconnect)
+      atTournamentTable(t.tournamentId);
       break;
     case "deck_committed":
       seedCommitted(t);
@@ -237,6 +256,7 @@ function onTableEvent(kind, data, t, isPrivate) {
       break;
     case "hand_ended":
       finishHand(t, data);
+      if (t.tournamentId) tournamentHandEnded();
       break;
     case "hand_cancelled":
       addLog(data.reason === "operator_void"
@@ -423,7 +443,7 @@ function renderPauseBanner(t) {
 function seatEl(t, s) {
   const n = s.seat;
   if (!s.player) {
-    const canSit = t.you === null && !session.watching;
+    const canSit = t.you === null && !session.watching && !t.tournamentId;
     return el("div", { class: "seat empty", dataSeat: n },
       el("div", { class: "seat-top" }, el("span", { class: "name", text: `Seat ${n + 1}` })),
       canSit ? el("button", { type: "button", class: "sit", dataSeat: n, onclick: () => sit(n) }, "Sit here") : el("span", { class: "muted", text: "empty" }));
@@ -518,7 +538,11 @@ function renderSeatControls(t) {
   const box = $("seat-controls");
   const me = t.you !== null ? t.seats[t.you] : null;
   const items = [];
-  if (!me && session.watching) {
+  if (t.tournamentId) {  // the director seats and moves; a player may only sit out and in
+    if (me?.sitting_out) items.push(el("button", { type: "button", id: "sit-in", onclick: () => command("sit_in") }, "Sit in"));
+    else if (me) items.push(...sitOutControls(t, me));
+    else items.push(el("span", { class: "muted", text: "A tournament's table" }));
+  } else if (!me && session.watching) {
     items.push(el("span", { class: "muted", text: "Watching" }),
       el("button", { type: "button", id: "sit-down", onclick: () => { location.hash = `#/table/${t.id}`; } }, "Sit"));
   } else if (!me) {
@@ -616,6 +640,9 @@ $("chat-form").addEventListener("submit", async (e) => {
   if (await command("chat", { text }) !== null) $("chat-text").value = "";
 });
 onFilterChange(drawLobby);
+initTournaments({ http, connection, notify, name: () => session.name,
+  goTable: (id) => { if (location.hash !== `#/table/${id}`) location.hash = `#/table/${id}`; } });
+setTableTournament(() => session.conn?.table?.tournamentId ?? null);
 initWallet(http, (id) => session.tables.find((t) => t.id === id)?.name || `table ${id}`);
 initReplayer({ token: () => session.token, notify });
 window.addEventListener("hashchange", route);

@@ -2,6 +2,8 @@
 // watched table whose picture is folded from its snapshot and events, the way
 // engine/table_view.py (TablePicture) folds a table and engine/views.py a hand; tests/web
 // checks the two folds agree. Public events must come in seq order: a gap means resync.
+// Tournament events (the player's own, and those of the tournament followed) go to
+// onTournament as they come; tournaments.js folds them.
 
 export class ProtocolError extends Error {
   constructor(code, message) { super(message); this.code = code; }
@@ -10,13 +12,16 @@ export class ProtocolError extends Error {
 export class Connection {
   // heartbeatMs: a ping this often; silentMs: how long a ping may go unanswered (not a frame
   // since) before the server is taken for frozen.
-  constructor({ token, onTable, onEvent, onStatus, heartbeatMs = 5000, silentMs = 12000 }) {
+  constructor({ token, onTable, onEvent, onStatus, onTournament, onTournamentState, heartbeatMs = 5000, silentMs = 12000 }) {
     this.token = token;
     this.heartbeatMs = heartbeatMs;
     this.silentMs = silentMs;
     this.onTable = onTable;    // (table state) after a snapshot or any event
     this.onEvent = onEvent;    // (kind, data, table state, private)
     this.onStatus = onStatus;  // (text) connection news for people
+    this.onTournament = onTournament;            // (frame) a tournament_event
+    this.onTournamentState = onTournamentState;  // (state) after a reconnect's subscribe
+    this.tournamentId = null;  // the tournament followed, or null
     this.nextId = 1;
     this.pending = new Map();
     this.table = null;         // the watched table's state, or null
@@ -83,6 +88,7 @@ export class Connection {
         await this.start();
         this.retry = 0;
         if (this.tableId !== null) await this.watch(this.tableId);
+        if (this.tournamentId !== null) this.onTournamentState?.(await this.subscribeTournament(this.tournamentId));
         this.onStatus?.("");
       } catch { /* onclose schedules the next try */ }
     }, wait);
@@ -119,6 +125,13 @@ export class Connection {
       return;
     }
     if (frame.type === "event") this.#event(frame);
+    else if (frame.type === "tournament_event") this.onTournament?.(frame);
+  }
+
+  // Follow a tournament: the answer is its tournament_state, its events come from now on.
+  subscribeTournament(tournamentId) {
+    this.tournamentId = tournamentId;
+    return this.request({ type: "subscribe_tournament", tournament: tournamentId });
   }
 
   // ------------------------------------------------------------------ the table
@@ -153,6 +166,7 @@ export class Connection {
     const table = {
       id: snap.table, seq: snap.seq, me: this.player, variant: snap.variant, stakes: snap.stakes,
       buyIn: snap.buy_in, you: snap.you, handNumber: snap.hand_number, waiting: snap.waiting,
+      tournamentId: snap.tournament_id ?? null,
       seats: snap.seats.map((s) => ({ ...s })),
       hand: snap.hand ? normalHand(snap.hand, snap.seq) : null,
       clock: null, operatorPause: snap.operator_pause ?? null, closed: null,

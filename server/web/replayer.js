@@ -52,6 +52,14 @@ export function handNames(data) {
   return parts.join(", ");
 }
 
+// Where a hand was played: its table, or a tournament's hand its tournament and table there.
+export function handPlace(hand) {
+  return hand.tournament_id ? `${hand.tournament_name}, table ${hand.tournament_table}` : hand.table_name;
+}
+
+// A tournament hand's level (" · level 3"); nothing for a cash hand.
+const levelOf = (hand) => (hand.level ? ` · level ${hand.level}` : "");
+
 // ------------------------------------------------------------------ the frames
 
 // The replay's steps: one per deal, action, show, muck and award. Each has what was said
@@ -83,7 +91,7 @@ export function framesOf(hand) {
     apply(t, e.kind, d, e.to !== null && e.to !== undefined);
     switch (e.kind) {
       case "hand_started":
-        open("start", "start", `Hand #${hand.number} at ${hand.table_name}: ${variantName(d.variant)} `
+        open("start", "start", `Hand #${hand.number} at ${handPlace(hand)}${hand.level ? ` (level ${hand.level})` : ""}: ${variantName(d.variant)} `
           + `${d.small_bet}/${d.big_bet}, ante ${d.ante}, bring-in ${d.bring_in}`);
         frame.lines.push(["Seats: " + d.seats.map((s) => `${who(s.seat)} ${s.stack}`).join(", ")]);
         break;
@@ -222,8 +230,8 @@ export async function openReplayer(id) {
   const when = new Date(hand.created_at).toLocaleString();
   box.replaceChildren(
     el("div", { class: "replay-head" },
-      el("h2", { text: `Hand #${hand.number} · ${hand.table_name}` }),
-      el("span", { class: "muted", text: `${variantName(hand.variant)}${stakes ? ` ${stakes.small_bet}/${stakes.big_bet}` : ""} · ${when}` }),
+      el("h2", { text: `Hand #${hand.number} · ${handPlace(hand)}` }),
+      el("span", { class: "muted", text: `${variantName(hand.variant)}${stakes ? ` ${stakes.small_bet}/${stakes.big_bet}` : ""}${levelOf(hand)} · ${when}` }),
       el("button", { type: "button", class: "replay-close", "aria-label": "Close", onclick: () => { leaveAddress(); box.close(); } }, "✕")),
     el("nav", { class: "replay-streets" }, ...chapters(state.frames).map((c) => el("button", {
       type: "button", dataStreet: c.street, dataFrame: c.frame, onclick: () => { stop(); go(c.frame); },
@@ -360,7 +368,8 @@ async function downloadPhh(hand) {
 // ------------------------------------------------------------------ the list of hands
 
 // The player's hands, newest first, a page at a time: the page is in the address
-// (#/hands?limit=20&before=123), so the browser's back button pages back.
+// (#/hands?limit=20&before=123), so the browser's back button pages back. A tournament's
+// hand names its tournament, its table there and its level.
 export async function openHandsPage(query) {
   const limit = Math.max(1, Math.min(100, Number(query.get("limit")) || 20));
   const before = Number(query.get("before")) || null;
@@ -371,8 +380,8 @@ export async function openHandsPage(query) {
   } catch (error) { options.notify(error.message); return; }
   const rows = page.hands.map((h) => el("tr", { dataHandId: h.id, dataTable: h.table_id, dataHandNumber: h.number },
     el("td", { text: new Date(h.created_at).toLocaleString() }),
-    el("td", { text: h.table_name }),
-    el("td", { text: variantName(h.variant) }),
+    el("td", { text: handPlace(h) }),
+    el("td", { text: `${variantName(h.variant)}${levelOf(h)}` }),
     el("td", { text: `#${h.number}` }),
     el("td", { class: h.net > 0 ? "net plus" : h.net < 0 ? "net minus" : "net", text: h.cancelled ? "cancelled" : h.net > 0 ? `+${h.net}` : `${h.net}` }),
     el("td", {}, el("button", { type: "button", class: "link replay", onclick: () => openReplayer(h.id) }, "Replay"))));

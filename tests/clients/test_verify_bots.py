@@ -12,7 +12,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from live_server import MakePlayer, OpenTable
+import httpx
+from live_server import LiveServer, MakePlayer, OpenTable
 
 from server import verify
 from stud_bots.strategies import RandomBot
@@ -241,3 +242,28 @@ async def test_a_player_who_sits_down_after_a_commitment_seeds_that_hand(
     history = await players[2]._rest("GET", f"/hands/{line['id']}")
     assert {"seat": history["seat"], "seed": seed} in history["fairness"]["client_seeds"]
     assert verify.verify(history, commitment=commitment, seed=seed).fair
+
+
+def test_stud_verify_downloads_a_tournament_only_once_it_is_finished(
+    live: LiveServer, operator_token: str, tmp_path: Path
+) -> None:
+    """``stud-verify --server URL --tournament ID`` asks the cardroom for the record; before
+    the finish it is refused (the seed stays sealed), and nothing is saved."""
+    made = httpx.post(
+        f"{live.url}/admin/tournaments",
+        json={"name": "Verify me", "template": "razz-sng-8"},
+        headers={"Authorization": f"Bearer {operator_token}"},
+    )
+    assert made.status_code == 201, made.text
+    script = Path(sys.executable).with_name("stud-verify")
+    command = [str(script)] if script.exists() else [sys.executable, "-m", "server.verify"]
+    saved = tmp_path / "t.json"
+    checked = subprocess.run(
+        [*command, "--server", live.url, "--tournament", str(made.json()["id"]), "--save", saved],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert checked.returncode == 2, checked.stdout + checked.stderr
+    assert "answered 409" in checked.stdout and "published once it is finished" in checked.stdout
+    assert not saved.exists()

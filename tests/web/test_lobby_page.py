@@ -164,8 +164,8 @@ def test_the_lobby_shows_games_stakes_players_and_the_tables_pace(
                 break
             assert time.monotonic() < deadline, (shown, listed)
             page.wait_for_timeout(300)
-        expect(page.locator("table.lobby thead")).to_contain_text("Avg pot")
-        expect(page.locator("table.lobby thead")).to_contain_text("Hands/h")
+        expect(page.locator("#lobby-view table.lobby thead")).to_contain_text("Avg pot")
+        expect(page.locator("#lobby-view table.lobby thead")).to_contain_text("Hands/h")
         page.screenshot(path=str(artifacts / "lobby-tables-1280.png"), full_page=True)
 
         # The filters: by game, by stakes, both, and back to every table.

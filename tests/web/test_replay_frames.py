@@ -246,3 +246,21 @@ def test_a_short_deck_is_told_on_its_street() -> None:
         told = [text(line) for line in street["lines"]]
         said = ("Dealer: the deck is short", "Dealer: not enough cards")
         assert any(line.startswith(said) for line in told), told
+
+
+def test_a_tournament_hand_is_said_with_its_tournament_table_and_level() -> None:
+    """A tournament's hand (GET /hands/{id} names its tournament, its table there and its
+    level) starts "Hand #4 at Quick, table 2 (level 3): ..."; a cash hand at its table."""
+    hand = play_random_hand(TableConfig(), [100, 100], random.Random(3))
+    cash = record(hand.events, 0, [100, 100], list(hand.stacks))
+    played = cash | {
+        "number": 4,
+        "table_name": "Quick #2",
+        "tournament_id": 9,
+        "tournament_name": "Quick",
+        "tournament_table": 2,
+        "level": 3,
+    }
+    in_cash, in_tournament = frames_of([cash, played])
+    assert text(in_cash[0]["lines"][0]).startswith("Hand #1 at T: ")
+    assert text(in_tournament[0]["lines"][0]).startswith("Hand #4 at Quick, table 2 (level 3): ")

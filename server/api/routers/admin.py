@@ -75,7 +75,8 @@ async def list_tables(_staff: StaffUser, session: SessionDep) -> list[TablePubli
 async def books(_staff: StaffUser, request: Request) -> BooksPublic:
     """The books: every balance is the sum of its movements, the chips held everywhere (the
     house revenue included) are the chips the house issued, each table's seats hold exactly
-    its pool, and every hand nets to zero after its rake (read from one snapshot of the
+    its pool, every hand nets to zero after its rake, and every tournament's chips and
+    prize pool are what it issued and took (read from one snapshot of the
     database, as ``stud-server audit`` reads it, while the tables play on)."""
     check = await table_store.audit_books(request.app.state.sessionmaker)
     return BooksPublic(
@@ -88,4 +89,13 @@ async def books(_staff: StaffUser, request: Request) -> BooksPublic:
         rake=check.ledger_rake,
         mismatched=list(check.books.mismatched),
         tables={t: {"pool": pool, "seats": seats} for t, (pool, seats) in check.tables.items()},
+        tournaments={
+            t.tournament_id: {
+                "issued": t.issued,
+                "removed": t.removed,
+                "in_play": t.in_play,
+                "pool": t.pool,
+            }
+            for t in check.tournaments
+        },
     )

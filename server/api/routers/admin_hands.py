@@ -97,7 +97,7 @@ async def hand_record(hand_id: HandId, _staff: StaffUser, session: SessionDep) -
         "id": hand.id,
         "table_id": hand.table_id,
         "number": hand.number,
-        "phh": hand.phh,
+        "phh": await hand_records.phh_text(session, hand),
         "events": hand.events,
         "result": hand.result,
         "created_at": hand.created_at,

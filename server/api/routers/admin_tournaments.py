@@ -221,7 +221,7 @@ async def tournament_results(
     in play, removed); while it runs, its standing now: the clock, the tables, the players
     left, the moves and disqualifications waiting for a hand."""
     found = await results.results(
-        session, cardroom.sessionmaker, cardroom.seal, tournament_id=tournament_id
+        session, cardroom.sessionmaker, cardroom.seal, cardroom.bus, tournament_id=tournament_id
     )
     return TournamentResultsPublic.model_validate(found)
 

@@ -1,27 +1,34 @@
 """Tournaments for players: the list and each one's details (public), registering and
 unregistering (signed in). The money of an entry moves in the request's transaction
-(``server.tournaments.registry``)."""
+(``server.tournaments.registry``); once it is committed, the entry's event (``registered``,
+``unregistered``) goes to the player's websockets and to the tournament's followers
+(``server.tournaments.announcer``)."""
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Path, Query, Response, status
 
 from engine.tournament.payouts import payouts
 from engine.tournament.templates import TEMPLATES
 from server.accounts import ledger
-from server.api.deps import CurrentUser, SessionDep
+from server.api.deps import CardroomDep, CurrentUser, SessionDep
 from server.api.tournament_schemas import (
+    DealPublic,
     EntryPublic,
     RegistrationCreate,
     RegistrationPublic,
+    TournamentHandPagePublic,
+    TournamentHandPublic,
     TournamentPublic,
+    TournamentRecordPublic,
     TournamentSummaryPublic,
 )
 from server.db.models import TournamentEntry, TournamentRecord, TournamentStatus
 from server.edge.overload import SHED_RESPONSE, shed_when_busy
-from server.tournaments import registry, results
+from server.tournaments import final_deals, published, registry, results
+from server.tournaments.announcer import announce_entry
 
 router = APIRouter(
     tags=["tournaments"],
@@ -109,6 +116,51 @@ async def tournament(tournament_id: TournamentId, session: SessionDep) -> Tourna
             for entry, name in entries
         ],
         cancelled_reason=record.cancelled_reason,
+        deal=await deal_now(session, record.id),
+    )
+
+
+async def deal_now(session: SessionDep, tournament_id: int) -> DealPublic | None:
+    """The deal proposed or offered now, else the last deal made (docs/tournaments.md)."""
+    deal = await final_deals.view(session, tournament_id)
+    return DealPublic.model_validate(deal) if deal is not None else None
+
+
+NOT_FINISHED: dict[int | str, dict[str, Any]] = {
+    404: {"description": "error code unknown_tournament"},
+    409: {"description": "error code tournament_not_finished: published once it is"},
+}
+
+
+@router.get("/tournaments/{tournament_id}/record", responses=NOT_FINISHED)
+async def tournament_record(
+    tournament_id: TournamentId, session: SessionDep, cardroom: CardroomDep
+) -> TournamentRecordPublic:
+    """A finished tournament as ``stud-verify`` checks it (docs/fairness.md): the seed of its
+    seat draws, revealed now, its journal of play, its places and prizes."""
+    found = await published.tournament_record(
+        session, tournament_id=tournament_id, seal=cardroom.seal
+    )
+    return TournamentRecordPublic.model_validate(found)
+
+
+@router.get("/tournaments/{tournament_id}/hands", responses=NOT_FINISHED)
+async def tournament_hands(
+    tournament_id: TournamentId,
+    session: SessionDep,
+    after: Annotated[
+        int | None, Query(ge=1, le=2**63 - 1, description="a hand id: later hands only")
+    ] = None,
+    limit: Annotated[int, Query(ge=1, le=published.HANDS_PAGE_MOST)] = 100,
+) -> TournamentHandPagePublic:
+    """A finished tournament's hands, oldest first, a page at a time, each as everyone at
+    its table saw it, with what ``stud-verify`` checks its deal with."""
+    page = await published.tournament_hands(
+        session, tournament_id=tournament_id, after=after, limit=limit
+    )
+    return TournamentHandPagePublic(
+        hands=[TournamentHandPublic.model_validate(hand) for hand in page.hands],
+        next_after=page.next_after,
     )
 
 
@@ -123,6 +175,7 @@ async def register(
     user: CurrentUser,
     session: SessionDep,
     response: Response,
+    cardroom: CardroomDep,
 ) -> RegistrationPublic:
     """Enter the tournament: the buy-in and the fee leave your wallet now. The same
     ``request_id`` again answers with the entry it made (200), never paying twice."""
@@ -132,17 +185,38 @@ async def register(
     await session.commit()
     if not made.made:
         response.status_code = status.HTTP_200_OK
+    else:
+        await _announce(session, cardroom, made.entry, user.username, "registered")
     return _registration(made.entry, created=made.made)
 
 
 @router.delete("/tournaments/{tournament_id}/register")
 async def unregister(
-    tournament_id: TournamentId, user: CurrentUser, session: SessionDep
+    tournament_id: TournamentId, user: CurrentUser, session: SessionDep, cardroom: CardroomDep
 ) -> RegistrationPublic:
     """Take your entry back before the start: the buy-in and the fee return to your wallet."""
     entry = await registry.unregister(session, tournament_id=tournament_id, account_id=user.id)
     await session.commit()
+    await _announce(session, cardroom, entry, user.username, "unregistered")
     return _registration(entry, created=False)
+
+
+async def _announce(
+    session: SessionDep, cardroom: CardroomDep, entry: TournamentEntry, player: str, kind: str
+) -> None:
+    """The entry's event, with the field as it stands once committed."""
+    record = await registry.get(session, tournament_id=entry.tournament_id)
+    entrants = await registry.entrants(session, tournament_id=record.id)
+    await session.commit()
+    await announce_entry(
+        cardroom.bus,
+        tournament_id=record.id,
+        player=player,
+        kind=kind,
+        entrants=entrants,
+        max_entrants=registry.spec_of(record).max_entrants,
+        key=f"{kind}:{entry.id}",
+    )
 
 
 def _registration(entry: TournamentEntry, *, created: bool) -> RegistrationPublic:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import doctest
 import json
 import random
-from dataclasses import replace
+from dataclasses import fields, replace
 from typing import Any
 
 import pytest
@@ -238,3 +238,17 @@ def test_lowering_any_stake_of_a_later_level_is_refused_there(
     assume(before[name] >= 1 and lowered["bring_in"] <= lowered["small_bet"])
     error = refusal(posted([*entries[:at], lowered, *entries[at + 1 :]]))
     assert error.field == f"entries[{at}].{name}"
+
+
+@given(ladders())
+def test_a_hands_stakes_name_the_level_it_was_played_at(entries: list[dict[str, Any]]) -> None:
+    """How a hand's level is told afterwards (its PHH ``level``, its history): from the table
+    rules it was dealt by. Exact, since no two levels of a rising ladder share their stakes."""
+    structure = Structure.from_dict(posted(entries))
+    config = TableConfig(find_variant("seven_card_stud"), 1, 1, 2, 4)
+    for number, played in enumerate(structure.levels, 1):
+        rules = played.applied_to(config)
+        assert structure.level_of({f.name: getattr(rules, f.name) for f in fields(rules)}) == number
+    top = structure.levels[-1]
+    assert structure.level_of({**top.table_stakes(), "ante": top.ante + 1}) is None
+    assert structure.level_of({"ante": top.ante}) is None

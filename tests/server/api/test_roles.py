@@ -365,6 +365,30 @@ CALLS = [
         lambda body: body["error"]["code"] == "unknown_tournament",
     ),
     Call(
+        "POST",
+        "/admin/tournaments/{tournament_id}/pause",
+        lambda _: "/admin/tournaments/9/pause",
+        {"reason": "a dispute"},
+        404,  # (tests/server/tournaments/test_operator_requests.py pauses for real)
+        lambda body: body["error"]["code"] == "unknown_tournament",
+    ),
+    Call(
+        "POST",
+        "/admin/tournaments/{tournament_id}/resume",
+        lambda _: "/admin/tournaments/9/resume",
+        {"reason": "settled"},
+        404,  # (tests/server/tournaments/test_operator_requests.py resumes for real)
+        lambda body: body["error"]["code"] == "unknown_tournament",
+    ),
+    Call(
+        "GET",
+        "/admin/tournaments/{tournament_id}/requests/{request_pk}",
+        lambda _: "/admin/tournaments/9/requests/1",
+        None,
+        404,  # (tests/server/tournaments/test_operator_requests.py reads one for real)
+        lambda body: body["error"]["code"] == "unknown_request",
+    ),
+    Call(
         "GET",
         "/admin/audit",
         lambda _: "/admin/audit?action=table.create",

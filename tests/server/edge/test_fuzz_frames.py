@@ -21,12 +21,12 @@ from engine.protocol import ErrorCode
 from server.bus.memory import MemoryBus
 from server.edge.rate_limits import Gateway
 from server.edge.spectators import Spectators
-from server.edge.ws import CONNECTION_MESSAGES, Connection, dumps
+from server.edge.ws import CONNECTION_MESSAGES, TOURNAMENT_MESSAGES, Connection, dumps
 from server.settings import Settings
 from server.table import commands as cmd
 
 CODES = {code.value for code in ErrorCode}
-TYPES = [*sorted(CONNECTION_MESSAGES), *cmd.COMMANDS, "act", "chat", "nope"]
+TYPES = [*sorted(CONNECTION_MESSAGES | TOURNAMENT_MESSAGES), *cmd.COMMANDS, "act", "chat", "nope"]
 FUZZ = settings(
     max_examples=300,
     deadline=None,
@@ -58,6 +58,7 @@ fields = st.fixed_dictionaries(
         "kind": st.sampled_from(["fold", "call", "raise", "x"]) | json_values,
         "text": st.text(max_size=600) | json_values,
         "next_hand": json_values,
+        "tournament": st.one_of(st.integers(-3, 3), json_values),
     },
 )
 messages = st.builds(lambda kind, rest: {"type": kind, **rest}, st.sampled_from(TYPES), fields)

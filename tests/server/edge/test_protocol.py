@@ -106,7 +106,9 @@ def test_the_document_lists_every_message_a_client_may_send() -> None:
     """The table of frames names each message type the websocket takes, its own and the
     table commands (``server.table.commands.PLAYER_COMMANDS``), and no other."""
     rows = re.findall(r"^\| client \| (.+?) \|", PROTOCOL, flags=re.MULTILINE)
-    assert named(" ".join(rows)) == ws.CONNECTION_MESSAGES | ws.TABLE_MESSAGES
+    assert named(" ".join(rows)) == (
+        ws.CONNECTION_MESSAGES | ws.TOURNAMENT_MESSAGES | ws.TABLE_MESSAGES
+    )
     assert ws.CONNECTION_MESSAGES.isdisjoint(ws.TABLE_MESSAGES)
     unsigned = re.search(r"command but (.+?) needs a signed-in connection", PROTOCOL, re.DOTALL)
     assert unsigned is not None and named(unsigned[1]) == ws.CONNECTION_MESSAGES

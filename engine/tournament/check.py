@@ -1,0 +1,238 @@
+"""A finished tournament checked afterwards, from what the cardroom publishes once it is over:
+the seed of its seat draws, its director's journal, its hands, its places and prizes.
+
+The director decides everything from the facts of its journal (:mod:`engine.tournament.run`),
+so anyone can decide it again. :func:`check_tournament` does, and stops at the first thing
+that is not as recorded:
+
+* **The seed.** SHA-256 of the revealed seed is the commitment published when the tournament
+  was made, before anyone registered (``stud-seat-draw/1``, :mod:`engine.tournament.draw`).
+* **The journal played again.** Every fact, in order, through :class:`TournamentRun`, with
+  that seed: the start's draw, each hand's chips, each table broken and drawn again, the
+  final table's draw. A fact the state cannot take is reported (a hand at a table the
+  tournament no longer runs, a hand that made chips, ...).
+* **Every hand where the draws put its players.** Each hand of the journal is a hand its
+  table played: its players sat at the seats the draws and the moves gave them when it was
+  dealt, and started and ended it with the chips the journal says; every hand played is in
+  the journal. (That each hand was dealt fairly and played by the rules is checked hand by
+  hand, as ``stud-verify`` checks any hand.)
+* **Places and prizes.** The journal played to its end gives every player's place and
+  prize (:mod:`engine.tournament.payouts`); they are the ones recorded, and the prizes sum
+  to the prize pool.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from engine.errors import EngineError
+from engine.fair import SEED_BYTES, commitment
+from engine.tournament.draw import METHOD
+from engine.tournament.payouts import Finish
+from engine.tournament.run import Order, RunError, TournamentRun
+from engine.tournament.spec import TournamentSpec
+
+
+class TournamentMismatch(Exception):
+    """What a tournament's record says that does not follow from its journal and seed."""
+
+
+@dataclass(frozen=True, slots=True)
+class Fact:
+    """A fact of the director's journal, as published."""
+
+    seq: int
+    kind: str
+    at: float
+    data: Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class PlayedHand:
+    """A hand a tournament table played: each seat dealt in, its player and chips before and
+    after the hand."""
+
+    table: int
+    number: int
+    seats: Mapping[int, tuple[str, int, int]]
+
+
+@dataclass(frozen=True, slots=True)
+class Standing:
+    """A player's place and prize as the tournament records them."""
+
+    player: str
+    place: int | None
+    prize: int | None
+
+
+def replay(run: TournamentRun, fact: Fact) -> list[Order]:
+    """One journal fact taken by ``run``, as the director takes it."""
+    data = fact.data
+    if fact.kind == "started":
+        return run.start([str(p) for p in data["players"]], fact.at)
+    if fact.kind == "hand":
+        table, number = int(data["table"]), int(data["number"])
+        run.hand_began(table, number, fact.at)
+        return run.hand_ended(table, number, data["stacks"], data["starting"], fact.at)
+    if fact.kind == "woke":
+        return run.wake(fact.at)
+    if fact.kind == "paused":
+        return run.pause(fact.at)
+    if fact.kind == "resumed":
+        return run.resume(fact.at)
+    raise RunError(f"a journal fact of an unknown kind: {fact.kind!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class Checked:
+    """A tournament that checks out: what was checked, in a few lines."""
+
+    lines: list[str]
+
+
+def check_tournament(
+    spec: TournamentSpec,
+    *,
+    tournament_id: int,
+    seed: bytes,
+    committed: str,
+    journal: Sequence[Fact],
+    hands: Sequence[PlayedHand],
+    standings: Sequence[Standing],
+) -> Checked:
+    """Everything :mod:`this module <engine.tournament.check>` says, or
+    :class:`TournamentMismatch` naming the first thing that is not as recorded."""
+    if len(seed) != SEED_BYTES:
+        raise TournamentMismatch(f"the revealed seed is {len(seed)} bytes, not {SEED_BYTES}")
+    if commitment(seed) != committed:
+        raise TournamentMismatch(
+            f"the revealed seed does not match the commitment published before the start: "
+            f"SHA-256 of the seed is {commitment(seed)}, the commitment {committed}"
+        )
+    for expected, fact in enumerate(journal, 1):
+        if fact.seq != expected:
+            raise TournamentMismatch(f"the journal goes from fact {expected - 1} to {fact.seq}")
+    if not journal or journal[0].kind != "started":
+        raise TournamentMismatch("the journal does not begin with the start")
+    started = journal[0].data
+    prize_pool = int(started["prize_pool"])
+    entrants = len(started["players"])
+    if prize_pool != spec.buy_in * entrants:
+        raise TournamentMismatch(
+            f"the prize pool at the start was {prize_pool}, but {entrants} entrants paid a "
+            f"buy-in of {spec.buy_in} each ({spec.buy_in * entrants})"
+        )
+    played = {(hand.table, hand.number): hand for hand in hands}
+    if len(played) != len(hands):
+        raise TournamentMismatch("a hand is given twice")
+    run = TournamentRun(spec, tournament_id=tournament_id, seed=seed, prize_pool=prize_pool)
+    checked = 0
+    for fact in journal:
+        if fact.kind == "hand":
+            key = (int(fact.data["table"]), int(fact.data["number"]))
+            hand = played.pop(key, None)
+            if hand is None:
+                raise TournamentMismatch(
+                    f"journal fact {fact.seq}: hand {key[1]} at table {key[0]} is not among "
+                    f"the hands the tables played"
+                )
+            _check_hand(run, fact, hand)
+            checked += 1
+        try:
+            replay(run, fact)
+        except (RunError, EngineError, KeyError, TypeError, ValueError) as error:
+            raise TournamentMismatch(f"journal fact {fact.seq} ({fact.kind}): {error}") from None
+        if run.over and fact is not journal[-1]:
+            raise TournamentMismatch(f"the tournament was over at journal fact {fact.seq}")
+    if played:
+        table, number = min(played)
+        raise TournamentMismatch(
+            f"hand {number} at table {table} was played but is not in the journal"
+        )
+    if not run.over:
+        raise TournamentMismatch("the journal does not play the tournament to a winner")
+    _check_places(run, standings, prize_pool)
+    first = run.draws[0]
+    tables = len(first.draw.quotas)
+    later = len(run.draws) - 1
+    return Checked(
+        [
+            f"seat draw ({METHOD}): the revealed seed matches the commitment {committed}",
+            f"the start drew {entrants} players to {tables} table{'s' * (tables > 1)}"
+            + (f"; {later} later draw{'s' * (later > 1)} (tables broken, the final table)")
+            * bool(later),
+            f"{checked} hands: each player sat where the draws and moves put them, with the "
+            f"chips the journal gives",
+            f"{len(journal)} journal facts played again: every place and prize as recorded, "
+            f"the prizes summing to the prize pool of {prize_pool}",
+            "places: "
+            + ", ".join(f"{f.player} {_placed(f.place, f.prize)}" for f in _by_place(run)),
+        ]
+    )
+
+
+def _check_hand(run: TournamentRun, fact: Fact, hand: PlayedHand) -> None:
+    """A hand fact against the hand played: its seats are the state's, its chips the fact's."""
+    where = f"hand {hand.number} at table {hand.table}"
+    state = run.tables.get(hand.table)
+    if state is None:
+        raise TournamentMismatch(f"{where} was played at a table the draws had not opened")
+    starting, ending = fact.data["starting"], fact.data["stacks"]
+    for seat, (player, start, end) in sorted(hand.seats.items()):
+        placed = state.seats.get(seat)
+        if placed != player:
+            at = next((s for s, p in state.seats.items() if p == player), None)
+            theirs = f"seat {at}" if at is not None else "another table"
+            raise TournamentMismatch(
+                f"{where} dealt {player} in at seat {seat}, but the draws and moves seated "
+                f"{placed or 'nobody'} there and {player} at {theirs}"
+            )
+        if (starting.get(player), ending.get(player)) != (start, end):
+            raise TournamentMismatch(
+                f"{where}: {player} played it from {start} chips to {end}, the journal "
+                f"says from {starting.get(player)} to {ending.get(player)}"
+            )
+    dealt = {player for player, _, _ in hand.seats.values()}
+    for player in sorted(set(starting) - dealt):
+        if starting[player] != ending.get(player):
+            raise TournamentMismatch(
+                f"{where}: {player} was not dealt in, but the journal has their chips go "
+                f"from {starting[player]} to {ending.get(player)}"
+            )
+
+
+def _check_places(run: TournamentRun, standings: Sequence[Standing], prize_pool: int) -> None:
+    recorded = {standing.player: standing for standing in standings}
+    for finish in run.finishes:
+        standing = recorded.pop(finish.player, None)
+        if standing is None:
+            raise TournamentMismatch(f"{finish.player} played but has no entry recorded")
+        if (standing.place, standing.prize or 0) != (finish.place, finish.prize):
+            raise TournamentMismatch(
+                f"{finish.player} finished {_placed(finish.place, finish.prize)} by the "
+                f"journal, but the tournament records {_placed(standing.place, standing.prize)}"
+            )
+    for player, standing in sorted(recorded.items()):
+        if standing.place is not None or standing.prize:
+            raise TournamentMismatch(
+                f"{player} is recorded {_placed(standing.place, standing.prize)}, but did not "
+                f"play by the journal"
+            )
+    paid = sum(finish.prize for finish in run.finishes)
+    if paid != prize_pool or sum(run.prizes) != prize_pool:
+        raise TournamentMismatch(f"the prizes sum to {paid}, the prize pool was {prize_pool}")
+
+
+def _by_place(run: TournamentRun) -> list[Finish]:
+    return sorted(run.finishes, key=lambda finish: (finish.place, finish.player))
+
+
+def _placed(place: int | None, prize: int | None) -> str:
+    """``2nd (150)``, ``5th`` (no prize), ``no place``."""
+    if place is None:
+        return "no place" + (f" with a prize of {prize}" if prize else "")
+    suffix = "th" if 10 <= place % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(place % 10, "th")
+    return f"{place}{suffix}" + (f" ({prize})" if prize else "")
