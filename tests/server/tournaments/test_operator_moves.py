@@ -22,9 +22,10 @@ from test_operator_requests import in_play
 from engine.protocol import ErrorCode
 from server.accounts import ledger
 from server.cardroom.supervisor import Cardroom
-from server.db.models import Account, AuditEntry, SeatRecord, TournamentFact
+from server.db.models import Account, AuditEntry, SeatRecord, TournamentFact, TournamentRecord
 from server.edge.refusals import http_status
 from server.settings import Settings
+from server.store.tournament_books import check_tournament
 
 __all__ = ["settings"]  # the fixture, shared with the director's tests
 
@@ -258,6 +259,13 @@ async def test_an_operator_moves_and_disqualifies_players_between_their_hands(
     assert public["status"] == "disqualified" and public["place"] is None and public["prize"] == 0
     books = await ledger.verify_books(session)
     assert books.balanced, books.differences()
+    # The tournament's own books: its chips issued are the winner's and the chips removed.
+    record = await session.get(TournamentRecord, tournament_id)
+    assert record is not None
+    tournament_books = await check_tournament(session, record)
+    assert not tournament_books.differences, tournament_books.differences
+    assert tournament_books.removed == chips["removed"]
+    assert tournament_books.issued == chips["issued"] == tournament_books.in_play + chips["removed"]
     await session.rollback()
     kinds = list(
         (
@@ -267,6 +275,7 @@ async def test_an_operator_moves_and_disqualifies_players_between_their_hands(
         ).all()
     )
     assert kinds.count("disqualified") == 1 and kinds.count("moved") == 1 + ("moved_now" in seen)
+    assert kinds.count("chips_removed") == 1  # the chips that left play, a record of the journal
     audited = list(
         (
             await session.scalars(
