@@ -33,6 +33,7 @@ from typing import Any
 from sqlalchemy import or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from engine.tournament.check import REMOVED
 from engine.tournament.structure import Structure
 from server.accounts import ledger
 from server.db.models import (
@@ -158,7 +159,7 @@ def walk_journal(
                     f"having started it with {sum(starting.values())}"
                 )
             stacks.update({str(player): int(chips) for player, chips in ending.items()})
-        if fact.kind == "chips_removed":
+        if fact.kind == REMOVED:
             player, chips = str(fact.data["player"]), int(fact.data["chips"])
             if stacks.get(player) != chips:
                 books.differ(

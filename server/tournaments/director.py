@@ -43,6 +43,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from engine.errors import Refusal
 from engine.protocol import ErrorCode
 from engine.table import DISQUALIFIED
+from engine.tournament.check import REMOVED
 from engine.tournament.offers import DealMade
 from engine.tournament.run import (
     CloseTable,
@@ -101,7 +102,7 @@ REQUEST_FACTS = {
 _OVER = ErrorCode.TOURNAMENT_OVER
 # What a fact decided, journaled right after it in its transaction and checked on replay: a
 # deal's records, and the chips a disqualified player took out of play (the books' count).
-RECORD_KINDS = final_deals.RECORD_KINDS | {"chips_removed"}
+RECORD_KINDS = final_deals.RECORD_KINDS | {REMOVED}
 
 
 def records(orders: list[Order]) -> list[tuple[str, dict[str, Any]]]:
@@ -109,7 +110,7 @@ def records(orders: list[Order]) -> list[tuple[str, dict[str, Any]]]:
     found: list[tuple[str, dict[str, Any]]] = []
     for order in orders:
         if isinstance(order, Disqualified):
-            found.append(("chips_removed", {"player": order.player, "chips": order.chips}))
+            found.append((REMOVED, {"player": order.player, "chips": order.chips}))
         else:
             found += final_deals.records([order])
     return found
