@@ -161,6 +161,12 @@ class ErrorCode(StrEnum):
     NO_DEAL_OFFER = "no_deal_offer"
     BAD_DEAL = "bad_deal"
     TOURNAMENT_NOT_FINISHED = "tournament_not_finished"
+    # a running tournament's director refusing an entry, a rebuy or an add-on
+    RE_ENTRIES_USED = "re_entries_used"
+    REBUYS_CLOSED = "rebuys_closed"
+    STACK_TOO_BIG = "stack_too_big"
+    ADD_ON_CLOSED = "add_on_closed"
+    ADD_ON_TAKEN = "add_on_taken"
 
 
 OWNERS: Final[Mapping[ErrorCode, str]] = {
@@ -246,12 +252,12 @@ OWNERS: Final[Mapping[ErrorCode, str]] = {
     # tournaments (server.tournaments)
     ErrorCode.UNKNOWN_TOURNAMENT: "tournaments",
     ErrorCode.TOURNAMENT_NAME_TAKEN: "tournaments",
-    ErrorCode.REGISTRATION_CLOSED: "tournaments",
-    ErrorCode.ALREADY_REGISTERED: "tournaments",
-    ErrorCode.TOURNAMENT_FULL: "tournaments",
-    ErrorCode.NOT_REGISTERED: "tournaments",
+    ErrorCode.REGISTRATION_CLOSED: "engine",  # the director's run judges them in play too
+    ErrorCode.ALREADY_REGISTERED: "engine",  # the director's run judges them in play too
+    ErrorCode.TOURNAMENT_FULL: "engine",  # the director's run judges them in play too
+    ErrorCode.NOT_REGISTERED: "engine",  # the director's run judges them in play too
     ErrorCode.TOURNAMENT_STARTED: "tournaments",
-    ErrorCode.TOURNAMENT_OVER: "tournaments",
+    ErrorCode.TOURNAMENT_OVER: "engine",  # the director's run judges them in play too
     ErrorCode.TOURNAMENT_HAS_ENTRIES: "tournaments",
     ErrorCode.TOURNAMENT_NOT_STARTED: "tournaments",
     ErrorCode.UNKNOWN_REQUEST: "tournaments",
@@ -269,6 +275,11 @@ OWNERS: Final[Mapping[ErrorCode, str]] = {
     ErrorCode.NO_DEAL_OFFER: "engine",
     ErrorCode.BAD_DEAL: "engine",
     ErrorCode.TOURNAMENT_NOT_FINISHED: "tournaments",
+    ErrorCode.RE_ENTRIES_USED: "engine",
+    ErrorCode.REBUYS_CLOSED: "engine",
+    ErrorCode.STACK_TOO_BIG: "engine",
+    ErrorCode.ADD_ON_CLOSED: "engine",
+    ErrorCode.ADD_ON_TAKEN: "engine",
     # the websocket and the node's limits (server.edge)
     ErrorCode.NOT_AUTHENTICATED: "edge",
     ErrorCode.RATE_LIMITED: "edge",

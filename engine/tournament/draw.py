@@ -24,7 +24,9 @@ The method, ``stud-seat-draw/1``:
 * A shuffle (Fisher-Yates, front to back): for ``i`` from 0 to ``len - 2``, swap item ``i``
   with item ``i + below(len - i)``.
 * Step 1, the tables: one card per place, the table's number ``count`` times, tables in order;
-  shuffle the cards; the ``k``-th player (by id) goes to the table on the ``k``-th card.
+  shuffle the cards; the ``k``-th player (by id) goes to the table on the ``k``-th card. The
+  places may outnumber the players (the cards left over are not used): a late entrant is
+  drawn to one of the tables with the fewest players, each offering one place.
 * Step 2, the seats: for each table in order, shuffle its free seats; its players, by id,
   take the shuffled seats from the front.
 
@@ -160,8 +162,8 @@ class Draw:
                     field="quotas",
                     code=ErrorCode.TABLE_FULL,
                 )
-        if sum(quota.count for quota in self.quotas) != len(self.players):
-            raise SeatingError("the tables take exactly the players drawn", field="quotas")
+        if sum(quota.count for quota in self.quotas) < len(self.players):
+            raise SeatingError("the tables offer a place to every player drawn", field="quotas")
 
     def context(self) -> bytes:
         lines = [METHOD, f"tournament={self.tournament_id}", f"round={self.round}"]
@@ -265,7 +267,7 @@ def run_draw(seed: bytes, draw: Draw) -> Seating:
     cards = [quota.table for quota in draw.quotas for _ in range(quota.count)]
     _shuffle(stream, cards)
     drawn: dict[int, list[str]] = {quota.table: [] for quota in draw.quotas}
-    for player, table in zip(draw.players, cards, strict=True):
+    for player, table in zip(draw.players, cards, strict=False):  # places left over unused
         drawn[table].append(player)
     places: dict[str, Placement] = {}
     for quota in draw.quotas:

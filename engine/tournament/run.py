@@ -13,11 +13,11 @@ same state and carries on:
   the tables are balanced (``engine.tournament.balance``): a player moves only from a table
   between hands, and a broken table's players and the final table are drawn at random.
 * ``wake``: the clock moved on (a break ended, a pause, a deal's offer ran out of time).
+* An operator's requests: ``pause`` and ``resume``; ``move`` a player, ``disqualify`` one,
+  ``add_time`` to the level in play (below).
 * ``propose_deal`` / ``accept_deal`` / ``decline_deal``: a deal at the final table
   (``engine.tournament.offers``): worked out at a hand boundary, shown, made when every
   player left accepts; the table deals no hand while one stands.
-* An operator's requests: ``pause`` and ``resume``; ``move`` a player, ``disqualify`` one,
-  ``add_time`` to the level in play (below).
 
 **Permits.** A tournament table deals a hand only when the director allows it (``Deal``):
 that is how tables wait for moves, for a break's end, while the tournament is paused, and
@@ -29,13 +29,39 @@ finish as if out in the same hand (by the chips each started it with).
 **Stakes.** A table gets the level's stakes (``Stakes``) just before the permit of the first
 hand dealt after the level changed: the hand in progress keeps its own.
 
+**Late entries, re-entries, rebuys and the add-on** (the format's options,
+``engine.tournament.spec``) are facts too, each checked before it changes anything
+(``check_entry``, ``check_rebuy``, ``check_add_on``: a :class:`Refusal` with its code):
+
+* ``enter``: a late entry, or a re-entry of a player out, during late registration: the
+  starting chips, seated at a table with the fewest players (drawn among the ties, a seat
+  draw of its own round), a new table opened when every table is full; dealt in from that
+  table's next hand.
+* ``rebuy`` and ``add_on``: chips bought. They are added between the player's hands: at once
+  when the player's table is between hands (``AddChips``), else when its hand ends, before
+  it deals again. A player out of chips during the rebuy period leaves the table and may
+  rebuy for ``REBUY_WAIT_SECONDS`` (or until the rebuy period ends, the sooner): seated again
+  like a late entrant, or else out from the hand they went broke in.
+* **The prizes** are fixed (``PrizesFixed``) once nothing more can be bought (late
+  registration, the rebuy period and the add-on over), from the entries and the prize pool
+  then. Players out before are out at once (``Busted``: their entry is over) and placed then,
+  the later out the better (players out in one hand by the chips they started it with), each
+  entry its own place; after it, each is placed as they go out. The tournament is over when
+  one player holds every chip and nobody out may still rebuy, which closes late registration.
+
+The chips issued (each entry's starting chips, each rebuy's and add-on's) are
+``chips_issued``: at every hand boundary the stacks and the chips bought and not yet added
+hold them exactly.
+
 **An operator's moves and disqualifications** happen between the player's hands: at once
 when their table is between hands, else when its hand ends (the table deals again only
 after). A move keeps the player's chips and seats them in an empty seat, never twice; a
 disqualified player's chips leave play (``chips_removed``), they take no place and no prize,
 and the place they would have taken now is nobody's: its prize goes to the places above it
-(``engine.tournament.payouts.forfeit``). Until their hand ends the table plays it for them
-(``KillHand``): killed at their turn, as an absent player's.
+(``engine.tournament.payouts.forfeit``; before the prizes are fixed, the field's last
+places, one for each). Until their hand ends the table plays it for them (``KillHand``):
+killed at their turn, as an absent player's. A disqualified player may not enter again nor
+buy chips.
 """
 
 from __future__ import annotations
@@ -47,127 +73,38 @@ from dataclasses import dataclass, field
 from engine.errors import Refusal
 from engine.protocol import ErrorCode
 from engine.tournament.balance import Plan, TableSeats, plan_moves, tables_of
-from engine.tournament.clock import ClockError, LevelClock
-from engine.tournament.draw import Seating, draw_seats
-from engine.tournament.offers import DealDesk, DealMade, DealOffered, DealWithdrawn
+from engine.tournament.clock import ClockError, ClockReading, LevelClock
+from engine.tournament.draw import (
+    Draw,
+    Seating,
+    TableQuota,
+    check_player,
+    draw_seats,
+    run_draw,
+)
+from engine.tournament.offers import DealDesk
+from engine.tournament.orders import (
+    AddChips,
+    Busted,
+    CloseTable,
+    Deal,
+    Disqualified,
+    Finished,
+    KillHand,
+    Moved,
+    OpenTable,
+    Order,
+    Placed,
+    PrizesFixed,
+    RemovePlayer,
+    SeatPlayer,
+    Stakes,
+)
 from engine.tournament.payouts import Elimination, Finish, forfeit, payouts, places_of, winner
 from engine.tournament.spec import TournamentSpec
-from engine.tournament.structure import Level
 
-# ---------------------------------------------------------------------- the orders
-
-
-@dataclass(frozen=True, slots=True)
-class SeatPlayer:
-    """Seat ``player`` at ``table`` with ``stack`` tournament chips."""
-
-    table: int
-    seat: int
-    player: str
-    stack: int
-
-
-@dataclass(frozen=True, slots=True)
-class RemovePlayer:
-    """Take ``player`` from ``table`` between their hands (out, or moving on)."""
-
-    table: int
-    player: str
-
-
-@dataclass(frozen=True, slots=True)
-class Stakes:
-    """The stakes of ``table``'s next hand."""
-
-    table: int
-    level: Level
-
-
-@dataclass(frozen=True, slots=True)
-class Deal:
-    """``table`` may deal its hand ``number``."""
-
-    table: int
-    number: int
-
-
-@dataclass(frozen=True, slots=True)
-class CloseTable:
-    """``table`` has no player left: it closes."""
-
-    table: int
-
-
-@dataclass(frozen=True, slots=True)
-class Placed:
-    """A player's finish: out (or the winner), their place and prize."""
-
-    finish: Finish
-
-
-@dataclass(frozen=True, slots=True)
-class Finished:
-    """The tournament is over: ``winner`` holds every chip."""
-
-    winner: str
-
-
-@dataclass(frozen=True, slots=True)
-class Moved:
-    """A player moved between tables: ``reason`` is ``balance``, ``break``, ``final_table``
-    or ``operator``; ``waited`` the seconds since the tables fell out of balance (an
-    operator's move: since it was asked), a hand in play holding it up."""
-
-    player: str
-    from_table: int
-    to_table: int
-    reason: str
-    waited: float
-
-
-@dataclass(frozen=True, slots=True)
-class KillHand:
-    """``player``, disqualified during their hand at ``table``: the table plays it for them
-    (a forced bring-in, else a fold at their turn) and they may not sit in again; the
-    director takes them away when it ends."""
-
-    table: int
-    player: str
-
-
-@dataclass(frozen=True, slots=True)
-class Disqualified:
-    """``player`` is out of the tournament with no place and no prize; ``chips`` left play."""
-
-    player: str
-    chips: int
-
-
-Order = (
-    SeatPlayer
-    | RemovePlayer
-    | Stakes
-    | Deal
-    | CloseTable
-    | Placed
-    | Finished
-    | DealOffered
-    | DealMade
-    | DealWithdrawn
-    | Moved
-    | KillHand
-    | Disqualified
-)
-
-
-@dataclass(frozen=True, slots=True)
-class PendingMove:
-    """An operator's move waiting for the player's hand to end: to ``table`` (None: the
-    director picks), at ``seat`` (None: the table's last seat to open), asked at ``asked``."""
-
-    table: int | None
-    seat: int | None
-    asked: float
+REBUY_WAIT_SECONDS = 60.0
+"""How long a player out of chips during the rebuy period may still rebuy."""
 
 
 # ---------------------------------------------------------------------- the state
@@ -195,6 +132,26 @@ class RunError(ValueError):
     """A fact that does not fit the tournament's state (a bug or a forged journal)."""
 
 
+@dataclass(frozen=True, slots=True)
+class Bust:
+    """An entry out of chips before the prizes were fixed, with the chips it started its
+    last hand with (how players out in one hand are placed)."""
+
+    player: str
+    entry: int
+    chips_at_start: int
+
+
+@dataclass(frozen=True, slots=True)
+class PendingMove:
+    """An operator's move waiting for the player's hand to end: to ``table`` (None: the
+    director picks), at ``seat`` (None: the table's last seat to open), asked at ``asked``."""
+
+    table: int | None
+    seat: int | None
+    asked: float
+
+
 class TournamentRun:
     """The director's state after the facts so far; each method takes one fact and returns
     the orders it calls for, in the order they are to be carried out."""
@@ -218,12 +175,23 @@ class TournamentRun:
         self.hold: frozenset[int] = frozenset()
         self.over = False
         self.deals = DealDesk()
-        self.unbalanced_since: float | None = None  # a balancing move waits for a hand
-        # An operator's requests: waiting for a hand's end, and the chips they took out.
+        # Late entries, re-entries, rebuys and add-ons.
+        self.entrants = 0  # entries so far, re-entries included
+        self.entries: dict[str, int] = {}  # each player's entries so far (the last in play)
         self.chips_issued = 0
+        self.pending: dict[str, int] = {}  # chips bought during the player's hand
+        self.waiting: dict[str, float] = {}  # out of chips in the rebuy period: until when
+        self.busts: list[list[Bust]] = []  # out before the prizes were fixed, by hand
+        self.add_ons: set[tuple[str, int]] = set()  # (player, entry)
+        self.prizes_fixed = False
+        self.last_table = 0  # the highest table number used
+        # An operator's moves and disqualifications: waiting for a hand's end, and the chips
+        # they took out of play.
+        self.unbalanced_since: float | None = None  # a balancing move waits for a hand
         self.moving: dict[str, PendingMove] = {}
         self.disqualifying: dict[str, float] = {}  # player -> asked at
         self.disqualified: dict[str, int] = {}  # player -> chips removed from play
+        self.forfeited = 0  # disqualified before the prizes were fixed: last places nobody's
         self.moved_by_operator: set[str] = set()  # balancing moves another while it can
 
     # ------------------------------------------------------------------ facts
@@ -236,16 +204,20 @@ class TournamentRun:
             raise RunError("a tournament starts with at least two players")
         seating = draw_seats(self.seed, self.tournament_id, players, self.spec.seats_per_table)
         self.draws.append(seating)
-        self.prizes = payouts(self.prize_pool, len(players), self.spec.payout_table)
         orders: list[Order] = []
         for number, table in sorted(tables_of(seating).items()):
             self.tables[number] = TableState(seats=dict(table.seats))
+        self.last_table = max(self.tables)
         chips = self.spec.structure.starting_chips
-        self.chips_issued += chips * len(players)
         for placement in seating.placements:
             self.stacks[placement.player] = chips
+            self.entries[placement.player] = 1
             orders.append(SeatPlayer(placement.table, placement.seat, placement.player, chips))
+        self.entrants = len(players)
+        self.chips_issued = chips * len(players)
         self.clock = LevelClock.start(self.spec.structure, at, tables=len(self.tables))
+        if not self.spec.money_open(0):  # a freezeout: its prizes are known at the start
+            orders = self._fix_prizes() + orders
         self._check_hand_for_hand()
         return orders + self._release(at)
 
@@ -279,10 +251,12 @@ class TournamentRun:
         if sum(stacks.values()) != sum(starting.values()):
             raise RunError(f"table {table}'s hand {number} did not keep its chips")
         self.stacks.update(stacks)
-        orders = self._disqualify_at_hand_end(table, at)
+        orders: list[Order] = self._add_pending(table)
+        orders += self._disqualify_at_hand_end(table, at)
         if self.over:
-            return orders
-        out = [Elimination(p, starting[p]) for p in sorted(players) if self.stacks.get(p) == 0]
+            return orders + self._deal_at_boundary(at)
+        orders += self._advance(at)
+        out = [Elimination(p, starting[p]) for p in sorted(players) if self.stacks.get(p, 1) == 0]
         orders += self._move_at_hand_end(table, at)
         if self.hand_for_hand:
             self.round_out.extend(out)
@@ -290,7 +264,8 @@ class TournamentRun:
                 return orders  # the round's players out are placed together, at its end
             out, self.round_out = self.round_out, []
         if out:
-            orders += self._place(out)
+            orders += self._out(out, at)
+        orders += self._check_over()
         orders += self._deal_at_boundary(at)
         if self.over:
             return orders
@@ -315,10 +290,15 @@ class TournamentRun:
 
     def wake(self, at: float) -> list[Order]:
         """The time passed on: a break over, a deal's offer out of time, tables allowed
-        again."""
+        again; the players out who did not rebuy in time out for good, the prizes fixed
+        once nothing more can be bought."""
         if self.over:
             return []
-        return [*self.deals.expire(at), *self._release(at)]
+        orders = self._advance(at)
+        orders += self._check_over()
+        if self.over:
+            return orders + self._deal_at_boundary(at)
+        return [*orders, *self.deals.expire(at), *self._release(at)]
 
     # ------------------------------------------------------------------ deals at the final table
 
@@ -381,6 +361,207 @@ class TournamentRun:
                 f"{player} is not a player left in the tournament", code=ErrorCode.NOT_PLAYING
             )
 
+    # ------------------------------------------------------------------ entries and chips bought
+
+    def check_entry(self, player: str, at: float) -> None:
+        """Refused (nothing changed) unless ``player`` may enter now: late registration
+        open, not in already, a re-entry left, the field not full."""
+        check_player(player)  # a name a seat draw can carry
+        reading = self._reading(at)
+        self._not_disqualified(player)
+        if player in self.stacks or player in self._still_waiting(at):
+            raise Refusal(f"{player} is in the tournament", code=ErrorCode.ALREADY_REGISTERED)
+        if not self.spec.late_registration_open(reading.levels_ended):
+            raise Refusal("late registration is over", code=ErrorCode.REGISTRATION_CLOSED)
+        if self._would_end(at):
+            raise Refusal("one player holds every chip", code=ErrorCode.TOURNAMENT_OVER)
+        used = self.entries.get(player, 0)
+        if used and not self.spec.may_re_enter(used, reading.levels_ended):
+            raise Refusal(
+                f"{player} has used the {self.spec.re_entries} re-entries this tournament has",
+                code=ErrorCode.RE_ENTRIES_USED,
+            )
+        if self.entrants >= self.spec.max_entrants:
+            raise Refusal(
+                f"the field is full ({self.spec.max_entrants} entries)",
+                code=ErrorCode.TOURNAMENT_FULL,
+            )
+
+    def enter(self, player: str, at: float) -> list[Order]:
+        """A late entry (or a re-entry): the buy-in to the pool, the starting chips, a seat at
+        a table with the fewest players."""
+        self.check_entry(player, at)
+        orders = self._advance(at)
+        self.entries[player] = self.entries.get(player, 0) + 1
+        self.entrants += 1
+        self.prize_pool += self.spec.buy_in
+        chips = self.spec.structure.starting_chips
+        self.chips_issued += chips
+        orders += self._seat_new(player, chips)
+        return orders + self._balance(at, []) + self._release(at)
+
+    def check_rebuy(self, player: str, at: float) -> None:
+        """Refused (nothing changed) unless ``player`` may rebuy now: the rebuy period, in
+        the tournament (or out of chips and still in time), at most the starting chips
+        (those bought and not yet added counted)."""
+        reading = self._reading(at)
+        self._not_disqualified(player)
+        if not self.spec.rebuys_open(reading.levels_ended):
+            raise Refusal("no rebuys now", code=ErrorCode.REBUYS_CLOSED)
+        if player in self.waiting and player not in self._still_waiting(at):
+            raise Refusal(f"{player}'s time to rebuy is over", code=ErrorCode.REBUYS_CLOSED)
+        if player not in self.stacks and player not in self.waiting:
+            raise Refusal(f"{player} is not in the tournament", code=ErrorCode.NOT_REGISTERED)
+        stack = self.stacks.get(player, 0) + self.pending.get(player, 0)
+        if not self.spec.may_rebuy(stack, reading.levels_ended):
+            raise Refusal(
+                f"{player} holds {stack} chips, more than the "
+                f"{self.spec.structure.starting_chips} a rebuy allows",
+                code=ErrorCode.STACK_TOO_BIG,
+            )
+
+    def rebuy(self, player: str, at: float) -> list[Order]:
+        """A rebuy's chips: added between the player's hands, or, for a player out of chips,
+        with a seat at a table with the fewest players."""
+        self.check_rebuy(player, at)
+        orders = self._advance(at)
+        assert self.spec.rebuys is not None  # checked
+        chips = self.spec.rebuys.chips
+        self.prize_pool += self.spec.buy_in
+        self.chips_issued += chips
+        if player not in self.waiting:
+            return orders + self._add_chips(player, chips)
+        del self.waiting[player]
+        entry = self.entries[player]
+        self.busts = [
+            [b for b in group if (b.player, b.entry) != (player, entry)] for group in self.busts
+        ]
+        self.busts = [group for group in self.busts if group]
+        orders += self._seat_new(player, chips)
+        return orders + self._balance(at, []) + self._release(at)
+
+    def check_add_on(self, player: str, at: float) -> None:
+        """Refused (nothing changed) unless ``player`` may take the add-on now: its time, in
+        the tournament, not taken yet with this entry."""
+        reading = self._reading(at)
+        self._not_disqualified(player)
+        if not self.spec.add_on_open(reading.levels_ended):
+            raise Refusal("no add-on now", code=ErrorCode.ADD_ON_CLOSED)
+        if self._would_end(at):
+            raise Refusal("one player holds every chip", code=ErrorCode.TOURNAMENT_OVER)
+        if player not in self.stacks:
+            raise Refusal(f"{player} is not in the tournament", code=ErrorCode.NOT_REGISTERED)
+        if (player, self.entries[player]) in self.add_ons:
+            raise Refusal(f"{player} has taken the add-on", code=ErrorCode.ADD_ON_TAKEN)
+
+    def add_on(self, player: str, at: float) -> list[Order]:
+        self.check_add_on(player, at)
+        orders = self._advance(at)
+        assert self.spec.rebuys is not None and self.spec.rebuys.add_on_chips is not None
+        chips = self.spec.rebuys.add_on_chips
+        self.add_ons.add((player, self.entries[player]))
+        self.prize_pool += self.spec.buy_in
+        self.chips_issued += chips
+        return orders + self._add_chips(player, chips)
+
+    def _not_disqualified(self, player: str) -> None:
+        if player in self.disqualified or player in self.disqualifying:
+            raise Refusal(f"{player} is disqualified", code=ErrorCode.ALREADY_DISQUALIFIED)
+
+    def _reading(self, at: float) -> ClockReading:
+        return self._open_clock().read(at)
+
+    def _still_waiting(self, at: float) -> set[str]:
+        """The players out of chips who may still rebuy at ``at``."""
+        if not self.spec.rebuys_open(self._clock().read(at).levels_ended):
+            return set()
+        return {player for player, until in self.waiting.items() if until > at}
+
+    def _would_end(self, at: float) -> bool:
+        """Whether the time alone ends the tournament: one player left with chips, and the
+        time to rebuy of every player out over."""
+        return len(self.stacks) <= 1 and not self._still_waiting(at)
+
+    def _advance(self, at: float) -> list[Order]:
+        """What the time alone settles: the players out who did not rebuy in time out for
+        good, and the prizes fixed once nothing more can be bought."""
+        reading = self._clock().read(at)
+        still = self._still_waiting(at)
+        orders: list[Order] = []
+        for player in sorted(set(self.waiting) - still):
+            del self.waiting[player]
+            orders.append(Busted(player, self.entries[player]))
+        if not self.prizes_fixed and not self.spec.money_open(reading.levels_ended):
+            orders += self._fix_prizes()
+        return orders
+
+    def _fix_prizes(self) -> list[Order]:
+        """The prizes of the field and the pool as they stand, and the players out so far
+        placed: the later out, the better."""
+        self.prizes = payouts(self.prize_pool, self.entrants, self.spec.payout_table)
+        for place in range(self.entrants, self.entrants - self.forfeited, -1):
+            self.prizes = forfeit(self.prizes, place)  # the disqualified take no place
+        self.prizes_fixed = True
+        orders: list[Order] = [PrizesFixed(self.prizes, self.entrants)]
+        left = len(self.stacks) + sum(len(group) for group in self.busts)
+        for group in self.busts:
+            out = [Elimination(bust.player, bust.chips_at_start) for bust in group]
+            entries = {bust.player: bust.entry for bust in group}
+            orders += self._placed(out, entries, players_left=left)
+            left -= len(group)
+        self.busts = []
+        self._check_hand_for_hand()
+        return orders
+
+    def _add_chips(self, player: str, chips: int) -> list[Order]:
+        """Chips bought: added now if the player's table is between hands, else when its
+        hand ends."""
+        table = next(n for n, state in self.tables.items() if player in state.seats.values())
+        if self.tables[table].busy:
+            self.pending[player] = self.pending.get(player, 0) + chips
+            return []
+        self.stacks[player] += chips
+        return [AddChips(table, player, chips, self.stacks[player])]
+
+    def _add_pending(self, table: int) -> list[Order]:
+        """The chips the table's players bought during its hand, added as it ends."""
+        orders: list[Order] = []
+        for player in sorted(self.tables[table].seats.values()):
+            chips = self.pending.pop(player, 0)
+            if chips:
+                self.stacks[player] += chips
+                orders.append(AddChips(table, player, chips, self.stacks[player]))
+        return orders
+
+    def _seat_new(self, player: str, chips: int) -> list[Order]:
+        """``player`` seated with ``chips`` at a table with the fewest players, drawn among
+        the ties (a seat draw of its own round), a new table opened when every one is full."""
+        size = self.spec.seats_per_table
+        orders: list[Order] = []
+        room = [n for n, state in self.tables.items() if len(state.seats) < size]
+        if not room:
+            self.last_table += 1
+            self.tables[self.last_table] = TableState(seats={})
+            orders.append(OpenTable(self.last_table))
+            room = [self.last_table]
+        fewest = min(len(self.tables[n].seats) for n in room)
+        quotas = tuple(
+            TableQuota(n, 1, tuple(s for s in range(size) if s not in self.tables[n].seats))
+            for n in sorted(room)
+            if len(self.tables[n].seats) == fewest
+        )
+        seating = run_draw(self.seed, Draw(self.tournament_id, self.draw_round, (player,), quotas))
+        self.draws.append(seating)
+        self.draw_round += 1
+        ((_, number, seat),) = seating.placements
+        state = self.tables[number]
+        state.seats[seat] = player
+        if seat in state.opened:
+            state.opened.remove(seat)
+        self.stacks[player] = chips
+        self._check_hand_for_hand()
+        return [*orders, SeatPlayer(number, seat, player, chips)]
+
     # ------------------------------------------------------------------ an operator's requests
 
     def add_time(self, seconds: float, at: float) -> list[Order]:
@@ -417,16 +598,19 @@ class TournamentRun:
 
     def disqualify(self, player: str, at: float) -> list[Order]:
         """``player`` out, their chips out of play: now if their table is between hands,
-        else when its hand ends (the table plays it for them meanwhile)."""
+        else when its hand ends (the table plays it for them meanwhile). A player out of
+        chips waiting to rebuy is disqualified at once (with none)."""
         self._open_clock()
+        if player in self.waiting and player not in self.disqualified:
+            return self._disqualify_waiting(player, at)
         source = self._playing(player, chips_needed=False)
         self.moving.pop(player, None)
         if self.tables[source].busy:
             self.disqualifying[player] = at
             return [KillHand(source, player)]
-        orders = self._disqualify_now(player)
+        orders = self._disqualify_now(player, at)
         if self.over:
-            return orders
+            return orders + self._deal_at_boundary(at)
         return orders + self._balance(at, []) + self._release(at)
 
     def _playing(self, player: str, *, chips_needed: bool = True) -> int:
@@ -523,30 +707,46 @@ class TournamentRun:
         for player in sorted(self.tables[table].seats.values()):
             if player in self.disqualifying and not self.over:
                 del self.disqualifying[player]
-                orders += self._disqualify_now(player)
+                orders += self._disqualify_now(player, at)
         return orders
 
-    def _disqualify_now(self, player: str) -> list[Order]:
+    def _disqualify_now(self, player: str, at: float) -> list[Order]:
         """Out with no place: the place they would take now is nobody's (its prize to the
-        places above), their chips out of play."""
-        self.prizes = forfeit(self.prizes, len(self.stacks))
+        places above; before the prizes are fixed, the field's last place), their chips out
+        of play."""
+        if self.prizes_fixed:
+            self.prizes = forfeit(self.prizes, len(self.stacks))
+        else:
+            self.forfeited += 1
         chips = self.stacks.pop(player)
         self.disqualified[player] = chips
         self.round_out = [e for e in self.round_out if e.player != player]
-        orders: list[Order] = []
-        for number, state in self.tables.items():
-            for seat, sitting in list(state.seats.items()):
-                if sitting == player:
-                    orders.append(RemovePlayer(number, player))
-                    del state.seats[seat]
-                    state.opened.append(seat)
+        orders = self._unseat_gone()
         orders.append(Disqualified(player, chips))
         orders += self.deals.withdraw("disqualified")  # a deal's players are the players left
         self._check_hand_for_hand()
-        if len(self.stacks) > 1 and self.round_out and not self.hand_for_hand:
+        if self.stacks and self.round_out and not self.hand_for_hand:
             out, self.round_out = self.round_out, []  # no bubble left: its round is over
-            return orders + self._place(out)
-        return orders + self._end_if_won()
+            orders += self._out(out, at)
+        return orders + self._check_over()
+
+    def _disqualify_waiting(self, player: str, at: float) -> list[Order]:
+        """A player out of chips who might have rebought: out with no place, nothing to
+        remove from play; their entry is not placed with the others out before the prizes
+        were fixed."""
+        del self.waiting[player]
+        entry = self.entries[player]
+        self.busts = [
+            [b for b in group if (b.player, b.entry) != (player, entry)] for group in self.busts
+        ]
+        self.busts = [group for group in self.busts if group]
+        self.forfeited += 1  # the prizes are not fixed during the rebuy period
+        self.disqualified[player] = 0
+        orders: list[Order] = [Disqualified(player, 0)]
+        orders += self._check_over()
+        if self.over:
+            return orders + self._deal_at_boundary(at)
+        return orders + self._release(at)
 
     @property
     def chips_removed(self) -> int:
@@ -555,44 +755,67 @@ class TournamentRun:
 
     # ------------------------------------------------------------------ what the facts call for
 
-    def _place(self, out: list[Elimination]) -> list[Order]:
-        players_left = len(self.stacks)
+    def _out(self, out: list[Elimination], at: float) -> list[Order]:
+        """Players out of chips: waiting for a rebuy during the rebuy period, placed once
+        the prizes are fixed, else out and placed when they are; off their tables."""
+        orders: list[Order] = []
+        bust = [Bust(e.player, self.entries[e.player], e.chips_at_start) for e in out]
+        if self.spec.rebuys_open(self._clock().read(at).levels_ended):
+            self.busts.append(bust)
+            for elimination in out:
+                self.waiting[elimination.player] = at + REBUY_WAIT_SECONDS
+        elif self.prizes_fixed:
+            orders += self._placed(out, self.entries, players_left=len(self.stacks))
+        else:
+            self.busts.append(bust)
+            orders += [Busted(b.player, b.entry) for b in bust]
+        for elimination in out:
+            del self.stacks[elimination.player]
+        orders += self._unseat_gone()
+        self._check_hand_for_hand()
+        return orders
+
+    def _placed(
+        self, out: list[Elimination], entries: dict[str, int], *, players_left: int
+    ) -> list[Order]:
         prizes = self.deals.prizes_now(self.prizes)  # after a deal: the amount played for
         orders: list[Order] = []
         for finish in places_of(out, players_left=players_left, prizes=prizes):
             self.finishes.append(finish)
-            orders.append(Placed(finish))
-            del self.stacks[finish.player]
+            orders.append(Placed(finish, entries[finish.player]))
+        return orders
+
+    def _unseat_gone(self) -> list[Order]:
+        orders: list[Order] = []
         for number, state in self.tables.items():
             for seat, player in list(state.seats.items()):
                 if player not in self.stacks:
                     orders.append(RemovePlayer(number, player))
                     del state.seats[seat]
                     state.opened.append(seat)
-        orders += self._end_if_won()
-        self._check_hand_for_hand()
         return orders
 
-    def _end_if_won(self) -> list[Order]:
-        """One player left (or none: the last chips left play with a disqualified player,
-        and the best of the players out last took first place): the tournament is over."""
-        if len(self.stacks) > 1:
+    def _check_over(self) -> list[Order]:
+        """Over when one player holds every chip and nobody out may still rebuy: the prizes
+        fixed if they were not, the winner placed, the tables closed."""
+        if self.over or len(self.stacks) > 1 or self.waiting or self.round_out:
             return []
-        orders: list[Order] = []
+        orders: list[Order] = [] if self.prizes_fixed else self._fix_prizes()
         if self.stacks:
             (last,) = self.stacks
             finish = winner(last, self.deals.prizes_now(self.prizes))
             self.finishes.append(finish)
-            orders.append(Placed(finish))
-        else:
-            last = next(f.player for f in self.finishes if f.place == 1)
+            orders.append(Placed(finish, self.entries[last]))
+        else:  # the last chips left play with a disqualified player: the best out wins
+            last = min(self.finishes, key=lambda f: (f.place, f.player)).player
         self.over = True
-        self.round_out, self.moving, self.disqualifying = [], {}, {}
+        self.moving, self.disqualifying = {}, {}
         orders.append(Finished(last))
         for number, state in sorted(self.tables.items()):
             orders += [RemovePlayer(number, player) for player in state.seats.values()]
             orders.append(CloseTable(number))
         self.tables.clear()
+        self.hand_for_hand = False
         return orders
 
     def _balance(self, at: float, out: list[str]) -> list[Order]:
@@ -657,20 +880,24 @@ class TournamentRun:
         return orders
 
     def next_wake(self, at: float) -> float | None:
-        """When the director must call :meth:`wake`: a break's end while tables wait, a
-        deal's offer out of time."""
+        """When the director must call :meth:`wake`: a break's end while tables wait, the
+        end of a player's time to rebuy, a deal's offer out of time."""
         if self.over or self.clock is None:
             return None
         reading = self.clock.read(at)
-        due = [self.deals.expires_at]
-        if reading.on_break and not reading.paused:
-            due.append(reading.ends_at)
-        return min((when for when in due if when is not None), default=None)
+        times = list(self.waiting.values())
+        if self.deals.expires_at is not None:
+            times.append(self.deals.expires_at)
+        if reading.on_break and not reading.paused and reading.ends_at is not None:
+            times.append(reading.ends_at)
+        return min(times, default=None)
 
     def _check_hand_for_hand(self) -> None:
-        """Hand for hand while the next player out reaches the money."""
+        """Hand for hand while the next player out reaches the money (once it is fixed)."""
         paid = sum(1 for prize in self.prizes if prize > 0)
-        self.hand_for_hand = len(self.tables) > 1 and len(self.stacks) == paid + 1
+        self.hand_for_hand = (
+            self.prizes_fixed and len(self.tables) > 1 and len(self.stacks) == paid + 1
+        )
 
     # ------------------------------------------------------------------ reading
 
@@ -694,3 +921,28 @@ class TournamentRun:
     def chips_in_play(self) -> int:
         """Every chip of the tournament, at the last hand boundary each table reached."""
         return sum(self.stacks.values())
+
+
+__all__ = [
+    "REBUY_WAIT_SECONDS",
+    "AddChips",
+    "Bust",
+    "Busted",
+    "CloseTable",
+    "Deal",
+    "Disqualified",
+    "Finished",
+    "KillHand",
+    "Moved",
+    "OpenTable",
+    "Order",
+    "PendingMove",
+    "Placed",
+    "PrizesFixed",
+    "RemovePlayer",
+    "RunError",
+    "SeatPlayer",
+    "Stakes",
+    "TableState",
+    "TournamentRun",
+]

@@ -6,9 +6,12 @@ A freezeout by default: one entry each, no rebuy. The options:
 - late registration until the end of level ``late_registration_levels``;
 - at most ``re_entries`` entries more for a player who is out, during late registration;
 - :class:`Rebuys`: during the first ``levels`` levels, a player whose stack is at most the
-  starting chips may buy ``chips`` more for the buy-in; one add-on of ``add_on_chips``, for
-  the buy-in too, from the end of the rebuy period until the end of the entry after it (the
-  break after the last rebuy level, or the next level when no break follows it).
+  starting chips may buy ``chips`` more for the buy-in (and the fee); one add-on of
+  ``add_on_chips``, for the buy-in and the fee too, from the end of the rebuy period until
+  the end of the next level (a break between them included).
+
+Late registration and the add-on end before the last level (which goes on until the end):
+the prizes are fixed once no more chips can be bought.
 
 Entrants are entries: ``min_entrants`` and ``max_entrants`` and the payout table count a
 re-entry as one more. A sit-and-go starts when its seats are filled: its minimum and maximum
@@ -114,8 +117,10 @@ class TournamentSpec:
         if late is not None:
             if self.kind == "sit_and_go":
                 raise SpecError("late_registration_levels", "a sit-and-go starts full")
-            if late > levels:
-                raise SpecError("late_registration_levels", f"the structure has {levels} levels")
+            if late >= levels:
+                raise SpecError(
+                    "late_registration_levels", f"ends before the last of {levels} levels"
+                )
         whole(self.re_entries, "re_entries")
         if self.re_entries and late is None:
             raise SpecError("re_entries", "re-entry is open during late registration only")
@@ -124,6 +129,10 @@ class TournamentSpec:
                 raise SpecError("rebuys", "must be Rebuys or None")
             if self.rebuys.levels >= levels:
                 raise SpecError("rebuys.levels", f"rebuys end before the last of {levels} levels")
+            if self.rebuys.add_on_chips is not None and self.rebuys.levels + 1 >= levels:
+                raise SpecError(
+                    "rebuys.levels", f"the add-on ends before the last of {levels} levels"
+                )
 
     def table_config(self, level: Level) -> TableConfig:
         """The tables' configuration at ``level``: the game, its betting, the level's stakes,
@@ -148,6 +157,8 @@ class TournamentSpec:
         return entries_used <= self.re_entries and self.late_registration_open(levels_ended)
 
     def may_rebuy(self, stack: int, levels_ended: int) -> bool:
+        """Whether a player with ``stack`` chips (those bought and not yet added counted)
+        may rebuy once ``levels_ended`` levels have ended."""
         rebuys = self.rebuys
         return (
             rebuys is not None
@@ -155,10 +166,25 @@ class TournamentSpec:
             and stack <= self.structure.starting_chips
         )
 
+    def rebuys_open(self, levels_ended: int) -> bool:
+        """The rebuy period: the first ``rebuys.levels`` levels (breaks among them)."""
+        return self.rebuys is not None and levels_ended < self.rebuys.levels
+
     def add_on_open(self, levels_ended: int) -> bool:
+        """The add-on's time: from the end of the rebuy period to the end of the next
+        level."""
         rebuys = self.rebuys
         return (
             rebuys is not None and rebuys.add_on_chips is not None and levels_ended == rebuys.levels
+        )
+
+    def money_open(self, levels_ended: int) -> bool:
+        """Whether entries, rebuys or add-ons may still be bought: the prize pool and the
+        field are final, and the prizes fixed, once none may."""
+        return (
+            self.late_registration_open(levels_ended)
+            or self.rebuys_open(levels_ended)
+            or self.add_on_open(levels_ended)
         )
 
     def to_dict(self) -> dict[str, Any]:

@@ -50,6 +50,8 @@ class EntryKind(enum.StrEnum):
     ENTRY_FEE = "entry_fee"  # wallet -> house revenue, reference: the entry
     ENTRY_REFUND = "entry_refund"  # back to the wallet (pool and revenue), reference: the entry
     PRIZE = "prize"  # tournament pool -> wallet, reference: the entry
+    REBUY = "rebuy"  # wallet -> tournament pool, reference: the entry and the rebuy
+    ADD_ON = "add_on"  # wallet -> tournament pool, reference: the entry's add-on
 
 
 class InsufficientFunds(Refusal):
@@ -217,21 +219,29 @@ async def adjust(
 
 
 async def enter_tournament(
-    session: AsyncSession, *, account_id: int, tournament_id: int, buy_in: int, fee: int, entry: str
+    session: AsyncSession,
+    *,
+    account_id: int,
+    tournament_id: int,
+    buy_in: int,
+    fee: int,
+    entry: str,
+    kind: EntryKind = EntryKind.ENTRY,
 ) -> None:
-    """An entry paid: the buy-in to the tournament's prize pool, the fee to the house's
-    revenue; both or neither (the caller's transaction), :class:`InsufficientFunds` before
-    any change when the wallet holds less than both."""
+    """An entry paid (or, by ``kind``, a rebuy or an add-on): the buy-in to the tournament's
+    prize pool, the fee to the house's revenue; both or neither (the caller's transaction),
+    :class:`InsufficientFunds` before any change when the wallet holds less than both."""
     wallet = player_wallet(account_id)
-    if await balance(session, wallet=wallet) < buy_in + fee:
-        raise InsufficientFunds(f"an entry costs {buy_in + fee} chips: {buy_in} + {fee} fee")
+    if await balance(session, wallet=wallet, lock=True) < buy_in + fee:
+        what = {EntryKind.REBUY: "a rebuy", EntryKind.ADD_ON: "an add-on"}.get(kind, "an entry")
+        raise InsufficientFunds(f"{what} costs {buy_in + fee} chips: {buy_in} + {fee} fee")
     if buy_in:
         await transfer(
             session,
             debit=wallet,
             credit=tournament_pool(tournament_id),
             amount=buy_in,
-            kind=EntryKind.ENTRY,
+            kind=kind,
             reference=entry,
         )
     if fee:
@@ -285,8 +295,11 @@ async def pay_prize(
     )
 
 
-async def balance(session: AsyncSession, *, wallet: str) -> int:
-    value = await session.scalar(select(Wallet.balance).where(Wallet.name == wallet))
+async def balance(session: AsyncSession, *, wallet: str, lock: bool = False) -> int:
+    """The wallet's balance; ``lock``: the row locked for the transaction (PostgreSQL), so
+    that it still holds it when the transaction moves chips out."""
+    query = select(Wallet.balance).where(Wallet.name == wallet)
+    value = await session.scalar(query.with_for_update() if lock else query)
     if value is None:
         raise UnknownWallet(f"no wallet {wallet!r}")
     return value

@@ -140,6 +140,8 @@ class EntryPublic(BaseModel):
     )
     place: int | None
     prize: int | None
+    rebuys: int = Field(default=0, description="the rebuys bought with this entry")
+    add_on: bool = Field(default=False, description="whether it took the add-on")
 
 
 class DealSharePublic(BaseModel):
@@ -167,7 +169,10 @@ class TournamentPublic(TournamentSummaryPublic):
     template: str | None
     spec: dict[str, Any]
     draw_commitment: str = Field(description="SHA-256 of the seat draw's seed, revealed after it")
-    payouts: list[int] = Field(description="the prizes by place for the entrants so far")
+    payouts: list[int] = Field(
+        description="the prizes by place for the entries and the prize pool so far (fixed "
+        "once late registration, the rebuys and the add-on are over)"
+    )
     entries: list[EntryPublic]
     cancelled_reason: str | None
     deal: DealPublic | None = Field(
@@ -182,6 +187,20 @@ class RegistrationPublic(BaseModel):
     buy_in: int
     fee: int
     created: bool = Field(description="false: this request_id had registered already")
+
+
+class PurchaseCreate(BaseModel):
+    """A rebuy or the add-on asked of a running tournament."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    request_id: str = Field(
+        min_length=1,
+        max_length=64,
+        pattern=r"^[A-Za-z0-9_.:-]+$",
+        description="the client's id of this request: sent again, it finds the request it "
+        "filed (paid once)",
+    )
 
 
 class OperatorRequestBody(BaseModel):

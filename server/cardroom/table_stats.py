@@ -67,6 +67,11 @@ class CountingStore:
     async def give_up_seat(self, table_id: int, player: str, chips: int) -> None:
         await self.inner.give_up_seat(table_id, player, chips)
 
+    async def add_entrant_chips(
+        self, table_id: int, player: str, chips: int, *, stack: int
+    ) -> None:
+        await self.inner.add_entrant_chips(table_id, player, chips, stack=stack)
+
     async def save_hand(self, hand: FinishedHand) -> None:
         await self.inner.save_hand(hand)
         if not hand.cancelled:

@@ -85,6 +85,11 @@ HTTP_STATUS: Final[Mapping[ErrorCode, int]] = {
     ErrorCode.DEAL_OFFER_STANDING: 409,
     ErrorCode.NO_DEAL_OFFER: 409,
     ErrorCode.TOURNAMENT_NOT_FINISHED: 409,
+    ErrorCode.RE_ENTRIES_USED: 409,
+    ErrorCode.REBUYS_CLOSED: 409,
+    ErrorCode.STACK_TOO_BIG: 409,
+    ErrorCode.ADD_ON_CLOSED: 409,
+    ErrorCode.ADD_ON_TAKEN: 409,
     ErrorCode.INTERNAL_ERROR: 500,
     ErrorCode.NOT_READY: 503,
     # an operator's command to a table that cannot take it now (try again)

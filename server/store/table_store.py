@@ -203,6 +203,33 @@ class DatabaseTableStore:
                 )
             await session.delete(row)
 
+    async def add_entrant_chips(
+        self, table_id: int, player: str, chips: int, *, stack: int
+    ) -> None:
+        """A tournament player's chips bought (a rebuy, an add-on; the director took the
+        money into the prize pool): their seat row to ``stack``, no ledger movement. A retry
+        that went through finds the row at ``stack`` and writes nothing."""
+        async with self._write(table_id) as session:
+            account_id = await self._account_id(session, player)
+            if await session.scalar(_TOURNAMENT_OF, {"table_id": table_id}) is None:
+                raise BooksError(f"table {table_id} is no tournament's: its chips are bought")
+            row = await session.scalar(
+                select(SeatRecord).where(
+                    SeatRecord.table_id == table_id, SeatRecord.account_id == account_id
+                )
+            )
+            if row is None:
+                raise BooksError(f"{player} has no seat at table {table_id}")
+            if row.chips == stack:
+                return
+            if row.chips + chips != stack:
+                raise BooksError(
+                    f"{player} holds {row.chips} at table {table_id}, not the {stack - chips} "
+                    f"{chips} chips are added to"
+                )
+            row.chips = stack
+            row.updated_at = utcnow()
+
     async def start_hand(self, live: LiveHandState) -> None:
         """The hand about to be dealt: its deck and players (replacing any left over), and
         the time fees collected before it, each from its seat to the house's revenue."""

@@ -34,7 +34,7 @@ from sqlalchemy import or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from engine.tournament.check import REMOVED
-from engine.tournament.structure import Structure
+from engine.tournament.spec import TournamentSpec
 from server.accounts import ledger
 from server.db.models import (
     Account,
@@ -54,15 +54,36 @@ from server.db.models import (
 MOST_LINES = 20
 """A tournament's differences listed at most: the first of them say where its books broke."""
 
-Issue = Callable[[Structure, Mapping[str, Any]], dict[str, int]]
+Issue = Callable[[TournamentSpec, Mapping[str, Any]], dict[str, int]]
 
 
-def _start(structure: Structure, data: Mapping[str, Any]) -> dict[str, int]:
-    return {str(player): structure.starting_chips for player in data["players"]}
+def _start(spec: TournamentSpec, data: Mapping[str, Any]) -> dict[str, int]:
+    return {str(player): spec.structure.starting_chips for player in data["players"]}
 
 
-ISSUING: dict[str, Issue] = {"started": _start}
+def _entered(spec: TournamentSpec, data: Mapping[str, Any]) -> dict[str, int]:
+    return {str(data["player"]): spec.structure.starting_chips}
+
+
+def _rebought(spec: TournamentSpec, data: Mapping[str, Any]) -> dict[str, int]:
+    return {str(data["player"]): spec.rebuys.chips if spec.rebuys is not None else 0}
+
+
+def _added_on(spec: TournamentSpec, data: Mapping[str, Any]) -> dict[str, int]:
+    add_on = spec.rebuys.add_on_chips if spec.rebuys is not None else None
+    return {str(data["player"]): add_on or 0}
+
+
+ISSUING: dict[str, Issue] = {
+    "started": _start,
+    "entered": _entered,
+    "rebought": _rebought,
+    "added_on": _added_on,
+}
 """The journal facts that issue chips, each with the chips it gives each player."""
+
+PAID_FACTS = frozenset({"entered", "rebought", "added_on"})
+"""The facts that took a buy-in into the prize pool while the tournament ran."""
 
 
 @dataclass(slots=True)
@@ -125,11 +146,14 @@ async def check_tournament(session: AsyncSession, record: TournamentRecord) -> T
 
 
 def walk_journal(
-    structure: Structure, facts: Sequence[TournamentFact], books: TournamentBooks
-) -> tuple[dict[str, int], dict[tuple[int, int], TournamentFact]]:
+    spec: TournamentSpec, facts: Sequence[TournamentFact], books: TournamentBooks
+) -> tuple[dict[str, int], dict[str, int], dict[tuple[int, int], TournamentFact]]:
     """The journal fact by fact: the chips issued, every hand boundary's chips; each
-    player's chips after the last fact, and the hand facts by (table, hand number)."""
+    player's chips after the last fact, the chips issued to them not yet seen at a hand's
+    start (bought during a hand, added as it ends), and the hand facts by (table, hand
+    number)."""
     stacks: dict[str, int] = {}
+    pending: dict[str, int] = {}
     hands: dict[tuple[int, int], TournamentFact] = {}
     broken = False
     for expected, fact in enumerate(facts, 1):
@@ -137,8 +161,11 @@ def walk_journal(
             books.differ(f"its journal goes from fact {expected - 1} to fact {fact.seq}")
         issue = ISSUING.get(fact.kind)
         if issue is not None:
-            for player, chips in issue(structure, fact.data).items():
-                stacks[player] = stacks.get(player, 0) + chips
+            for player, chips in issue(spec, fact.data).items():
+                if fact.kind == "started":
+                    stacks[player] = stacks.get(player, 0) + chips
+                else:
+                    pending[player] = pending.get(player, 0) + chips
                 books.issued += chips
         if fact.kind == "hand":
             table, number = int(fact.data["table"]), int(fact.data["number"])
@@ -147,7 +174,13 @@ def walk_journal(
             if (table, number) in hands:
                 books.differ(f"{where} is in its journal twice")
             hands[table, number] = fact
+            added: dict[str, int] = {}  # bought during this hand: added as it ends
             for player, chips in sorted(starting.items()):
+                held, bought = stacks.get(player, 0), pending.pop(player, 0)
+                if bought and chips == held + bought:
+                    stacks[player] = chips  # added before the hand
+                elif bought:
+                    added[player] = bought
                 if stacks.get(player) != chips:
                     books.differ(
                         f"{where}: {player} started it with {chips} chips, but held "
@@ -159,6 +192,8 @@ def walk_journal(
                     f"having started it with {sum(starting.values())}"
                 )
             stacks.update({str(player): int(chips) for player, chips in ending.items()})
+            for player, bought in added.items():
+                stacks[player] = stacks.get(player, 0) + bought
         if fact.kind == REMOVED:
             player, chips = str(fact.data["player"]), int(fact.data["chips"])
             if stacks.get(player) != chips:
@@ -168,7 +203,7 @@ def walk_journal(
                 )
             stacks[player] = stacks.get(player, 0) - chips
             books.removed += chips
-        in_play = sum(stacks.values())
+        in_play = sum(stacks.values()) + sum(pending.values())
         if in_play != books.issued - books.removed and not broken:
             broken = True  # the first boundary out says where; the later ones follow from it
             removed = f" and {books.removed} removed" if books.removed else ""
@@ -176,7 +211,7 @@ def walk_journal(
                 f"after journal fact {fact.seq} ({fact.kind}) {in_play} chips are in play, "
                 f"{books.issued} were issued{removed}"
             )
-    return stacks, hands
+    return stacks, pending, hands
 
 
 def _held(stacks: Mapping[str, int], player: str) -> str:
@@ -192,8 +227,8 @@ async def _check_chips(
     if not facts or facts[0].kind != "started":
         books.differ(f"it is {record.status} but its journal has no start")
         return
-    structure = Structure.from_dict(record.spec["structure"])
-    stacks, journaled = walk_journal(structure, facts, books)
+    spec = TournamentSpec.from_dict(record.spec)
+    stacks, bought, journaled = walk_journal(spec, facts, books)
     rows = await session.execute(
         select(TableRecord.id, TableRecord.tournament_table).where(
             TableRecord.tournament_id == record.id
@@ -221,6 +256,9 @@ async def _check_chips(
     latest = dict(stacks)
     for hand in pending:
         for player, (start, end) in sorted(hand.chips.items()):
+            if bought.get(player) and latest.get(player, 0) + bought[player] == start:
+                latest[player] = start  # bought before this hand, added as it began
+                del bought[player]
             if latest.get(player) != start:
                 books.differ(
                     f"hand {hand.number} at table {hand.table} (hand id {hand.hand_id}, not yet "
@@ -230,6 +268,8 @@ async def _check_chips(
             latest[player] = end
     left = books.issued - books.removed  # the chips still in play
     if finished:
+        for player, chips in bought.items():
+            latest[player] = latest.get(player, 0) + chips
         books.in_play = sum(latest.values())
         holders = [player for player, chips in latest.items() if chips]
         if len(holders) > 1 or sum(latest[p] for p in holders) != left:
@@ -240,8 +280,14 @@ async def _check_chips(
             )
         return
     seated = await _seated(session, list(tables))
-    books.in_play = sum(latest[p] for p in latest if p not in seated) + sum(
-        chips for _, chips in seated.values()
+    for player, (_, chips) in seated.items():
+        if bought.get(player) and latest.get(player, 0) + bought[player] == chips:
+            latest[player] = chips  # bought, and added at the table already
+            del bought[player]
+    books.in_play = (
+        sum(latest[p] for p in latest if p not in seated)
+        + sum(chips for _, chips in seated.values())
+        + sum(bought.values())
     )
     for player, (table_id, chips) in sorted(seated.items()):
         number = tables[table_id]
@@ -346,10 +392,12 @@ async def _check_money(
         )
     ).all()
     by_entry: dict[tuple[str, str | None], int] = {}
-    totals = {"in": 0, "refunds": 0, "prizes": 0}
+    totals = {"in": 0, "bought": 0, "refunds": 0, "prizes": 0}
     for kind, reference, amount, into in movements:
         known = {
             (ledger.EntryKind.ENTRY.value, True): "in",
+            (ledger.EntryKind.REBUY.value, True): "bought",
+            (ledger.EntryKind.ADD_ON.value, True): "bought",
             (ledger.EntryKind.ENTRY_REFUND.value, False): "refunds",
             (ledger.EntryKind.PRIZE.value, False): "prizes",
         }.get((kind, bool(into)))
@@ -360,13 +408,15 @@ async def _check_money(
             )
             continue
         totals[known] += int(amount)
-        # A deal's amounts are prizes of the entry too (``...:entry:<id>:deal:<number>``).
-        entry_reference = reference.split(":deal:")[0] if reference else reference
+        # A deal's amounts, a rebuy, an add-on are the entry's too
+        # (``tournament:<id>:entry:<id>:deal:<number>``, ``...:rebuy:<fact>``).
+        entry_reference = ":".join(reference.split(":")[:4]) if reference else reference
         by_entry[known, entry_reference] = by_entry.get((known, entry_reference), 0) + int(amount)
-    rest = totals["in"] - totals["refunds"] - totals["prizes"]
+    rest = totals["in"] + totals["bought"] - totals["refunds"] - totals["prizes"]
     if rest != books.pool:
         books.differ(
-            f"its prize pool took {totals['in']} chips of buy-ins and gave {totals['refunds']} "
+            f"its prize pool took {totals['in'] + totals['bought']} chips of buy-ins, rebuys "
+            f"and add-ons and gave {totals['refunds']} "
             f"back in refunds and {totals['prizes']} in prizes, which leaves {rest}, but it "
             f"holds {books.pool}"
         )
@@ -402,11 +452,15 @@ async def _check_money(
     started = facts[0] if facts and facts[0].kind == "started" else None
     if started is None:
         return
-    prize_pool = int(started.data["prize_pool"])
-    if played != prize_pool:
+    spec = TournamentSpec.from_dict(record.spec)
+    late = [fact for fact in facts if fact.kind in PAID_FACTS]
+    bought = sum(1 for fact in late if fact.kind != "entered") * spec.buy_in
+    prize_pool = int(started.data["prize_pool"]) + len(late) * spec.buy_in
+    if played + totals["bought"] != prize_pool or totals["bought"] != bought:
         books.differ(
-            f"its entries in play paid {played} chips of buy-ins, but its pool was "
-            f"{prize_pool} at the start"
+            f"its entries in play paid {played} chips of buy-ins and {totals['bought']} of "
+            f"rebuys and add-ons, but its journal makes its pool {prize_pool} (the start's, "
+            f"and {len(late)} entries, rebuys and add-ons in play)"
         )
     if record.status == TournamentStatus.FINISHED:
         if books.pool:

@@ -307,8 +307,19 @@ class DealNext(DirectorCommand):
     number: int
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AddEntrantChips(DirectorCommand):
+    """Add the ``chips`` a player bought (a rebuy, an add-on) to their tournament stack,
+    between their hands (refused ``hand_in_progress`` during theirs): ``stack`` is the stack
+    it makes, so a resent command adds nothing twice."""
+
+    name: ClassVar[str] = "add_entrant_chips"
+    chips: int
+    stack: int
+
+
 DIRECTOR_COMMANDS: dict[str, type[TableCommand]] = {
-    cls.name: cls for cls in (SeatEntrant, GiveUpPlayer, SetStakes, DealNext)
+    cls.name: cls for cls in (SeatEntrant, GiveUpPlayer, SetStakes, DealNext, AddEntrantChips)
 }
 """What only a tournament's director sends its tables (built by the director, carried
 between nodes by :func:`encode` / :func:`decode`); :func:`parse` knows none of them."""

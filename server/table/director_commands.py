@@ -3,11 +3,11 @@
 The director (``server.tournaments``) seats players with their tournament chips, takes them
 away between their hands, sets each level's stakes and lets the table deal one hand at a
 time: typed records of :mod:`server.table.commands` (``SeatEntrant``, ``GiveUpPlayer``,
-``SetStakes``, ``DealNext``) routed to the node that runs the table, carried out here
-through :class:`Port`, what they need of the actor. Each is written through the table's
-fenced store before it is played or told: a seat's row with its chips (no ledger: tournament
-chips are not money), the stakes in the table's rules, the permit in the table's row, so a
-node taking the table over carries on as it was.
+``SetStakes``, ``DealNext``, ``AddEntrantChips``) routed to the node that runs the table,
+carried out here through :class:`Port`, what they need of the actor. Each is written through
+the table's fenced store before it is played or told: a seat's row with its chips (no ledger:
+tournament chips are not money), the stakes in the table's rules, the permit in the table's
+row, so a node taking the table over carries on as it was.
 
 The permit (``DealNext``) is how the director holds its tables: a tournament table deals
 hand N only once permitted N, after the pause between hands (counted from the hand's end,
@@ -156,7 +156,39 @@ async def deal_next(actor: Port, command: cmd.DealNext) -> dict[str, Any]:
     return {"hand": number, "dealt": False}
 
 
+async def add_entrant_chips(actor: Port, command: cmd.AddEntrantChips) -> dict[str, Any]:
+    """A rebuy's or an add-on's chips, between the player's hands (the director adds them
+    only then); the seat row written to the stack they make first. ``added``: False when
+    the player held that stack already (a resent command)."""
+    _director(actor, command)
+    player, chips, stack = command.player, command.chips, command.stack
+    seat = actor.table.seated(player)
+    occupant = actor.table.seats[seat]
+    assert occupant is not None
+    held = occupant.stack + occupant.pending_chips
+    if held == stack:
+        return {"seat": seat, "stack": stack, "added": False}
+    if held + chips != stack:
+        raise CommandRefused(
+            f"{player} holds {held} chips at table {actor.table_id}, not {stack - chips}",
+            code=ErrorCode.BAD_AMOUNT,
+        )
+    if actor.table.in_hand(seat):
+        raise CommandRefused(
+            f"{player} is in the hand in play: chips bought are added between hands",
+            code=ErrorCode.HAND_IN_PROGRESS,
+        )
+    await actor.journal.persist(
+        "add_entrant_chips",
+        lambda: actor.store.add_entrant_chips(actor.table_id, player, chips, stack=stack),
+    )
+    actor.tell(actor.table.add_chips(seat, chips))
+    actor.schedule_next_hand()
+    return {"seat": seat, "stack": stack, "added": True}
+
+
 HANDLERS: dict[type[cmd.TableCommand], Callable[[Port, Any], Awaitable[dict[str, Any]]]] = {
+    cmd.AddEntrantChips: add_entrant_chips,
     cmd.SeatEntrant: seat_entrant,
     cmd.GiveUpPlayer: give_up_player,
     cmd.SetStakes: set_stakes,

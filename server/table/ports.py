@@ -36,6 +36,12 @@ class TableStore(Protocol):
     async def give_up_seat(self, table_id: int, player: str, chips: int) -> None:
         """A tournament's player taken away with their chips (their seat freed), no ledger."""
 
+    async def add_entrant_chips(
+        self, table_id: int, player: str, chips: int, *, stack: int
+    ) -> None:
+        """A tournament's player's chips bought (a rebuy, an add-on): their seat's chips to
+        ``stack``, no ledger (the director took the money into the prize pool)."""
+
     async def save_hand(self, hand: FinishedHand) -> None:
         """The finished (or cancelled) hand and the new stacks; the live rows go with it."""
 

@@ -25,6 +25,10 @@ facts and carries out its orders:
 * **Hearing the tables.** The director reads each table's new hands from the database: the
   bus only wakes it (a table's ``hand_ended`` or ``hand_cancelled``), so an event lost on the
   bus delays it by at most ``poll_seconds`` and changes nothing.
+* **Entries, rebuys and add-ons in play** (``server.tournaments.purchases``): requests whose
+  fact is paid for in its transaction (checked first: a refusal debits nothing); a new table
+  a late entrant needs is made in it too; an entry out before the prizes are fixed is marked
+  out then, and placed and paid when they are.
 """
 
 from __future__ import annotations
@@ -46,14 +50,18 @@ from engine.table import DISQUALIFIED
 from engine.tournament.check import REMOVED
 from engine.tournament.offers import DealMade
 from engine.tournament.run import (
+    AddChips,
+    Busted,
     CloseTable,
     Deal,
     Disqualified,
     Finished,
     KillHand,
     Moved,
+    OpenTable,
     Order,
     Placed,
+    PrizesFixed,
     RemovePlayer,
     SeatPlayer,
     Stakes,
@@ -82,7 +90,7 @@ from server.store import tables as table_records
 from server.store.deck_seal import DeckSeal
 from server.table import commands as cmd
 from server.table.ports import CommandRefused
-from server.tournaments import final_deals, registry
+from server.tournaments import final_deals, purchases, registry
 from server.tournaments.announcer import Announcer
 
 log = logging.getLogger(__name__)
@@ -98,6 +106,7 @@ REQUEST_FACTS = {
     "disqualify": "disqualified",
     "add_time": "time_added",
     **final_deals.REQUEST_FACTS,
+    **purchases.PAID_FACTS,
 }
 _OVER = ErrorCode.TOURNAMENT_OVER
 # What a fact decided, journaled right after it in its transaction and checked on replay: a
@@ -280,6 +289,13 @@ class Director:
             return final_deals.replay(run, fact.kind, data, fact.at)
         if fact.kind in RECORD_KINDS:
             return []  # what the fact before it decided, made again by replaying that one
+        # Bought by players: a late entry (or a re-entry), a rebuy, the add-on.
+        if fact.kind == "entered":
+            return run.enter(str(data["player"]), fact.at)
+        if fact.kind == "rebought":
+            return run.rebuy(str(data["player"]), fact.at)
+        if fact.kind == "added_on":
+            return run.add_on(str(data["player"]), fact.at)
         raise ValueError(f"a journal fact of an unknown kind: {fact.kind!r}")
 
     async def _take(self, kind: str, data: dict[str, Any], at: float) -> list[Order]:
@@ -315,6 +331,12 @@ class Director:
                 await self._pay(session, order)
             elif isinstance(order, Disqualified):
                 await self._disqualify(session, order)
+            elif isinstance(order, Busted):
+                await purchases.mark_out(session, self.tournament_id, order.player, order.entry)
+            elif isinstance(order, OpenTable):
+                await self._make_table(session, order.table)
+            elif isinstance(order, PrizesFixed):
+                log.info("tournament %s: prizes fixed %s", self.tournament_id, order)
             elif isinstance(order, Finished):
                 await session.execute(
                     update(TournamentRecord)
@@ -323,37 +345,29 @@ class Director:
                 )
         return seq
 
-    async def _playing(self, session: AsyncSession, player: str) -> TournamentEntry:
-        entry = await session.scalar(
-            select(TournamentEntry)
-            .join(Account, Account.id == TournamentEntry.account_id)
-            .where(
-                TournamentEntry.tournament_id == self.tournament_id,
-                TournamentEntry.status == EntryStatus.PLAYING.value,
-                Account.username == player,
-            )
-        )
-        if entry is None:
-            raise LookupError(f"{player} holds no entry playing in {self.tournament_id}")
-        return entry
-
     async def _disqualify(self, session: AsyncSession, order: Disqualified) -> None:
         """Out with no place and no prize (the journal says why: its ``disqualified``
-        fact, and the chips that left play)."""
-        entry = await self._playing(session, order.player)
-        entry.status = EntryStatus.OUT.value
+        fact, and the chips that left play: its ``chips_removed`` record)."""
+        entry = await purchases.entry_in_play(
+            session,
+            tournament_id=self.tournament_id,
+            player=order.player,
+            ordinal=self._run().entries[order.player],
+        )
+        entry.status, entry.left_at = EntryStatus.OUT.value, utcnow()
         entry.place = None
-        entry.prize = 0
-        entry.left_at = utcnow()
+        entry.prize = entry.prize or 0
         await session.flush()
 
     async def _pay(self, session: AsyncSession, placed: Placed) -> None:
         finish = placed.finish
-        entry = await self._playing(session, finish.player)
-        entry.status = EntryStatus.OUT.value
+        entry = await purchases.entry_in_play(
+            session, tournament_id=self.tournament_id, player=finish.player, ordinal=placed.entry
+        )
+        if entry.status != EntryStatus.OUT.value:  # out now; else out since it busted
+            entry.status, entry.left_at = EntryStatus.OUT.value, utcnow()
         entry.place = finish.place
         entry.prize = (entry.prize or 0) + finish.prize  # a deal's amounts paid already
-        entry.left_at = utcnow()
         if finish.prize:
             await ledger.pay_prize(
                 session,
@@ -389,16 +403,8 @@ class Director:
             )
             orders = self._replay(fact)
             session.add(fact)
-            config = self.spec.table_config(self.spec.structure.levels[0])
             for number in sorted(self._run().tables):
-                made = await table_records.create_tournament_table(
-                    session,
-                    tournament_id=self.tournament_id,
-                    number=number,
-                    config=config,
-                    seats=self.spec.seats_per_table,
-                )
-                self.table_ids[number] = made.id
+                await self._make_table(session, number)
             await session.execute(
                 update(TournamentEntry)
                 .where(
@@ -417,6 +423,18 @@ class Director:
         await self._open_tables()
         await self.carry_out(orders)
         await self._announce("started", orders)
+
+    async def _make_table(self, session: AsyncSession, number: int) -> None:
+        """Table ``number``'s row, open (its actor opened once the fact is written)."""
+        assert self.spec is not None
+        made = await table_records.create_tournament_table(
+            session,
+            tournament_id=self.tournament_id,
+            number=number,
+            config=self.spec.table_config(self.spec.structure.levels[0]),
+            seats=self.spec.seats_per_table,
+        )
+        self.table_ids[number] = made.id
 
     async def _open_tables(self) -> None:
         async with self.sessionmaker() as session:
@@ -518,6 +536,9 @@ class Director:
                 at=self.clock(),
                 data=dict(request.data),
             )
+            if request.kind in purchases.PAID_FACTS:
+                await self._take_paid(request, fact)
+                continue
             try:
                 orders = self._replay(fact)
             except Refusal as refusal:  # the run's state is as it was
@@ -546,6 +567,35 @@ class Director:
                 return {"chips_removed": order.chips}
         waiting = [n for n, t in run.tables.items() if player in t.seats.values()]
         return {"after_hand_at": waiting[0] if waiting else None}
+
+    async def _take_paid(self, request: TournamentRequest, fact: TournamentFact) -> None:
+        """A player's entry, rebuy or add-on: checked (a refusal changes nothing, debits
+        nothing), then the fact, its money and what it settles in one transaction."""
+        assert self.spec is not None
+        async with self.sessionmaker() as session:
+            try:
+                account = await purchases.check(session, self._run(), self.spec, fact)
+            except Refusal as refusal:
+                await session.rollback()
+                await self._refuse(request, refusal)
+                return
+            orders = self._replay(fact)
+            entry = await purchases.pay(
+                session,
+                tournament_id=self.tournament_id,
+                spec=self.spec,
+                fact=fact,
+                account=account,
+                request=request,
+            )
+            session.add(fact)
+            last = await self._settle(session, fact, orders)
+            outcome = purchases.outcome(self.spec, fact, entry)
+            await self._done(session, request, outcome, fact_seq=fact.seq)
+            await session.commit()
+        self.seq = last
+        await self.carry_out(orders)
+        await self._announce(fact.kind, orders)
 
     async def _refuse(self, request: TournamentRequest, refusal: Refusal) -> None:
         async with self.sessionmaker() as session:
@@ -616,6 +666,16 @@ class Director:
                         await self._tell(table, cmd.Remove(player=player, cause=DISQUALIFIED))
                 case Moved(reason=reason, waited=waited) if self.metrics is not None:
                     self.metrics.tournament_moved(reason, waited)
+                case AddChips(table, player, chips, stack):
+                    await self._tell(
+                        table,
+                        cmd.AddEntrantChips(player=player, chips=chips, stack=stack, **self._me()),
+                    )
+                case OpenTable(table):
+                    async with self.sessionmaker() as session:
+                        record = await session.get(TableRecord, self.table_ids[table])
+                    if record is not None:
+                        await self.tables.open_table(record)
 
     async def _announce(self, kind: str, orders: list[Order]) -> None:
         """The events of the fact just taken (its orders carried out) and of the clock."""
@@ -661,6 +721,8 @@ class Director:
                     del seated[player]
                 if player not in seated:
                     orders.append(SeatPlayer(number, seat, player, run.stacks[player]))
+        async with self.sessionmaker() as session:
+            orders += await purchases.chips_not_added(session, run, self.table_ids, seated)
         level = run.clock.read(self.clock()).level if run.clock is not None else None
         for number, state in sorted(run.tables.items()):
             if state.stakes is not None and level is not None:

@@ -30,6 +30,7 @@ from server.accounts import ledger
 from server.db.models import (
     Account,
     EntryStatus,
+    LedgerEntry,
     TournamentEntry,
     TournamentRecord,
     TournamentStatus,
@@ -40,6 +41,9 @@ from server.store.deck_seal import DeckSeal
 
 ACTIVE = (EntryStatus.REGISTERED.value, EntryStatus.PLAYING.value)
 """An entry still in the tournament: it holds a place in the field."""
+
+PAID = (*ACTIVE, EntryStatus.OUT.value)
+"""An entry that counts in the field the prizes are paid by (not taken back)."""
 
 
 class UnknownTournament(Refusal):
@@ -298,6 +302,34 @@ async def register(
         entry=entry_reference(entry),
     )
     return Registration(entry, made=True)
+
+
+async def by_request(
+    session: AsyncSession, *, tournament_id: int, account_id: int, request_id: str
+) -> TournamentEntry | None:
+    """The entry this request of the player's made, before the start or in play."""
+    return await _by_request(session, tournament_id, account_id, request_id)
+
+
+async def bought(session: AsyncSession, *, tournament_id: int) -> dict[int, tuple[int, bool]]:
+    """Each entry's rebuys and whether it took the add-on, by entry id, as the ledger has
+    them (``<entry reference>:rebuy:<fact>``, ``<entry reference>:add_on:<fact>``)."""
+    prefix = f"tournament:{tournament_id}:entry:"
+    rows = await session.execute(
+        select(LedgerEntry.kind, LedgerEntry.reference).where(
+            LedgerEntry.kind.in_((ledger.EntryKind.REBUY.value, ledger.EntryKind.ADD_ON.value)),
+            LedgerEntry.reference.like(f"{prefix}%"),
+        )
+    )
+    found: dict[int, tuple[int, bool]] = {}
+    for kind, reference in rows.all():
+        entry_id = int(str(reference)[len(prefix) :].split(":", 1)[0])
+        rebuys, add_on = found.get(entry_id, (0, False))
+        if kind == ledger.EntryKind.REBUY.value:
+            found[entry_id] = (rebuys + 1, add_on)
+        else:
+            found[entry_id] = (rebuys, True)
+    return found
 
 
 async def _by_request(

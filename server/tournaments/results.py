@@ -45,9 +45,10 @@ class _ReadOnly:
 
 
 def entry_status(entry: TournamentEntry) -> str:
-    """An entry's status as shown: ``disqualified`` for an entry out with no place (a
-    disqualified player is out, placed nowhere, paid nothing)."""
-    if entry.status == EntryStatus.OUT and entry.place is None:
+    """An entry's status as shown: ``disqualified`` for an entry out, settled with no place
+    (a disqualified player: placed nowhere, paid nothing more; an entry out before the
+    prizes are fixed has neither place nor prize until they are)."""
+    if entry.status == EntryStatus.OUT and entry.place is None and entry.prize is not None:
         return DISQUALIFIED
     return str(entry.status)
 

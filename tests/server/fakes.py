@@ -77,6 +77,14 @@ class MemoryTableStore:
         assert self.at_table.get(key, chips) == chips, (self.at_table.get(key), chips)
         self.at_table.pop(key, None)
 
+    async def add_entrant_chips(
+        self, table_id: int, player: str, chips: int, *, stack: int
+    ) -> None:
+        self._answer()
+        key = (table_id, player)
+        assert self.at_table[key] in (stack - chips, stack), (self.at_table[key], stack)
+        self.at_table[key] = stack
+
     async def save_hand(self, hand: FinishedHand) -> None:
         if self.fail_next_save:
             self.fail_next_save = False

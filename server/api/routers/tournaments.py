@@ -2,13 +2,16 @@
 unregistering (signed in). The money of an entry moves in the request's transaction
 (``server.tournaments.registry``); once it is committed, the entry's event (``registered``,
 ``unregistered``) goes to the player's websockets and to the tournament's followers
-(``server.tournaments.announcer``)."""
+(``server.tournaments.announcer``). Once the tournament runs, an entry (late registration, a
+re-entry), a rebuy and the add-on are requests its director takes and pays in its own
+transaction (``server.tournaments.purchases``): the answer is its outcome."""
 
 from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Path, Query, Response, status
+from fastapi.responses import JSONResponse
 
 from engine.tournament.payouts import payouts
 from engine.tournament.templates import TEMPLATES
@@ -17,18 +20,32 @@ from server.api.deps import CardroomDep, CurrentUser, SessionDep
 from server.api.tournament_schemas import (
     DealPublic,
     EntryPublic,
+    PurchaseCreate,
     RegistrationCreate,
     RegistrationPublic,
     TournamentHandPagePublic,
     TournamentHandPublic,
     TournamentPublic,
     TournamentRecordPublic,
+    TournamentRequestPublic,
     TournamentSummaryPublic,
 )
-from server.db.models import TournamentEntry, TournamentRecord, TournamentStatus
+from server.db.models import (
+    Account,
+    TournamentEntry,
+    TournamentRecord,
+    TournamentRequest,
+    TournamentStatus,
+)
 from server.edge.overload import SHED_RESPONSE, shed_when_busy
-from server.tournaments import final_deals, published, registry, results
+from server.tournaments import final_deals, published, registry, requests, results
 from server.tournaments.announcer import announce_entry
+
+# How long a player's request waits for the tournament's director before it is answered 202.
+REQUEST_WAIT_SECONDS = 10.0
+_WAITING: dict[int | str, dict[str, Any]] = {
+    202: {"model": TournamentRequestPublic, "description": "filed; not taken yet"}
+}
 
 router = APIRouter(
     tags=["tournaments"],
@@ -37,6 +54,7 @@ router = APIRouter(
 )
 
 TournamentId = Annotated[int, Path(ge=1, le=2**31 - 1, description="the tournament's id")]
+RequestPk = Annotated[int, Path(ge=1, le=2**63 - 1, description="the request's id")]
 
 
 async def summary(
@@ -99,12 +117,17 @@ async def tournament(tournament_id: TournamentId, session: SessionDep) -> Tourna
     active = sum(1 for entry, _ in entries if entry.status in registry.ACTIVE)
     head = await summary(session, record, active)
     format_ = registry.spec_of(record)
+    # The prizes by the field and the pool so far: every entry paid, every chip of the pool
+    # (those paid out as prizes too).
+    field = sum(1 for entry, _ in entries if entry.status in registry.PAID)
+    pool = head.prize_pool + sum(entry.prize or 0 for entry, _ in entries)
+    bought = await registry.bought(session, tournament_id=record.id)
     return TournamentPublic(
         **head.model_dump(),
         template=record.template,
         spec=record.spec,
         draw_commitment=record.draw_commitment,
-        payouts=list(payouts(head.prize_pool, active, format_.payout_table)) if active >= 2 else [],
+        payouts=list(payouts(pool, field, format_.payout_table)) if field >= 2 else [],
         entries=[
             EntryPublic(
                 player=name,
@@ -112,6 +135,8 @@ async def tournament(tournament_id: TournamentId, session: SessionDep) -> Tourna
                 status=results.entry_status(entry),
                 place=entry.place,
                 prize=entry.prize,
+                rebuys=bought.get(entry.id, (0, False))[0],
+                add_on=bought.get(entry.id, (0, False))[1],
             )
             for entry, name in entries
         ],
@@ -167,27 +192,168 @@ async def tournament_hands(
 @router.post(
     "/tournaments/{tournament_id}/register",
     status_code=status.HTTP_201_CREATED,
-    responses={200: {"description": "this request_id had registered already: its entry"}},
+    response_model=RegistrationPublic,
+    responses={
+        200: {"description": "this request_id had registered already: its entry"},
+        **_WAITING,
+    },
 )
 async def register(
     tournament_id: TournamentId,
     body: RegistrationCreate,
     user: CurrentUser,
     session: SessionDep,
-    response: Response,
     cardroom: CardroomDep,
-) -> RegistrationPublic:
+    response: Response,
+) -> RegistrationPublic | JSONResponse:
     """Enter the tournament: the buy-in and the fee leave your wallet now. The same
-    ``request_id`` again answers with the entry it made (200), never paying twice."""
-    made = await registry.register(
-        session, tournament_id=tournament_id, account_id=user.id, request_id=body.request_id
-    )
+    ``request_id`` again answers with the entry it made (200), never paying twice. Once it
+    runs: a late entry, or a re-entry once out, while late registration lasts (taken by its
+    director, 202 while it has not)."""
+    account_id, name = user.id, user.username  # the rollback below expires the row
+    try:
+        made = await registry.register(
+            session, tournament_id=tournament_id, account_id=account_id, request_id=body.request_id
+        )
+    except registry.RegistrationClosed:
+        await session.rollback()
+        record = await registry.get(session, tournament_id=tournament_id)
+        late = registry.spec_of(record).late_registration_levels
+        if record.status != TournamentStatus.RUNNING or late is None:
+            raise
+        return await _enter_late(
+            tournament_id, body.request_id, account_id, name, session, cardroom
+        )
     await session.commit()
     if not made.made:
         response.status_code = status.HTTP_200_OK
     else:
         await _announce(session, cardroom, made.entry, user.username, "registered")
     return _registration(made.entry, created=made.made)
+
+
+async def _enter_late(
+    tournament_id: int,
+    request_id: str,
+    account_id: int,
+    name: str,
+    session: SessionDep,
+    cardroom: CardroomDep,
+) -> JSONResponse:
+    """An entry into a running tournament: a request its director takes (and pays)."""
+    made = await registry.by_request(
+        session, tournament_id=tournament_id, account_id=account_id, request_id=request_id
+    )
+    if made is not None:
+        return _entry_answer(made, created=False)
+    request, filed = await _ask("enter", tournament_id, request_id, name, session, cardroom)
+    if request.done_at is None:
+        return _waiting(request)
+    made = await registry.by_request(
+        session, tournament_id=tournament_id, account_id=account_id, request_id=request_id
+    )
+    if made is None:
+        raise LookupError(f"request {request.id} was taken without its entry")
+    if filed:
+        await _announce(session, cardroom, made, name, "registered")
+    return _entry_answer(made, created=filed)
+
+
+@router.post(
+    "/tournaments/{tournament_id}/rebuy", response_model=TournamentRequestPublic, responses=_WAITING
+)
+async def rebuy(
+    tournament_id: TournamentId,
+    body: PurchaseCreate,
+    user: CurrentUser,
+    session: SessionDep,
+    cardroom: CardroomDep,
+) -> TournamentRequestPublic | JSONResponse:
+    """Buy the format's rebuy chips for the buy-in and the fee, during the rebuy period,
+    holding at most the starting chips (or out of chips, for a while): added before your
+    next hand. The same ``request_id`` again finds the request it filed, paid once."""
+    return await _purchase("rebuy", tournament_id, body, user, session, cardroom)
+
+
+@router.post(
+    "/tournaments/{tournament_id}/add-on",
+    response_model=TournamentRequestPublic,
+    responses=_WAITING,
+)
+async def add_on(
+    tournament_id: TournamentId,
+    body: PurchaseCreate,
+    user: CurrentUser,
+    session: SessionDep,
+    cardroom: CardroomDep,
+) -> TournamentRequestPublic | JSONResponse:
+    """Take the add-on, once, in its time (the level after the rebuy period), whatever your
+    stack: its chips for the buy-in and the fee, added before your next hand."""
+    return await _purchase("add_on", tournament_id, body, user, session, cardroom)
+
+
+@router.get("/tournaments/{tournament_id}/requests/{request_pk}")
+async def my_request(
+    tournament_id: TournamentId, request_pk: RequestPk, user: CurrentUser, session: SessionDep
+) -> TournamentRequestPublic:
+    """One of your requests to a running tournament as it stands: waiting, done, refused."""
+    request = await requests.get(session, tournament_id=tournament_id, request_pk=request_pk)
+    if request.asked_by != user.username:
+        raise requests.UnknownRequest(f"no request {request_pk} of yours in {tournament_id}")
+    return TournamentRequestPublic.model_validate(requests.summary(request))
+
+
+async def _purchase(
+    kind: str,
+    tournament_id: int,
+    body: PurchaseCreate,
+    user: Account,
+    session: SessionDep,
+    cardroom: CardroomDep,
+) -> TournamentRequestPublic | JSONResponse:
+    request, _ = await _ask(kind, tournament_id, body.request_id, user.username, session, cardroom)
+    if request.done_at is None:
+        return _waiting(request)
+    return TournamentRequestPublic.model_validate(requests.summary(request))
+
+
+async def _ask(
+    kind: str,
+    tournament_id: int,
+    request_id: str,
+    player: str,
+    session: SessionDep,
+    cardroom: CardroomDep,
+) -> tuple[TournamentRequest, bool]:
+    """File the player's request (or find the one this ``request_id`` filed), wake the
+    director, wait for its outcome: the request as it stands, and whether this call filed
+    it; its refusal raised (nothing paid)."""
+    request, filed = await requests.file(
+        session,
+        tournament_id=tournament_id,
+        kind=kind,
+        data={"player": player},
+        asked_by=player,
+        request_id=request_id,
+    )
+    if filed:
+        await session.commit()
+    await requests.wake(cardroom.bus, tournament_id)
+    request = await requests.outcome(
+        cardroom.sessionmaker, request.id, timeout=REQUEST_WAIT_SECONDS
+    )
+    refusal = requests.refusal_of(request)
+    if refusal is not None:
+        raise refusal
+    return request, filed
+
+
+def _waiting(request: TournamentRequest) -> JSONResponse:
+    """Filed, its director not come yet: 202 and the request, to read again later."""
+    return JSONResponse(
+        TournamentRequestPublic.model_validate(requests.summary(request)).model_dump(mode="json"),
+        status_code=status.HTTP_202_ACCEPTED,
+    )
 
 
 @router.delete("/tournaments/{tournament_id}/register")
@@ -228,3 +394,10 @@ def _registration(entry: TournamentEntry, *, created: bool) -> RegistrationPubli
         fee=entry.fee,
         created=created,
     )
+
+
+def _entry_answer(entry: TournamentEntry, *, created: bool) -> JSONResponse:
+    """A late entry: 201 made by this request, 200 by an earlier one with its id."""
+    public = _registration(entry, created=created)
+    code = status.HTTP_201_CREATED if created else status.HTTP_200_OK
+    return JSONResponse(public.model_dump(mode="json"), status_code=code)

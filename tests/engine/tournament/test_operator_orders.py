@@ -15,6 +15,8 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_late_entries import MINUTE, finish_hand
+from test_late_entries import started as started_with_options
 from test_tournament_run import SEED, Model
 
 from engine.errors import Refusal
@@ -427,3 +429,38 @@ def test_tournaments_with_requests_play_to_a_winner() -> None:
 @given(entrants=st.integers(2, 50), seed=st.integers(0, 2**32))
 def test_any_field_with_requests_keeps_its_chips_and_places(entrants: int, seed: int) -> None:
     play_with_requests("stud-mtt-regular", entrants, seed)
+
+
+def test_a_disqualified_player_out_of_chips_may_not_rebuy_nor_enter_again() -> None:
+    play = started_with_options(4, seats=8, late_registration_levels=2, re_entries=1)
+    (table,) = play.run.tables
+    finish_hand(play, table, {"p1": None})  # out of chips in the rebuy period: may rebuy
+    assert "p1" in play.run.waiting
+    orders = play.run.disqualify("p1", play.at)
+    assert orders[0] == Disqualified("p1", 0) and "p1" not in play.run.waiting
+    play.carry_out(orders)
+    for kind in ("rebuy", "enter"):
+        refused = play.buy(kind, "p1")
+        assert isinstance(refused, Refusal) and refused.code == "already_disqualified"
+    # A player disqualified before the prizes are fixed: the field's last place is nobody's.
+    dealt = play.model.tables[table].dealt
+    assert dealt is not None
+    cheat = dealt[0]
+    chips = play.run.stacks[cheat]
+    assert play.run.disqualify(cheat, play.at) == [KillHand(table, cheat)]
+    orders = finish_hand(play, table)
+    assert [o for o in orders if isinstance(o, Disqualified)] == [Disqualified(cheat, chips)]
+    play.at = 60 * MINUTE  # nothing more to buy: the prizes fixed from the 4 entries
+    at_end = play.run.wake(play.at)
+    play.carry_out(at_end)
+    while not play.run.over:
+        dealt = next(t.dealt for t in play.model.tables.values() if t.dealt is not None)
+        assert dealt is not None
+        finish_hand(
+            play, next(n for n, t in play.model.tables.items() if t.dealt), {dealt[0]: None}
+        )
+    placed = {o.finish.player: o.finish for o in play.model.placed}
+    assert set(placed) == {"p0", "p2", "p3"} - {cheat}  # p1 and the cheat take no place
+    assert sorted(f.place for f in placed.values()) == [1, 2]
+    assert sum(f.prize for f in placed.values()) == play.run.prize_pool
+    assert play.run.chips_removed == chips

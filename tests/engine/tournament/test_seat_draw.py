@@ -76,7 +76,7 @@ def _doc_draw(
     cards = [table for table, count, _ in tables for _ in range(count)]
     shuffle(cards)
     at_table: dict[int, list[str]] = {}
-    for player, table in zip(sorted(players), cards, strict=True):
+    for player, table in zip(sorted(players), cards, strict=False):  # places left over
         at_table.setdefault(table, []).append(player)
     places = {}
     for table, _, seats in tables:
@@ -205,6 +205,24 @@ def test_a_players_table_and_seat_are_uniform() -> None:
     assert chi2 < CHI2_0_001[5]
 
 
+def test_a_late_entrant_is_drawn_to_one_of_the_tables_offering_a_place() -> None:
+    """Tables 2, 4 and 7 tie for the fewest players, each offering one place: the entrant
+    sits at each with chance 1/3, at any of its free seats alike; the draw is the documented
+    one (the cards left over unused)."""
+    quotas = (TableQuota(2, 1, (0, 5)), TableQuota(4, 1, (3,)), TableQuota(7, 1, (1, 2, 6)))
+    draw = Draw(9, 5, ("late",), quotas)
+    tables = [(q.table, q.count, list(q.seats)) for q in quotas]
+    assert _places(run_draw(SEED, draw)) == _doc_draw(SEED, 9, 5, ["late"], tables)
+    runs = 9_000
+    counts = Counter(_places(run_draw(_seed(i), draw))["late"] for i in range(runs))
+    expected = {(2, 0): runs / 6, (2, 5): runs / 6, (4, 3): runs / 3} | {
+        (7, seat): runs / 9 for seat in (1, 2, 6)
+    }
+    assert set(counts) == set(expected)
+    chi2 = sum((counts[cell] - mean) ** 2 / mean for cell, mean in expected.items())
+    assert chi2 < CHI2_0_001[5]
+
+
 def test_verify_recomputes_the_draw_and_refuses_anything_else() -> None:
     seating = draw_seats(SEED, 3, [f"p{i}" for i in range(12)], 6)
     assert verify(SEED, seating)
@@ -244,7 +262,7 @@ def test_a_draw_travels_as_its_record() -> None:
         (lambda: draw_seats(SEED, -1, ["a"], 9), "tournament_id", ErrorCode.INVALID_ACTION),
         (lambda: Draw(1, 0, ("a",), (TableQuota(1, 1, (0,)),)), "round", ErrorCode.INVALID_ACTION),
         (lambda: Draw(1, 1, ("b", "a"), (TableQuota(1, 2, (0, 1)),)), "players", None),
-        (lambda: Draw(1, 1, ("a",), (TableQuota(1, 2, (0, 1)),)), "quotas", None),
+        (lambda: Draw(1, 1, ("a", "b"), (TableQuota(1, 1, (0, 1)),)), "quotas", None),
         (lambda: Draw(1, 1, ("a", "b"), (TableQuota(1, 2, (0,)),)), "quotas", ErrorCode.TABLE_FULL),
         (lambda: Draw(1, 1, ("a",), (TableQuota(1, 1, (1, 0)),)), "quotas", ErrorCode.BAD_SEAT),
         (lambda: Draw(1, 1, ("a",), (TableQuota(0, 1, (0,)),)), "quotas", None),

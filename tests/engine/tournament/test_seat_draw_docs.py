@@ -40,3 +40,14 @@ def test_the_documented_checker_draws_a_redraw_into_free_seats_as_the_server_doe
     tables = [(q.table, q.count, list(q.seats)) for q in quotas]
     checked = documented_checker()(SEED, 12, 3, list(players), tables)
     assert checked == {p.player: (p.table, p.seat) for p in seating.placements}
+
+
+def test_the_documented_checker_draws_a_late_entrant_as_the_server_does() -> None:
+    """One player, one place at each of the tables with the fewest players: the cards left
+    over unused, as the page says."""
+    quotas = (TableQuota(1, 1, (2, 4)), TableQuota(3, 1, (0,)), TableQuota(4, 1, (5, 6, 7)))
+    for round_ in range(2, 12):
+        seating = run_draw(SEED, Draw(12, round_, ("late-entrant",), quotas))
+        tables = [(q.table, q.count, list(q.seats)) for q in quotas]
+        checked = documented_checker()(SEED, 12, round_, ["late-entrant"], tables)
+        assert checked == {p.player: (p.table, p.seat) for p in seating.placements}

@@ -16,11 +16,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.tournament.run import (
+    AddChips,
+    Busted,
     CloseTable,
     Deal,
     Finished,
+    OpenTable,
     Order,
     Placed,
+    PrizesFixed,
     RemovePlayer,
     RunError,
     SeatPlayer,
@@ -50,6 +54,8 @@ class Model:
 
     tables: dict[int, ModelTable] = field(default_factory=dict)
     placed: list[Placed] = field(default_factory=list)
+    busted: list[Busted] = field(default_factory=list)
+    fixed: list[PrizesFixed] = field(default_factory=list)
     winner: str | None = None
     rounds_seen_hand_for_hand: int = 0
     stakes_told: list[Level] = field(default_factory=list)
@@ -88,6 +94,20 @@ class Model:
                     model = self.tables[table]
                     assert model.dealt is None and not model.seats
                     model.closed = True
+                case AddChips(table, player, chips, stack):
+                    model = self.tables[table]
+                    assert model.dealt is None or player not in model.dealt, "chips in a hand"
+                    assert player in model.seats.values() and chips > 0
+                    model.stacks[player] += chips
+                    assert model.stacks[player] == stack
+                case OpenTable(table):
+                    assert table not in self.tables, f"table {table} opened twice"
+                    self.tables[table] = ModelTable()
+                case Busted():
+                    self.busted.append(order)
+                case PrizesFixed():
+                    assert not self.fixed, "the prizes fixed twice"
+                    self.fixed.append(order)
                 case Placed():
                     self.placed.append(order)
                 case Finished(winner):
@@ -124,7 +144,11 @@ class Model:
 def play_tournament(
     spec_name: str, entrants: int, seed: int, hands_levels: bool = False
 ) -> tuple[Model, TournamentRun]:
-    spec = TEMPLATES[spec_name]
+    """The template played as a freezeout (its late registration and re-entries left out:
+    test_late_entries.py plays those)."""
+    spec = dataclasses.replace(
+        TEMPLATES[spec_name], late_registration_levels=None, re_entries=0, rebuys=None
+    )
     if hands_levels:  # levels of a few hands: many level changes in one tournament
         levels = [
             Level(a, b, s, 2 * s, hands=3)

@@ -100,6 +100,8 @@ def test_seats_follow_the_variant() -> None:
         ({"payout_table": "winner_takes_all"}, "payout_table"),
         ({"late_registration_levels": 0}, "late_registration_levels"),
         ({"late_registration_levels": 5}, "late_registration_levels"),
+        ({"late_registration_levels": 4}, "late_registration_levels"),  # the last goes on
+        ({"rebuys": {"levels": 3, "chips": 1500, "add_on_chips": 1500}}, "rebuys.levels"),
         ({"re_entries": 1}, "re_entries"),
         ({"late_registration_levels": 2, "re_entries": -1}, "re_entries"),
         ({"rebuys": {"levels": 4, "chips": 1500}}, "rebuys.levels"),
@@ -155,6 +157,7 @@ def test_the_options_open_and_close_with_the_levels() -> None:
     )
     clock = LevelClock.start(spec.structure, at=0.0)
     windows = []
+    money = []
     for minute in (0, 15, 20, 22, 25, 34, 35, 45):
         ended = clock.read(minute * 60.0).levels_ended
         windows.append(
@@ -165,6 +168,8 @@ def test_the_options_open_and_close_with_the_levels() -> None:
                 spec.add_on_open(ended),
             )
         )
+        money.append(spec.money_open(ended))
+    assert money == [True] * 6 + [False] * 2  # the prizes are fixed from level 4
     open_, closed = (True, True, True, False), (False, False, False, True)
     # Levels 1 and 2 (20 minutes), then the break and level 3 (the add-on), then level 4.
     assert windows == [open_, open_, closed, closed, closed, closed, (False,) * 4, (False,) * 4]

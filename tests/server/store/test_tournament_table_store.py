@@ -171,6 +171,13 @@ async def test_tournament_chips_stay_in_the_seats_and_never_touch_the_ledger(
         with pytest.raises(CommandRefused) as refused:  # a seat row is never written twice
             await actor.submit(cmd.SeatEntrant(player="bob", tournament_id=event, seat=6, stack=9))
         assert refused.value.code == ErrorCode.ALREADY_SEATED
+        bob = actor.table.seats[1]
+        assert bob is not None
+        rebuy = cmd.AddEntrantChips(
+            player="bob", tournament_id=event, chips=300, stack=bob.stack + 300
+        )
+        assert (await actor.submit(rebuy))["added"], "a rebuy's chips, written to the seat"
+        assert not (await actor.submit(rebuy))["added"], "resent: added once"
         stacks = {s.player: s.stack for s in actor.table.seats if s is not None}
     finally:
         await actor.stop()
@@ -178,7 +185,7 @@ async def test_tournament_chips_stay_in_the_seats_and_never_touch_the_ledger(
     async with sessionmaker() as session:
         rows = await seated_players(session, table_id=table_id)
         assert {player: chips for _, player, chips in rows} == stacks
-        assert sum(stacks.values()) + moved["chips"] == 4 * 300, "every chip issued is held"
+        assert sum(stacks.values()) + moved["chips"] == 5 * 300, "every chip issued is held"
         record = await session.get(TableRecord, table_id)
         assert record is not None and record.permitted_hand == 4
         assert (record.config["ante"], record.config["bring_in"]) == (2, 3)

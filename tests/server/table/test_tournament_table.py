@@ -249,6 +249,35 @@ async def test_players_are_given_up_between_their_hands_and_seated_elsewhere() -
     assert memory(actor).wallets == {} and memory(other).wallets == {}
 
 
+async def test_chips_bought_are_added_between_the_player_s_hands_once() -> None:
+    """A rebuy's or an add-on's chips: added between the player's hands and written to the
+    seat; a resent command finds the stack made and adds nothing; during the player's hand,
+    or to a stack other than the director's, refused with nothing changed."""
+    actor = tournament_table()
+    public = actor.bus.subscribe(table_channel(7))
+    actor.start()
+    try:
+        for n, player in enumerate(("ann", "bob", "cat")):
+            await seat(actor, player, n, 300)
+        add = cmd.AddEntrantChips(player="ann", tournament_id=EVENT, chips=300, stack=600)
+        assert await actor.submit(add) == {"seat": 0, "stack": 600, "added": True}
+        assert await actor.submit(add) == {"seat": 0, "stack": 600, "added": False}
+        assert chips(actor)["ann"] == 600 and memory(actor).at_table[7, "ann"] == 600
+        await permit(actor, 1)
+        await wait_for(lambda: actor.table.hand is not None)
+        bob = cmd.AddEntrantChips(player="bob", tournament_id=EVENT, chips=300, stack=600)
+        assert await refused(actor, bob) == "hand_in_progress"
+        wrong = cmd.AddEntrantChips(player="cat", tournament_id=EVENT, chips=300, stack=1000)
+        assert await refused(actor, wrong) == "bad_amount"
+        assert chips(actor)["bob"] == 300 and memory(actor).at_table[7, "bob"] == 300
+        await play(actor, lambda: actor.table.hand is None)
+    finally:
+        await actor.stop()
+    added = of_kind(drain(public), "chips_added")
+    assert [(e["seat"], e["amount"], e["after_hand"]) for e in added] == [(0, 300, False)]
+    assert sum(chips(actor).values()) == 1200 and memory(actor).wallets == {}
+
+
 async def test_a_player_who_leaves_is_blinded_off_until_out() -> None:
     """No leaving with chips: the player sits out, dealt every hand, their ante (and a
     bring-in when theirs) posted and their hand killed at the deal, until they are out; the
@@ -385,6 +414,7 @@ async def test_the_snapshot_names_the_tournament_and_a_cash_table_s_does_not() -
         cmd.GiveUpPlayer(player="ann", tournament_id=3),
         cmd.SetStakes(tournament_id=3, ante=5, bring_in=10, small_bet=20, big_bet=40),
         cmd.DealNext(tournament_id=3, number=12),
+        cmd.AddEntrantChips(player="ann", tournament_id=3, chips=1500, stack=2400),
     ],
 )
 def test_a_director_s_command_travels_between_nodes_and_never_from_a_websocket(
