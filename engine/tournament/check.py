@@ -30,13 +30,12 @@ from typing import Any
 
 from engine.errors import Refusal
 from engine.fair import SEED_BYTES, commitment
+from engine.tournament import journal
 from engine.tournament.draw import METHOD
+from engine.tournament.journal import RECORD_KINDS, REMOVED
 from engine.tournament.payouts import Finish
 from engine.tournament.run import Disqualified, Order, RunError, TournamentRun
 from engine.tournament.spec import TournamentSpec
-
-# The record, right after the fact that disqualified a player, of the chips that left play.
-REMOVED = "chips_removed"
 
 
 class TournamentMismatch(Exception):
@@ -73,29 +72,11 @@ class Standing:
 
 
 def replay(run: TournamentRun, fact: Fact) -> list[Order]:
-    """One journal fact taken by ``run``, as the director takes it."""
-    data = fact.data
-    if fact.kind == "started":
-        return run.start([str(p) for p in data["players"]], fact.at)
-    if fact.kind == "hand":
-        table, number = int(data["table"]), int(data["number"])
-        run.hand_began(table, number, fact.at)
-        return run.hand_ended(table, number, data["stacks"], data["starting"], fact.at)
-    if fact.kind == "woke":
-        return run.wake(fact.at)
-    if fact.kind == "paused":
-        return run.pause(fact.at)
-    if fact.kind == "resumed":
-        return run.resume(fact.at)
-    if fact.kind == "moved":
-        return run.move(str(data["player"]), data.get("table"), data.get("seat"), fact.at)
-    if fact.kind == "disqualified":
-        return run.disqualify(str(data["player"]), fact.at)
-    if fact.kind == "time_added":
-        return run.add_time(float(data["minutes"]) * 60, fact.at)
-    if fact.kind == REMOVED:
-        return []  # the record of the fact before it (:func:`check_tournament` checks it)
-    raise RunError(f"a journal fact of an unknown kind: {fact.kind!r}")
+    """One journal fact taken by ``run``, as the director takes it (a record of what the
+    fact before decided is not taken again: ``engine.tournament.journal``)."""
+    if fact.kind in journal.RECORD_KINDS:
+        return []
+    return journal.replay(run, fact.kind, fact.data, fact.at)
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,6 +128,8 @@ def check_tournament(
         if fact.kind == REMOVED:
             _check_removed(fact, removing)
             continue
+        if fact.kind in RECORD_KINDS:  # a deal's record: its fact made it again
+            continue
         if removing:
             raise TournamentMismatch(
                 f"journal fact {fact.seq - 1} takes {removing[0][0]}'s chips out of play, "
@@ -168,7 +151,7 @@ def check_tournament(
             raise TournamentMismatch(f"journal fact {fact.seq} ({fact.kind}): {error}") from None
         removing = [(o.player, o.chips) for o in orders if isinstance(o, Disqualified)]
         after = journal[fact.seq :]  # only its records may follow the fact that ends it
-        if run.over and any(later.kind != REMOVED for later in after):
+        if run.over and any(later.kind not in RECORD_KINDS for later in after):
             raise TournamentMismatch(f"the tournament was over at journal fact {fact.seq}")
     if removing:
         raise TournamentMismatch(
@@ -182,7 +165,7 @@ def check_tournament(
         )
     if not run.over:
         raise TournamentMismatch("the journal does not play the tournament to a winner")
-    _check_places(run, standings, prize_pool)
+    _check_places(run, standings, run.prize_pool)
     first = run.draws[0]
     tables = len(first.draw.quotas)
     later = len(run.draws) - 1
@@ -195,7 +178,7 @@ def check_tournament(
             f"{checked} hands: each player sat where the draws and moves put them, with the "
             f"chips the journal gives",
             f"{len(journal)} journal facts played again: every place and prize as recorded, "
-            f"the prizes summing to the prize pool of {prize_pool}",
+            f"the prizes summing to the prize pool of {run.prize_pool}",
             "places: "
             + ", ".join(f"{f.player} {_placed(f.place, f.prize)}" for f in _by_place(run)),
         ]
@@ -249,25 +232,50 @@ def _check_hand(run: TournamentRun, fact: Fact, hand: PlayedHand) -> None:
 
 
 def _check_places(run: TournamentRun, standings: Sequence[Standing], prize_pool: int) -> None:
-    recorded = {standing.player: standing for standing in standings}
+    """Each player's places (one an entry: a re-entry is placed again) and prizes, a deal's
+    amounts among them, as recorded."""
+    dealt: dict[str, int] = {}
+    for offer in run.deals.made:
+        for share in offer.shares:
+            dealt[share.player] = dealt.get(share.player, 0) + share.amount
+    recorded: dict[str, list[Standing]] = {}
+    for standing in standings:
+        recorded.setdefault(standing.player, []).append(standing)
+    finishes: dict[str, list[Finish]] = {}
     for finish in run.finishes:
-        standing = recorded.pop(finish.player, None)
-        if standing is None:
-            raise TournamentMismatch(f"{finish.player} played but has no entry recorded")
-        if (standing.place, standing.prize or 0) != (finish.place, finish.prize):
+        finishes.setdefault(finish.player, []).append(finish)
+    for player, theirs in sorted(finishes.items()):
+        mine = recorded.pop(player, None)
+        if mine is None:
+            raise TournamentMismatch(f"{player} played but has no entry recorded")
+        expected = sorted((f.place for f in theirs), reverse=True)
+        placed = sorted((s.place for s in mine if s.place is not None), reverse=True)
+        prize = sum(f.prize for f in theirs) + dealt.get(player, 0)
+        paid = sum(s.prize or 0 for s in mine)
+        if placed != expected or paid != prize:
             raise TournamentMismatch(
-                f"{finish.player} finished {_placed(finish.place, finish.prize)} by the "
-                f"journal, but the tournament records {_placed(standing.place, standing.prize)}"
+                f"{player} finished {_places(expected, prize)} by the journal, but the "
+                f"tournament records {_places(placed, paid)}"
             )
-    for player, standing in sorted(recorded.items()):
-        if standing.place is not None or standing.prize:
-            raise TournamentMismatch(
-                f"{player} is recorded {_placed(standing.place, standing.prize)}, but did not "
-                f"play by the journal"
-            )
-    paid = sum(finish.prize for finish in run.finishes)
+    for player, left in sorted(recorded.items()):  # never placed: disqualified, or absent
+        paid = sum(s.prize or 0 for s in left)
+        for standing in left:
+            if standing.place is not None or paid != dealt.get(player, 0):
+                raise TournamentMismatch(
+                    f"{player} is recorded {_placed(standing.place, standing.prize)}, but did "
+                    f"not play by the journal"
+                )
+    paid = sum(finish.prize for finish in run.finishes) + sum(dealt.values())
     if paid != prize_pool or sum(run.prizes) != prize_pool:
         raise TournamentMismatch(f"the prizes sum to {paid}, the prize pool was {prize_pool}")
+
+
+def _places(places: Sequence[int], prize: int) -> str:
+    """``2nd (150)``; ``9th and 4th (40)`` for a player who entered twice."""
+    if not places:
+        return _placed(None, prize)
+    *before, last = places
+    return " and ".join([*(_placed(p, 0) for p in before), _placed(last, prize)])
 
 
 def _by_place(run: TournamentRun) -> list[Finish]:

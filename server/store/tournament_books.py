@@ -33,7 +33,7 @@ from typing import Any
 from sqlalchemy import or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from engine.tournament.check import REMOVED
+from engine.tournament.journal import REMOVED
 from engine.tournament.spec import TournamentSpec
 from server.accounts import ledger
 from server.db.models import (

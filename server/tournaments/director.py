@@ -47,7 +47,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from engine.errors import Refusal
 from engine.protocol import ErrorCode
 from engine.table import DISQUALIFIED
-from engine.tournament.check import REMOVED
+from engine.tournament import journal
 from engine.tournament.offers import DealMade
 from engine.tournament.run import (
     AddChips,
@@ -109,17 +109,15 @@ REQUEST_FACTS = {
     **purchases.PAID_FACTS,
 }
 _OVER = ErrorCode.TOURNAMENT_OVER
-# What a fact decided, journaled right after it in its transaction and checked on replay: a
-# deal's records, and the chips a disqualified player took out of play (the books' count).
-RECORD_KINDS = final_deals.RECORD_KINDS | {REMOVED}
 
 
 def records(orders: list[Order]) -> list[tuple[str, dict[str, Any]]]:
-    """The records of a fact's orders, in their order: (kind, data)."""
+    """The records of a fact's orders (``engine.tournament.journal.RECORD_KINDS``), in their
+    order: (kind, data): a deal's, and the chips a disqualified player took out of play."""
     found: list[tuple[str, dict[str, Any]]] = []
     for order in orders:
         if isinstance(order, Disqualified):
-            found.append((REMOVED, {"player": order.player, "chips": order.chips}))
+            found.append((journal.REMOVED, {"player": order.player, "chips": order.chips}))
         else:
             found += final_deals.records([order])
     return found
@@ -252,7 +250,7 @@ class Director:
         )
         expected: list[tuple[str, dict[str, Any]]] = []  # the records a fact's orders make
         for fact in facts:
-            if fact.kind in RECORD_KINDS:
+            if fact.kind in journal.RECORD_KINDS:
                 if not expected or expected.pop(0) != (fact.kind, fact.data):
                     raise ValueError(f"fact {fact.seq}, a {fact.kind}, is not what its fact made")
             elif expected:
@@ -265,38 +263,7 @@ class Director:
         return seed
 
     def _replay(self, fact: TournamentFact) -> list[Order]:
-        run, data = self._run(), fact.data
-        if fact.kind == "started":
-            return run.start(list(data["players"]), fact.at)
-        if fact.kind == "hand":
-            run.hand_began(int(data["table"]), int(data["number"]), fact.at)
-            return run.hand_ended(
-                int(data["table"]), int(data["number"]), data["stacks"], data["starting"], fact.at
-            )
-        if fact.kind == "woke":
-            return run.wake(fact.at)
-        if fact.kind == "paused":
-            return run.pause(fact.at)
-        if fact.kind == "resumed":
-            return run.resume(fact.at)
-        if fact.kind == "moved":
-            return run.move(data["player"], data.get("table"), data.get("seat"), fact.at)
-        if fact.kind == "disqualified":
-            return run.disqualify(data["player"], fact.at)
-        if fact.kind == "time_added":
-            return run.add_time(float(data["minutes"]) * 60, fact.at)
-        if fact.kind in final_deals.REQUEST_FACTS.values():
-            return final_deals.replay(run, fact.kind, data, fact.at)
-        if fact.kind in RECORD_KINDS:
-            return []  # what the fact before it decided, made again by replaying that one
-        # Bought by players: a late entry (or a re-entry), a rebuy, the add-on.
-        if fact.kind == "entered":
-            return run.enter(str(data["player"]), fact.at)
-        if fact.kind == "rebought":
-            return run.rebuy(str(data["player"]), fact.at)
-        if fact.kind == "added_on":
-            return run.add_on(str(data["player"]), fact.at)
-        raise ValueError(f"a journal fact of an unknown kind: {fact.kind!r}")
+        return journal.replay(self._run(), fact.kind, fact.data, fact.at)
 
     async def _take(self, kind: str, data: dict[str, Any], at: float) -> list[Order]:
         """A fact taken: journaled, with what it settles, in one transaction; its orders."""

@@ -23,8 +23,9 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from engine.tournament import journal
 from engine.tournament.offers import DealMade, DealOffered, DealWithdrawn
-from engine.tournament.run import Order, TournamentRun
+from engine.tournament.run import Order
 from server.accounts import ledger
 from server.db.models import Account, EntryStatus, TournamentEntry, TournamentFact
 from server.tournaments import registry
@@ -36,22 +37,7 @@ REQUEST_FACTS = {
     "deal_decline": "deal_declined",
 }
 # What a fact decided of a deal, journaled after it.
-RECORD_KINDS = frozenset({"deal_offered", "deal_made", "deal_withdrawn"})
-_KINDS = (*REQUEST_FACTS.values(), *RECORD_KINDS)
-
-
-def replay(run: TournamentRun, kind: str, data: dict[str, Any], at: float) -> list[Order]:
-    """A player's deal request, as a fact of the run (a refusal before anything changed)."""
-    player = str(data["player"])
-    if kind == "deal_proposed":
-        return run.propose_deal(
-            player, str(data["method"]), int(data["played_for"]), float(data["seconds"]), at
-        )
-    if kind == "deal_accepted":
-        return run.accept_deal(player, int(data["offer"]), at)
-    if kind == "deal_declined":
-        return run.decline_deal(player, int(data["offer"]), at)
-    raise ValueError(f"not a deal request: {kind!r}")
+_KINDS = (*REQUEST_FACTS.values(), *journal.RECORD_KINDS)
 
 
 def records(orders: Sequence[Order]) -> list[tuple[str, dict[str, Any]]]:

@@ -21,6 +21,7 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from engine.tournament import journal
 from engine.tournament.run import TournamentRun
 from server.db.models import (
     Account,
@@ -74,7 +75,8 @@ class Follower(Director):
                     seed=seed,
                     prize_pool=int(fact.data["prize_pool"]),
                 )
-            self._replay(fact)
+            if fact.kind not in journal.RECORD_KINDS:  # a record: its fact made it again
+                self._replay(fact)
             self.seq = fact.seq
 
     async def _seed(self, session: AsyncSession) -> bytes:

@@ -15,7 +15,6 @@ from hypothesis import strategies as st
 from engine.errors import Refusal
 from engine.fair import commitment
 from engine.tournament.check import (
-    REMOVED,
     Fact,
     PlayedHand,
     Standing,
@@ -23,6 +22,7 @@ from engine.tournament.check import (
     check_tournament,
     replay,
 )
+from engine.tournament.journal import REMOVED
 from engine.tournament.run import Disqualified, TournamentRun
 from engine.tournament.spec import TournamentSpec
 from engine.tournament.templates import TEMPLATES

@@ -40,6 +40,7 @@ from server.store.tournament_books import check_tournament
 from server.table.ports import CommandRefused
 from server.tournaments import requests
 from server.tournaments.directors import TournamentDirectors
+from server.verify import download_tournament, verify_tournament
 
 __all__ = ["settings"]  # the fixture, shared with the director's tests
 
@@ -265,6 +266,9 @@ async def check_the_end(
     assert record is not None
     tournament_books = await check_tournament(session, record)
     assert not tournament_books.differences, tournament_books.differences
+    # Checked whole afterwards, as anyone may: the draws, every hand, the places and prizes.
+    verdict = verify_tournament(await download_tournament(money.client, tournament_id))
+    assert verdict.fair, verdict.lines
     assert tournament_books.issued == last
     await session.rollback()
 

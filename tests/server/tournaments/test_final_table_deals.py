@@ -31,6 +31,7 @@ from server.settings import Settings
 from server.store.tournament_books import check_tournament
 from server.table.ports import CommandRefused
 from server.tournaments.directors import TournamentDirectors
+from server.verify import download_tournament, verify_tournament
 
 __all__ = ["settings"]  # the fixture, shared with the director's tests
 
@@ -259,6 +260,9 @@ async def test_a_final_table_of_three_accepts_an_icm_deal_and_plays_on_for_the_r
     assert record is not None
     tournament_books = await check_tournament(session, record)
     assert not tournament_books.differences, tournament_books.differences
+    # Checked whole afterwards, as anyone may: the draws, every hand, the places and prizes.
+    verdict = verify_tournament(await download_tournament(client, tournament_id))
+    assert verdict.fair, verdict.lines
     await session.rollback()
     kinds = [kind for kind, _ in await journal(session, tournament_id)]
     deal_kinds = [k for k in kinds if k.startswith("deal")]
