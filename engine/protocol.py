@@ -147,6 +147,13 @@ class ErrorCode(StrEnum):
     # a running tournament's director refusing a request
     TOURNAMENT_PAUSED = "tournament_paused"
     TOURNAMENT_NOT_PAUSED = "tournament_not_paused"
+    # an operator moving, disqualifying, adding time (a running tournament's director)
+    NOT_IN_TOURNAMENT = "not_in_tournament"
+    UNKNOWN_TOURNAMENT_TABLE = "unknown_tournament_table"
+    MOVE_PENDING = "move_pending"
+    ALREADY_DISQUALIFIED = "already_disqualified"
+    LEVEL_NOT_TIMED = "level_not_timed"
+    DISQUALIFIED = "disqualified"
     # a deal at the final table
     NOT_PLAYING = "not_playing"
     NOT_FINAL_TABLE = "not_final_table"
@@ -256,6 +263,12 @@ OWNERS: Final[Mapping[ErrorCode, str]] = {
     ErrorCode.UNKNOWN_REQUEST: "tournaments",
     ErrorCode.TOURNAMENT_PAUSED: "engine",
     ErrorCode.TOURNAMENT_NOT_PAUSED: "engine",
+    ErrorCode.NOT_IN_TOURNAMENT: "engine",
+    ErrorCode.UNKNOWN_TOURNAMENT_TABLE: "engine",
+    ErrorCode.MOVE_PENDING: "engine",
+    ErrorCode.ALREADY_DISQUALIFIED: "engine",
+    ErrorCode.LEVEL_NOT_TIMED: "engine",
+    ErrorCode.DISQUALIFIED: "engine",
     ErrorCode.NOT_PLAYING: "engine",
     ErrorCode.NOT_FINAL_TABLE: "engine",
     ErrorCode.DEAL_OFFER_STANDING: "engine",

@@ -44,6 +44,9 @@ from engine.table_events import (
 )
 from engine.variants import TableConfig
 
+# The removal (``Seat.removed``) of a player disqualified from a tournament.
+DISQUALIFIED = "disqualified"
+
 
 @dataclass(slots=True)
 class Seat:
@@ -331,7 +334,14 @@ class Table:
         return [SatOut(seat=number, after_hand=seat.sit_out_next_hand, busted=busted)]
 
     def sit_in(self, number: int) -> list[Event]:
+        """Refused a disqualified tournament player (their hand in play is killed; the
+        director takes them away when it ends)."""
         seat = self._seat(number)
+        if self.tournament and seat.removed == DISQUALIFIED:
+            raise IllegalAction(
+                f"seat {number}'s player is disqualified from the tournament",
+                code=ErrorCode.DISQUALIFIED,
+            )
         seat.sitting_out = False
         seat.sit_out_next_hand = False
         return [SatIn(seat=number)]
@@ -371,11 +381,14 @@ class Table:
 
     # ------------------------------------------------------------------ tournaments
 
-    def leave_tournament(self, number: int) -> list[Event]:
+    def leave_tournament(self, number: int, *, removed: str | None = None) -> list[Event]:
         """A tournament player asks to leave: no leaving with chips, so they sit out now,
         blinded off until they sit in again or are out of chips (a hand in progress is
-        played for them as for anyone sitting out)."""
+        played for them as for anyone sitting out). ``removed``: an operator's removal, and
+        why; a disqualified player (``DISQUALIFIED``) may not sit in again."""
         self._require_tournament("sits a leaving player out")
+        if removed is not None:
+            self._seat(number).removed = removed
         return self.sit_out(number)
 
     def seat_player(

@@ -94,6 +94,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             lease_seconds=settings.lease_seconds,
         )
         app.state.directors = directors
+        app_metrics.watch_tournaments(lambda: tuple(directors.directors.values()))
         # Where each tournament stands, read from its journal, for the websockets following it.
         app.state.standings = Standings(
             tables=CardroomTables(cardroom), sessionmaker=app.state.sessionmaker, seal=seal

@@ -25,6 +25,13 @@ from prometheus_client.exposition import choose_encoder
 from prometheus_client.registry import Collector
 
 
+class WatchedTournament(Protocol):
+    """What the tournament gauges read of a director (``server.tournaments.director``)."""
+
+    @property
+    def players_left(self) -> int | None: ...
+
+
 class WatchedTable(Protocol):
     """What the table gauges read of a table (a ``server.table.loop.TableLoop``)."""
 
@@ -52,6 +59,9 @@ LATENCY_BUCKETS = (
     5.0,
     10.0,
 )
+
+# From a move made at once to one that waited for a long hand (or a paused tournament).
+MOVE_WAIT_BUCKETS = (0.0, 1.0, 5.0, 15.0, 30.0, 60.0, 120.0, 300.0, 600.0, 1800.0)
 
 # From a young collection (tens of microseconds) to a full one over a large heap (a second).
 GC_BUCKETS = (0.0001, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0)
@@ -152,6 +162,28 @@ class Metrics:
             ["kind"],
             registry=registry,
         )
+        self.tournament_moves = Counter(
+            "stud_tournament_moves",
+            "Players this node's tournament directors moved between tables, by reason "
+            "(balance, break, final_table, operator).",
+            ["reason"],
+            registry=registry,
+        )
+        self.tournament_move_wait = Histogram(
+            "stud_tournament_move_wait_seconds",
+            "How long each move waited: from the tables falling out of balance (an operator's "
+            "move: from its request) to the move, a hand in play holding it up; by reason.",
+            ["reason"],
+            buckets=MOVE_WAIT_BUCKETS,
+            registry=registry,
+        )
+        self.tournament_requests_waiting = Gauge(
+            "stud_tournament_requests_waiting",
+            "Requests to running tournaments filed and not yet taken by their directors, "
+            "across the cardroom (read from the database at each scrape; -1: it did not "
+            "answer).",
+            registry=registry,
+        )
         _GC_TIMER.watch(self)
         self._children: dict[tuple[object, ...], Counter | Histogram] = {}
         self._tables: Callable[[], Iterable[WatchedTable]] = tuple
@@ -160,7 +192,11 @@ class Metrics:
             self._child(self.takeovers, reason)
         for reason in ("balance", "drain"):
             self._child(self.table_moves, reason)
+        for reason in ("balance", "break", "final_table", "operator"):
+            self._child(self.tournament_moves, reason)
+        self._tournaments: Callable[[], Iterable[WatchedTournament]] = tuple
         registry.register(_TablesCollector(self))
+        registry.register(_TournamentsCollector(self))
 
     # ------------------------------------------------------------------ what is counted
 
@@ -194,6 +230,17 @@ class Metrics:
 
     def table_moved(self, reason: str) -> None:
         self._child(self.table_moves, reason).inc()
+
+    def tournament_moved(self, reason: str, waited: float) -> None:
+        self._child(self.tournament_moves, reason).inc()
+        self._child(self.tournament_move_wait, reason).observe(waited)
+
+    def watch_tournaments(self, directors: Callable[[], Iterable[WatchedTournament]]) -> None:
+        """Where the tournament gauges are read from at each scrape: this node's directors."""
+        self._tournaments = directors
+
+    def tournaments(self) -> Iterable[WatchedTournament]:
+        return self._tournaments()
 
     def gc_paused(self, generation: int, seconds: float) -> None:
         self._gc_children[generation].observe(seconds)
@@ -243,6 +290,27 @@ class _TablesCollector(Collector):
             "stud_tables_paused",
             "Tables of this node paused (waiting for the database to answer).",
             value=paused,
+        )
+
+
+class _TournamentsCollector(Collector):
+    """The tournaments this node directs and their players left, read when scraped."""
+
+    def __init__(self, metrics: Metrics) -> None:
+        self.metrics = metrics
+
+    def collect(self) -> Iterator[Metric]:
+        left = [d.players_left for d in self.metrics.tournaments()]
+        playing = [n for n in left if n is not None]
+        yield GaugeMetricFamily(
+            "stud_tournaments_running",
+            "Tournaments this node directs that are playing (started, not over).",
+            value=len(playing),
+        )
+        yield GaugeMetricFamily(
+            "stud_tournament_players_left",
+            "Players still in the tournaments this node directs.",
+            value=sum(playing),
         )
 
 

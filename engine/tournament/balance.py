@@ -20,7 +20,9 @@ The rules, called at every hand boundary (and after any change to the field):
   filled. So the seat filled is the short table's most recently opened seat, and the player
   moved is the one in the seat of that number at the giving table; when that seat is empty,
   the next occupied seat after it, by seat number and round the table (the rule does not say;
-  this is ours). The table that gives is the one furthest above its share (ties: the most
+  this is ours). A player an operator moved (``keep``) is passed over for the next occupied
+  seat while the giving table has another player to give (ours: the operator's move
+  stands). The table that gives is the one furthest above its share (ties: the most
   players, then the lowest number), the table that takes the one furthest below its share
   (ties: the fewest players, then the lowest number): the predetermined procedure rule 10 C
   asks for. Seats empty when the tables were drawn count as opened in seat order, before any
@@ -123,6 +125,7 @@ def plan_moves(
     seed: bytes,
     tournament_id: int,
     draw_round: int,
+    keep: Iterable[str] = (),
 ) -> Plan:
     """The moves, breaks and final table the rules ask for now (the module's docstring).
 
@@ -154,7 +157,7 @@ def plan_moves(
     staying = [table for table in running if table not in breaking]
     shares, stuck = _shares(work, staying, field_size)
     waiting.update(stuck)
-    moves = _balance(work, staying, shares)
+    moves = _balance(work, staying, shares, frozenset(keep))
     seating = None
     movers = sorted(player for table in breaking for player in work.seats[table].values())
     if movers:
@@ -236,9 +239,12 @@ def _shares(work: _Layout, staying: list[int], field_size: int) -> tuple[dict[in
     return shares, stuck
 
 
-def _balance(work: _Layout, staying: list[int], shares: dict[int, int]) -> list[Move]:
+def _balance(
+    work: _Layout, staying: list[int], shares: dict[int, int], keep: frozenset[str]
+) -> list[Move]:
     """The moves by position (TDA rule 10 A, stud): the short table's last opened seat is
-    filled by the player in the seat of that number at the giving table."""
+    filled by the player in the seat of that number at the giving table (or the next one
+    round the table, passing over the players to ``keep`` while there is another)."""
     moves: list[Move] = []
     while True:
         givers = [table for table in staying if len(work.seats[table]) > shares[table]]
@@ -253,11 +259,9 @@ def _balance(work: _Layout, staying: list[int], shares: dict[int, int]) -> list[
             key=lambda t: (len(work.seats[t]) - shares[t], len(work.seats[t]), t),
         )
         seat = work.opened[taker][-1]
-        from_seat = next(
-            (seat + step) % work.size
-            for step in range(work.size)
-            if (seat + step) % work.size in work.seats[giver]
-        )
+        after = [(seat + step) % work.size for step in range(work.size)]
+        occupied = [s for s in after if s in work.seats[giver]]
+        from_seat = next((s for s in occupied if work.seats[giver][s] not in keep), occupied[0])
         player = work.seats[giver][from_seat]
         work.move(player, taker, seat)
         moves.append(Move(player, giver, from_seat, taker, seat, MoveReason.BALANCE))

@@ -18,7 +18,8 @@ that is not as recorded:
   hand, as ``stud-verify`` checks any hand.)
 * **Places and prizes.** The journal played to its end gives every player's place and
   prize (:mod:`engine.tournament.payouts`); they are the ones recorded, and the prizes sum
-  to the prize pool.
+  to the prize pool. A disqualified player has none, and the chips they took out of play
+  are the ones the ``chips_removed`` record after their disqualification says.
 """
 
 from __future__ import annotations
@@ -27,12 +28,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from engine.errors import EngineError
+from engine.errors import Refusal
 from engine.fair import SEED_BYTES, commitment
 from engine.tournament import journal
 from engine.tournament.draw import METHOD
+from engine.tournament.journal import RECORD_KINDS, REMOVED
 from engine.tournament.payouts import Finish
-from engine.tournament.run import Order, RunError, TournamentRun
+from engine.tournament.run import Disqualified, Order, RunError, TournamentRun
 from engine.tournament.spec import TournamentSpec
 
 
@@ -121,7 +123,18 @@ def check_tournament(
         raise TournamentMismatch("a hand is given twice")
     run = TournamentRun(spec, tournament_id=tournament_id, seed=seed, prize_pool=prize_pool)
     checked = 0
+    removing: list[tuple[str, int]] = []  # the chips the fact before takes out of play
     for fact in journal:
+        if fact.kind == REMOVED:
+            _check_removed(fact, removing)
+            continue
+        if fact.kind in RECORD_KINDS:  # a deal's record: its fact made it again
+            continue
+        if removing:
+            raise TournamentMismatch(
+                f"journal fact {fact.seq - 1} takes {removing[0][0]}'s chips out of play, "
+                f"but no {REMOVED} record follows it"
+            )
         if fact.kind == "hand":
             key = (int(fact.data["table"]), int(fact.data["number"]))
             hand = played.pop(key, None)
@@ -133,11 +146,18 @@ def check_tournament(
             _check_hand(run, fact, hand)
             checked += 1
         try:
-            replay(run, fact)
-        except (RunError, EngineError, KeyError, TypeError, ValueError) as error:
+            orders = replay(run, fact)
+        except (RunError, Refusal, KeyError, TypeError, ValueError) as error:
             raise TournamentMismatch(f"journal fact {fact.seq} ({fact.kind}): {error}") from None
-        if run.over and fact is not journal[-1]:
+        removing = [(o.player, o.chips) for o in orders if isinstance(o, Disqualified)]
+        after = journal[fact.seq :]  # only its records may follow the fact that ends it
+        if run.over and any(later.kind not in RECORD_KINDS for later in after):
             raise TournamentMismatch(f"the tournament was over at journal fact {fact.seq}")
+    if removing:
+        raise TournamentMismatch(
+            f"the journal's last fact takes {removing[0][0]}'s chips out of play, but no "
+            f"{REMOVED} record follows it"
+        )
     if played:
         table, number = min(played)
         raise TournamentMismatch(
@@ -163,6 +183,22 @@ def check_tournament(
             + ", ".join(f"{f.player} {_placed(f.place, f.prize)}" for f in _by_place(run)),
         ]
     )
+
+
+def _check_removed(fact: Fact, removing: list[tuple[str, int]]) -> None:
+    """A ``chips_removed`` record against what the fact before it decided."""
+    said = (str(fact.data.get("player")), fact.data.get("chips"))
+    if not removing:
+        raise TournamentMismatch(
+            f"journal fact {fact.seq} takes {said[1]} chips of {said[0]} out of play, but the "
+            f"fact before it disqualifies nobody"
+        )
+    wanted = removing.pop(0)
+    if said != wanted:
+        raise TournamentMismatch(
+            f"journal fact {fact.seq} takes {said[1]} chips of {said[0]} out of play, but the "
+            f"fact before it takes {wanted[1]} of {wanted[0]}"
+        )
 
 
 def _check_hand(run: TournamentRun, fact: Fact, hand: PlayedHand) -> None:
@@ -221,9 +257,10 @@ def _check_places(run: TournamentRun, standings: Sequence[Standing], prize_pool:
                 f"{player} finished {_places(expected, prize)} by the journal, but the "
                 f"tournament records {_places(placed, paid)}"
             )
-    for player, left in sorted(recorded.items()):
+    for player, left in sorted(recorded.items()):  # never placed: disqualified, or absent
+        paid = sum(s.prize or 0 for s in left)
         for standing in left:
-            if standing.place is not None or standing.prize:
+            if standing.place is not None or paid != dealt.get(player, 0):
                 raise TournamentMismatch(
                     f"{player} is recorded {_placed(standing.place, standing.prize)}, but did "
                     f"not play by the journal"

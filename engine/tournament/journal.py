@@ -7,8 +7,8 @@ Two sorts of fact. A **taken** fact is something that happened (the start, a han
 clock's wake, a request granted: a pause, a late entry, a deal's proposal...): replayed, it
 moves the run on and gives its orders. A **record** (``RECORD_KINDS``) is what a taken fact
 decided, journaled after it so the state can be read without replaying (a deal offered,
-made, withdrawn): replaying its fact makes it again, so a record is not replayed but
-compared.
+made, withdrawn; the chips a disqualified player took out of play): replaying its fact
+makes it again, so a record is not replayed but compared.
 """
 
 from __future__ import annotations
@@ -19,7 +19,9 @@ from typing import Any
 from engine.tournament.orders import Order
 from engine.tournament.run import RunError, TournamentRun
 
-RECORD_KINDS = frozenset({"deal_offered", "deal_made", "deal_withdrawn"})
+# The record, right after the fact that disqualified a player, of the chips that left play.
+REMOVED = "chips_removed"
+RECORD_KINDS = frozenset({"deal_offered", "deal_made", "deal_withdrawn", REMOVED})
 
 
 def replay(run: TournamentRun, kind: str, data: Mapping[str, Any], at: float) -> list[Order]:
@@ -37,6 +39,13 @@ def replay(run: TournamentRun, kind: str, data: Mapping[str, Any], at: float) ->
         return run.pause(at)
     if kind == "resumed":
         return run.resume(at)
+    # An operator's: a move, a disqualification, time added to the level.
+    if kind == "moved":
+        return run.move(str(data["player"]), data.get("table"), data.get("seat"), at)
+    if kind == "disqualified":
+        return run.disqualify(str(data["player"]), at)
+    if kind == "time_added":
+        return run.add_time(float(data["minutes"]) * 60, at)
     # Bought by players: a late entry (or a re-entry), a rebuy, the add-on.
     if kind == "entered":
         return run.enter(str(data["player"]), at)

@@ -254,6 +254,10 @@ class DealDesk:
             return []
         return [self._withdraw("timeout")]
 
+    def withdraw(self, reason: str) -> list[DealWithdrawn]:
+        """The deal in hand withdrawn, if any (``disqualified``: one of its players is)."""
+        return [self._withdraw(reason)] if self.standing else []
+
     def drop(self) -> list[DealWithdrawn]:
         """A proposal left with no tournament to deal (its hand ended it)."""
         return [self._withdraw("over")] if self.standing else []

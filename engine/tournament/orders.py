@@ -1,7 +1,7 @@
 """The orders a tournament's director gives (``engine.tournament.run`` decides them from
 the facts; ``server.tournaments.director`` carries them out, in the order given): to its
 tables (seat, take away, stakes, permits, chips added, open, close) and about its entries
-(out, placed, the prizes fixed, the winner)."""
+(out, placed, the prizes fixed, the winner; moved, disqualified)."""
 
 from __future__ import annotations
 
@@ -104,6 +104,37 @@ class PrizesFixed:
     entrants: int
 
 
+@dataclass(frozen=True, slots=True)
+class Moved:
+    """A player moved between tables: ``reason`` is ``balance``, ``break``, ``final_table``
+    or ``operator``; ``waited`` the seconds since the tables fell out of balance (an
+    operator's move: since it was asked), a hand in play holding it up."""
+
+    player: str
+    from_table: int
+    to_table: int
+    reason: str
+    waited: float
+
+
+@dataclass(frozen=True, slots=True)
+class KillHand:
+    """``player``, disqualified during their hand at ``table``: the table plays it for them
+    (a forced bring-in, else a fold at their turn) and they may not sit in again; the
+    director takes them away when it ends."""
+
+    table: int
+    player: str
+
+
+@dataclass(frozen=True, slots=True)
+class Disqualified:
+    """``player`` is out of the tournament with no place and no prize; ``chips`` left play."""
+
+    player: str
+    chips: int
+
+
 Order = (
     SeatPlayer
     | RemovePlayer
@@ -119,4 +150,7 @@ Order = (
     | DealOffered
     | DealMade
     | DealWithdrawn
+    | Moved
+    | KillHand
+    | Disqualified
 )

@@ -72,7 +72,9 @@ def places_of(
 
     ``players_left`` counts the players still in before this hand's eliminations (those
     out in it included); ``prizes`` are the prizes by place, first place first (places past
-    its end pay nothing). The eliminated take the last places: ``players_left`` down.
+    its end pay nothing). The eliminated take the last places: ``players_left`` down. All
+    of them out (the last chips left play with a disqualified player), they take every
+    place, the first included.
     """
     _check(eliminated, players_left, prizes)
     order = sorted(range(len(eliminated)), key=lambda i: -eliminated[i].chips_at_start)
@@ -95,6 +97,28 @@ def places_of(
     return tuple(finishes)
 
 
+def forfeit(prizes: Sequence[int], place: int) -> tuple[int, ...]:
+    """The prizes once ``place`` is nobody's (a disqualified player's, who takes no place):
+    its prize goes to the places above it, shared equally, the chips that do not divide one
+    each to the first places. The prizes still sum to the pool, and never increase down the
+    places still to finish.
+
+    >>> forfeit((500, 300, 200), 3)
+    (600, 400, 0)
+    >>> forfeit((500, 300, 200, 101), 4)
+    (534, 334, 233, 0)
+    >>> forfeit((500, 300, 200), 7)  # a place that pays nothing
+    (500, 300, 200)
+    """
+    if not isinstance(place, int) or isinstance(place, bool) or place < 2:
+        raise PayoutError("place", "must be a whole number, at least 2")
+    if place > len(prizes):
+        return tuple(prizes)
+    share, odd = divmod(prizes[place - 1], place - 1)
+    above = [prize + share + (rank < odd) for rank, prize in enumerate(prizes[: place - 1])]
+    return (*above, 0, *prizes[place:])
+
+
 def winner(player: str, prizes: Sequence[int]) -> Finish:
     """The last player in: first place and its prize."""
     return Finish(player, 1, _prize(prizes, 1))
@@ -107,8 +131,8 @@ def _prize(prizes: Sequence[int], place: int) -> int:
 def _check(eliminated: Sequence[Elimination], players_left: int, prizes: Sequence[int]) -> None:
     if not isinstance(players_left, int) or isinstance(players_left, bool) or players_left < 2:
         raise PayoutError("players_left", "must be a whole number, at least 2")
-    if len(eliminated) >= players_left:
-        raise PayoutError("eliminated", "at least one player stays in")
+    if len(eliminated) > players_left:
+        raise PayoutError("eliminated", "more players out than were in")
     if len({e.player for e in eliminated}) != len(eliminated):
         raise PayoutError("eliminated", "a player is out only once")
     for index, elimination in enumerate(eliminated):

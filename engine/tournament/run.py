@@ -13,6 +13,8 @@ same state and carries on:
   the tables are balanced (``engine.tournament.balance``): a player moves only from a table
   between hands, and a broken table's players and the final table are drawn at random.
 * ``wake``: the clock moved on (a break ended, a pause, a deal's offer ran out of time).
+* An operator's requests: ``pause`` and ``resume``; ``move`` a player, ``disqualify`` one,
+  ``add_time`` to the level in play (below).
 * ``propose_deal`` / ``accept_deal`` / ``decline_deal``: a deal at the final table
   (``engine.tournament.offers``): worked out at a hand boundary, shown, made when every
   player left accepts; the table deals no hand while one stands.
@@ -50,17 +52,28 @@ hand dealt after the level changed: the hand in progress keeps its own.
 The chips issued (each entry's starting chips, each rebuy's and add-on's) are
 ``chips_issued``: at every hand boundary the stacks and the chips bought and not yet added
 hold them exactly.
+
+**An operator's moves and disqualifications** happen between the player's hands: at once
+when their table is between hands, else when its hand ends (the table deals again only
+after). A move keeps the player's chips and seats them in an empty seat, never twice; a
+disqualified player's chips leave play (``chips_removed``), they take no place and no prize,
+and the place they would have taken now is nobody's: its prize goes to the places above it
+(``engine.tournament.payouts.forfeit``; before the prizes are fixed, the field's last
+places, one for each). Until their hand ends the table plays it for them (``KillHand``):
+killed at their turn, as an absent player's. A disqualified player may not enter again nor
+buy chips.
 """
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from engine.errors import Refusal
 from engine.protocol import ErrorCode
 from engine.tournament.balance import Plan, TableSeats, plan_moves, tables_of
-from engine.tournament.clock import ClockReading, LevelClock
+from engine.tournament.clock import ClockError, ClockReading, LevelClock
 from engine.tournament.draw import (
     Draw,
     Seating,
@@ -75,7 +88,10 @@ from engine.tournament.orders import (
     Busted,
     CloseTable,
     Deal,
+    Disqualified,
     Finished,
+    KillHand,
+    Moved,
     OpenTable,
     Order,
     Placed,
@@ -84,7 +100,7 @@ from engine.tournament.orders import (
     SeatPlayer,
     Stakes,
 )
-from engine.tournament.payouts import Elimination, Finish, payouts, places_of, winner
+from engine.tournament.payouts import Elimination, Finish, forfeit, payouts, places_of, winner
 from engine.tournament.spec import TournamentSpec
 
 REBUY_WAIT_SECONDS = 60.0
@@ -126,6 +142,16 @@ class Bust:
     chips_at_start: int
 
 
+@dataclass(frozen=True, slots=True)
+class PendingMove:
+    """An operator's move waiting for the player's hand to end: to ``table`` (None: the
+    director picks), at ``seat`` (None: the table's last seat to open), asked at ``asked``."""
+
+    table: int | None
+    seat: int | None
+    asked: float
+
+
 class TournamentRun:
     """The director's state after the facts so far; each method takes one fact and returns
     the orders it calls for, in the order they are to be carried out."""
@@ -159,6 +185,14 @@ class TournamentRun:
         self.add_ons: set[tuple[str, int]] = set()  # (player, entry)
         self.prizes_fixed = False
         self.last_table = 0  # the highest table number used
+        # An operator's moves and disqualifications: waiting for a hand's end, and the chips
+        # they took out of play.
+        self.unbalanced_since: float | None = None  # a balancing move waits for a hand
+        self.moving: dict[str, PendingMove] = {}
+        self.disqualifying: dict[str, float] = {}  # player -> asked at
+        self.disqualified: dict[str, int] = {}  # player -> chips removed from play
+        self.forfeited = 0  # disqualified before the prizes were fixed: last places nobody's
+        self.moved_by_operator: set[str] = set()  # balancing moves another while it can
 
     # ------------------------------------------------------------------ facts
 
@@ -218,8 +252,12 @@ class TournamentRun:
             raise RunError(f"table {table}'s hand {number} did not keep its chips")
         self.stacks.update(stacks)
         orders: list[Order] = self._add_pending(table)
+        orders += self._disqualify_at_hand_end(table, at)
+        if self.over:
+            return orders + self._deal_at_boundary(at)
         orders += self._advance(at)
-        out = [Elimination(p, starting[p]) for p in sorted(players) if self.stacks[p] == 0]
+        out = [Elimination(p, starting[p]) for p in sorted(players) if self.stacks.get(p, 1) == 0]
+        orders += self._move_at_hand_end(table, at)
         if self.hand_for_hand:
             self.round_out.extend(out)
             if any(other.busy for other in self.tables.values()):
@@ -330,6 +368,7 @@ class TournamentRun:
         open, not in already, a re-entry left, the field not full."""
         check_player(player)  # a name a seat draw can carry
         reading = self._reading(at)
+        self._not_disqualified(player)
         if player in self.stacks or player in self._still_waiting(at):
             raise Refusal(f"{player} is in the tournament", code=ErrorCode.ALREADY_REGISTERED)
         if not self.spec.late_registration_open(reading.levels_ended):
@@ -366,6 +405,7 @@ class TournamentRun:
         the tournament (or out of chips and still in time), at most the starting chips
         (those bought and not yet added counted)."""
         reading = self._reading(at)
+        self._not_disqualified(player)
         if not self.spec.rebuys_open(reading.levels_ended):
             raise Refusal("no rebuys now", code=ErrorCode.REBUYS_CLOSED)
         if player in self.waiting and player not in self._still_waiting(at):
@@ -404,6 +444,7 @@ class TournamentRun:
         """Refused (nothing changed) unless ``player`` may take the add-on now: its time, in
         the tournament, not taken yet with this entry."""
         reading = self._reading(at)
+        self._not_disqualified(player)
         if not self.spec.add_on_open(reading.levels_ended):
             raise Refusal("no add-on now", code=ErrorCode.ADD_ON_CLOSED)
         if self._would_end(at):
@@ -422,6 +463,10 @@ class TournamentRun:
         self.prize_pool += self.spec.buy_in
         self.chips_issued += chips
         return orders + self._add_chips(player, chips)
+
+    def _not_disqualified(self, player: str) -> None:
+        if player in self.disqualified or player in self.disqualifying:
+            raise Refusal(f"{player} is disqualified", code=ErrorCode.ALREADY_DISQUALIFIED)
 
     def _reading(self, at: float) -> ClockReading:
         return self._open_clock().read(at)
@@ -454,6 +499,8 @@ class TournamentRun:
         """The prizes of the field and the pool as they stand, and the players out so far
         placed: the later out, the better."""
         self.prizes = payouts(self.prize_pool, self.entrants, self.spec.payout_table)
+        for place in range(self.entrants, self.entrants - self.forfeited, -1):
+            self.prizes = forfeit(self.prizes, place)  # the disqualified take no place
         self.prizes_fixed = True
         orders: list[Order] = [PrizesFixed(self.prizes, self.entrants)]
         left = len(self.stacks) + sum(len(group) for group in self.busts)
@@ -515,6 +562,197 @@ class TournamentRun:
         self._check_hand_for_hand()
         return [*orders, SeatPlayer(number, seat, player, chips)]
 
+    # ------------------------------------------------------------------ an operator's requests
+
+    def add_time(self, seconds: float, at: float) -> list[Order]:
+        """The level (or break) in play lasts ``seconds`` longer."""
+        clock = self._open_clock()
+        if not seconds > 0:
+            raise Refusal("the time added must be above 0")  # bad_request
+        try:
+            self.clock = clock.add_time(at, seconds)
+        except ClockError as error:
+            raise Refusal(
+                f"no time added: {error.reason}", code=ErrorCode.LEVEL_NOT_TIMED
+            ) from error
+        return []
+
+    def move(self, player: str, table: int | None, seat: int | None, at: float) -> list[Order]:
+        """An operator's move of ``player`` to ``table`` and ``seat`` (None: the director
+        picks the table, fewest players first; the table's last seat to open): now if their
+        table is between hands, else when its hand ends. Refused, nothing changed, when it
+        cannot be made now."""
+        self._open_clock()
+        source = self._playing(player)
+        if player in self.moving:
+            raise Refusal(f"{player}'s move waits for their hand", code=ErrorCode.MOVE_PENDING)
+        to_table, to_seat = self._move_target(source, table, seat)
+        if self.tables[source].busy:
+            self.moving[player] = PendingMove(table, seat, at)
+            return []
+        orders = self._move_now(player, source, to_table, to_seat, 0.0)
+        if not self.tables[source].seats:  # its last player: it breaks
+            del self.tables[source]
+            orders.append(CloseTable(source))
+        return orders + self._release(at)
+
+    def disqualify(self, player: str, at: float) -> list[Order]:
+        """``player`` out, their chips out of play: now if their table is between hands,
+        else when its hand ends (the table plays it for them meanwhile). A player out of
+        chips waiting to rebuy is disqualified at once (with none)."""
+        self._open_clock()
+        if player in self.waiting and player not in self.disqualified:
+            return self._disqualify_waiting(player, at)
+        source = self._playing(player, chips_needed=False)
+        self.moving.pop(player, None)
+        if self.tables[source].busy:
+            self.disqualifying[player] = at
+            return [KillHand(source, player)]
+        orders = self._disqualify_now(player, at)
+        if self.over:
+            return orders + self._deal_at_boundary(at)
+        return orders + self._balance(at, []) + self._release(at)
+
+    def _playing(self, player: str, *, chips_needed: bool = True) -> int:
+        """The table of a player still in (with chips, for a move), or a refusal."""
+        if player in self.disqualifying or player in self.disqualified:
+            raise Refusal(f"{player} is disqualified", code=ErrorCode.ALREADY_DISQUALIFIED)
+        chips = self.stacks.get(player)
+        if chips is None or (chips_needed and chips == 0):
+            raise Refusal(
+                f"{player} is not playing in this tournament", code=ErrorCode.NOT_IN_TOURNAMENT
+            )
+        return next(n for n, state in self.tables.items() if player in state.seats.values())
+
+    def _move_target(self, source: int, table: int | None, seat: int | None) -> tuple[int, int]:
+        """Where a move seats its player now (see :meth:`move`), or a refusal."""
+        size = self.spec.seats_per_table
+        if table is None:
+            if seat is not None:
+                raise Refusal("a seat is named with its table", code=ErrorCode.BAD_SEAT)
+            takers = [
+                (len(state.seats), number)
+                for number, state in self.tables.items()
+                if number != source and self._free_seats(number)
+            ]
+            if not takers:
+                raise Refusal("no other table has a free seat", code=ErrorCode.TABLE_FULL)
+            table = min(takers)[1]
+        elif table not in self.tables:
+            raise Refusal(
+                f"the tournament runs no table {table}", code=ErrorCode.UNKNOWN_TOURNAMENT_TABLE
+            )
+        elif table == source:
+            raise Refusal(f"the player sits at table {table}", code=ErrorCode.ALREADY_SEATED)
+        free = self._free_seats(table)
+        if seat is None:
+            if not free:
+                raise Refusal(f"table {table} is full", code=ErrorCode.TABLE_FULL)
+            return table, free[-1]
+        if not 0 <= seat < size:
+            raise Refusal(f"seats are 0 to {size - 1}", code=ErrorCode.BAD_SEAT)
+        if seat not in free:
+            raise Refusal(f"seat {seat} of table {table} is taken", code=ErrorCode.SEAT_TAKEN)
+        return table, seat
+
+    def _free_seats(self, number: int) -> list[int]:
+        """A table's empty seats in the order they opened, the last to open last (seats
+        empty since the draw first, in seat order), less those a waiting move holds."""
+        state = self.tables[number]
+        held = {m.seat for m in self.moving.values() if m.table == number}
+        empty = [s for s in range(self.spec.seats_per_table) if s not in state.seats]
+        order = [s for s in empty if s not in state.opened] + state.opened
+        return [s for s in order if s not in held]
+
+    def _move_now(
+        self, player: str, source: int, table: int, seat: int, waited: float
+    ) -> list[Order]:
+        state, target = self.tables[source], self.tables[table]
+        (from_seat,) = [s for s, sitting in state.seats.items() if sitting == player]
+        del state.seats[from_seat]
+        state.opened.append(from_seat)
+        target.seats[seat] = player
+        if seat in target.opened:
+            target.opened.remove(seat)
+        self.moved_by_operator.add(player)
+        return [
+            RemovePlayer(source, player),
+            SeatPlayer(table, seat, player, self.stacks[player]),
+            Moved(player, source, table, "operator", waited),
+        ]
+
+    def _move_at_hand_end(self, table: int, at: float) -> list[Order]:
+        """The moves that waited for ``table``'s hand: to the seat asked if still free, else
+        the table's last to open, else where the director picks (no seat: they stay); a
+        player left with no chips is out, not moved."""
+        orders: list[Order] = []
+        for player in sorted(self.tables[table].seats.values()):
+            pending = self.moving.pop(player, None)
+            if pending is None or self.stacks[player] == 0:
+                continue
+            target = None
+            for to_table, to_seat in ((pending.table, pending.seat), (pending.table, None)):
+                with contextlib.suppress(Refusal):
+                    target = self._move_target(table, to_table, to_seat)
+                    break
+            with contextlib.suppress(Refusal):
+                target = target or self._move_target(table, None, None)
+            if target is None:
+                continue
+            orders += self._move_now(player, table, *target, waited=at - pending.asked)
+        return orders
+
+    def _disqualify_at_hand_end(self, table: int, at: float) -> list[Order]:
+        orders: list[Order] = []
+        for player in sorted(self.tables[table].seats.values()):
+            if player in self.disqualifying and not self.over:
+                del self.disqualifying[player]
+                orders += self._disqualify_now(player, at)
+        return orders
+
+    def _disqualify_now(self, player: str, at: float) -> list[Order]:
+        """Out with no place: the place they would take now is nobody's (its prize to the
+        places above; before the prizes are fixed, the field's last place), their chips out
+        of play."""
+        if self.prizes_fixed:
+            self.prizes = forfeit(self.prizes, len(self.stacks))
+        else:
+            self.forfeited += 1
+        chips = self.stacks.pop(player)
+        self.disqualified[player] = chips
+        self.round_out = [e for e in self.round_out if e.player != player]
+        orders = self._unseat_gone()
+        orders.append(Disqualified(player, chips))
+        orders += self.deals.withdraw("disqualified")  # a deal's players are the players left
+        self._check_hand_for_hand()
+        if self.stacks and self.round_out and not self.hand_for_hand:
+            out, self.round_out = self.round_out, []  # no bubble left: its round is over
+            orders += self._out(out, at)
+        return orders + self._check_over()
+
+    def _disqualify_waiting(self, player: str, at: float) -> list[Order]:
+        """A player out of chips who might have rebought: out with no place, nothing to
+        remove from play; their entry is not placed with the others out before the prizes
+        were fixed."""
+        del self.waiting[player]
+        entry = self.entries[player]
+        self.busts = [
+            [b for b in group if (b.player, b.entry) != (player, entry)] for group in self.busts
+        ]
+        self.busts = [group for group in self.busts if group]
+        self.forfeited += 1  # the prizes are not fixed during the rebuy period
+        self.disqualified[player] = 0
+        orders: list[Order] = [Disqualified(player, 0)]
+        orders += self._check_over()
+        if self.over:
+            return orders + self._deal_at_boundary(at)
+        return orders + self._release(at)
+
+    @property
+    def chips_removed(self) -> int:
+        """Chips taken out of play with disqualified players."""
+        return sum(self.disqualified.values())
+
     # ------------------------------------------------------------------ what the facts call for
 
     def _out(self, out: list[Elimination], at: float) -> list[Order]:
@@ -560,14 +798,19 @@ class TournamentRun:
     def _check_over(self) -> list[Order]:
         """Over when one player holds every chip and nobody out may still rebuy: the prizes
         fixed if they were not, the winner placed, the tables closed."""
-        if self.over or len(self.stacks) != 1 or self.waiting or self.round_out:
+        if self.over or len(self.stacks) > 1 or self.waiting or self.round_out:
             return []
         orders: list[Order] = [] if self.prizes_fixed else self._fix_prizes()
-        (last,) = self.stacks
-        finish = winner(last, self.deals.prizes_now(self.prizes))
-        self.finishes.append(finish)
+        if self.stacks:
+            (last,) = self.stacks
+            finish = winner(last, self.deals.prizes_now(self.prizes))
+            self.finishes.append(finish)
+            orders.append(Placed(finish, self.entries[last]))
+        else:  # the last chips left play with a disqualified player: the best out wins
+            last = min(self.finishes, key=lambda f: (f.place, f.player)).player
         self.over = True
-        orders += [Placed(finish, self.entries[last]), Finished(last)]
+        self.moving, self.disqualifying = {}, {}
+        orders.append(Finished(last))
         for number, state in sorted(self.tables.items()):
             orders += [RemovePlayer(number, player) for player in state.seats.values()]
             orders.append(CloseTable(number))
@@ -587,11 +830,14 @@ class TournamentRun:
             seed=self.seed,
             tournament_id=self.tournament_id,
             draw_round=self.draw_round,
+            keep=self.moved_by_operator,
         )
         self.hold = plan.hold
-        return self._carry_out(plan)
+        since = at if self.unbalanced_since is None else self.unbalanced_since
+        self.unbalanced_since = since if plan.waiting_for else None
+        return self._carry_out(plan, waited=at - since)
 
-    def _carry_out(self, plan: Plan) -> list[Order]:
+    def _carry_out(self, plan: Plan, *, waited: float) -> list[Order]:
         if plan.draw is not None:
             self.draws.append(plan.draw)
             self.draw_round += 1
@@ -601,6 +847,9 @@ class TournamentRun:
             removes.append(RemovePlayer(move.from_table, move.player))
             seats.append(
                 SeatPlayer(move.to_table, move.to_seat, move.player, self.stacks[move.player])
+            )
+            seats.append(
+                Moved(move.player, move.from_table, move.to_table, move.reason.value, waited)
             )
         closes: list[Order] = [CloseTable(number) for number in plan.broken]
         for number, state in list(self.tables.items()):
@@ -681,9 +930,13 @@ __all__ = [
     "Busted",
     "CloseTable",
     "Deal",
+    "Disqualified",
     "Finished",
+    "KillHand",
+    "Moved",
     "OpenTable",
     "Order",
+    "PendingMove",
     "Placed",
     "PrizesFixed",
     "RemovePlayer",

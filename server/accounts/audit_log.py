@@ -43,6 +43,9 @@ class AuditAction(enum.StrEnum):
     TOURNAMENT_CANCEL = "tournament.cancel"
     TOURNAMENT_PAUSE = "tournament.pause"
     TOURNAMENT_RESUME = "tournament.resume"
+    TOURNAMENT_MOVE = "tournament.move"
+    TOURNAMENT_DISQUALIFY = "tournament.disqualify"
+    TOURNAMENT_ADD_TIME = "tournament.add_time"
 
 
 class Staff(Protocol):

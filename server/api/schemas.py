@@ -392,7 +392,8 @@ class BooksPublic(BaseModel):
     mismatched: list[str]
     tables: dict[int, dict[str, int]] = Field(description="table id -> its pool and seats")
     tournaments: dict[int, dict[str, int]] = Field(
-        default_factory=dict, description="id -> chips issued, in play; its prize pool"
+        default_factory=dict,
+        description="id -> chips issued, removed (disqualified players'), in play; its prize pool",
     )
 
 

@@ -134,7 +134,10 @@ class TournamentSummaryPublic(BaseModel):
 class EntryPublic(BaseModel):
     player: str
     number: int = Field(description="1, or the count of re-entries before it plus one")
-    status: str
+    status: str = Field(
+        description="registered, playing, out, disqualified (out with no place), "
+        "unregistered, refunded"
+    )
     place: int | None
     prize: int | None
     rebuys: int = Field(default=0, description="the rebuys bought with this entry")
@@ -228,6 +231,129 @@ class TournamentRequestPublic(BaseModel):
     outcome: dict[str, Any] | None
 
 
+# ---------------------------------------------------------------------- an operator's moves,
+# disqualifications, added time, and the results
+
+PlayerName = Annotated[str, Field(min_length=1, max_length=32, description="the player's name")]
+
+
+class MoveRequestBody(OperatorRequestBody):
+    """Move a player between their hands: to ``table`` and ``seat`` (0 up to the seats per
+    table less one), or to the table's last seat to open when ``seat`` is left out, or to the
+    table the director picks (the fewest players) when ``table`` is left out too."""
+
+    player: PlayerName
+    table: StrictInt | None = Field(
+        default=None, ge=1, le=100_000, description="the tournament's table number"
+    )
+    seat: StrictInt | None = Field(default=None, ge=0, lt=MOST_SEATS)
+
+    def data(self) -> dict[str, Any]:
+        return self.model_dump(include={"player", "table", "seat"}, exclude_none=True)
+
+
+class DisqualifyRequestBody(OperatorRequestBody):
+    """Disqualify a player: out with no place and no prize, their chips out of play."""
+
+    player: PlayerName
+
+    def data(self) -> dict[str, Any]:
+        return {"player": self.player}
+
+
+class AddTimeRequestBody(OperatorRequestBody):
+    """Lengthen the level (or break) in play."""
+
+    minutes: float = Field(gt=0, le=24 * 60, description="the time added, in minutes")
+
+    def data(self) -> dict[str, Any]:
+        return {"minutes": self.minutes}
+
+
+class StakesPublic(BaseModel):
+    ante: int
+    bring_in: int
+    small_bet: int
+    big_bet: int
+
+
+class ClockPublic(BaseModel):
+    level: int = Field(description="the level in play (during a break, the level just played)")
+    on_break: bool
+    paused: bool
+    stakes: StakesPublic | None = Field(description="the level's stakes; none on a break")
+    next_stakes: StakesPublic | None
+    seconds_left: float | None = Field(description="a timed level or break: its time left")
+    hands_left: int | None = Field(description="a level of hands: the hands left to begin")
+    hand_for_hand: bool
+
+
+class SeatedPublic(BaseModel):
+    seat: int
+    player: str
+    chips: int = Field(description="at their last hand's end")
+
+
+class StandingTablePublic(BaseModel):
+    number: int = Field(description="the table's number in the tournament")
+    table_id: int | None = Field(description="the table's id (GET /admin/tables...)")
+    dealing: bool = Field(description="playing a hand, or allowed to deal its next")
+    players: list[SeatedPublic]
+
+
+class WaitingMovePublic(BaseModel):
+    player: str
+    table: int | None
+    seat: int | None
+
+
+class WaitingPublic(BaseModel):
+    """An operator's moves and disqualifications waiting for the player's hand to end."""
+
+    moves: list[WaitingMovePublic]
+    disqualifications: list[str]
+
+
+class ChipsPublic(BaseModel):
+    issued: int = Field(description="every tournament chip given out")
+    in_play: int = Field(description="the players' stacks, at their tables' last hand ends")
+    removed: int = Field(description="out of play with disqualified players")
+
+
+class StandingPublic(BaseModel):
+    player: str
+    entry: int = Field(description="the entry's number (re-entries count up)")
+    status: str = Field(description="registered, playing, out or disqualified")
+    place: int | None
+    prize: int | None
+    chips: int = Field(description="their chips now (the winner's: every chip in play)")
+    chips_removed: int | None = Field(description="a disqualified player's chips, out of play")
+
+
+class TournamentResultsPublic(BaseModel):
+    """A tournament's results once over; while it runs, its standing now."""
+
+    tournament_id: int
+    name: str
+    status: str
+    started_at: datetime | None
+    finished_at: datetime | None
+    entries: int
+    players: int
+    prize_pool: int = Field(description="the pool at the start (before it, as it stands)")
+    prizes_paid: int
+    payouts: list[int] = Field(description="the prizes by place (a forfeited place's shared)")
+    chips: ChipsPublic
+    players_left: int
+    disqualified: list[str]
+    clock: ClockPublic | None = Field(description="none before the start and once over")
+    tables: list[StandingTablePublic]
+    waiting: WaitingPublic
+    standings: list[StandingPublic] = Field(
+        description="players still in by chips, then places, best first; disqualified last"
+    )
+
+
 RequestId = Annotated[
     str,
     Field(
@@ -270,7 +396,9 @@ class DrawPublic(BaseModel):
 
 class FactPublic(BaseModel):
     seq: int = Field(description="1, 2, 3... in the order the director took them")
-    kind: str = Field(description="started, hand, woke, paused, resumed")
+    kind: str = Field(
+        description="started, hand, woke, paused, resumed, time_added, moved, disqualified..."
+    )
     at: float = Field(description="when, in seconds since the epoch (the clock's facts)")
     data: dict[str, Any]
 

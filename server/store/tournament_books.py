@@ -6,9 +6,12 @@ for every tournament running or finished:
 * **Issued.** The chips a tournament issued are the sum of what its journal's facts issued
   (:data:`ISSUING`): the start, its starting chips to each player. A fact that issues more
   (a rebuy, an add-on, a late entry) is counted by adding its kind there.
+* **Removed.** A disqualified player's chips leave play: their journal's ``chips_removed``
+  record says how many, which must be all they held.
 * **Every hand boundary.** The journal walked fact by fact: each hand's players start it with
   the chips they held after their last hand (at any table: a move carries them), each hand
-  keeps its chips, and the chips in play after each fact are the chips issued.
+  keeps its chips, and the chips in play after each fact are the chips issued less the
+  chips removed.
 * **The tables' records.** Each hand in the journal is the hand its table recorded (its
   ``hand_players`` rows: each player's chips before and after), and each recorded hand is in
   the journal; a running tournament's hand recorded but not yet taken by its director is
@@ -30,6 +33,7 @@ from typing import Any
 from sqlalchemy import or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from engine.tournament.journal import REMOVED
 from engine.tournament.spec import TournamentSpec
 from server.accounts import ledger
 from server.db.models import (
@@ -90,6 +94,7 @@ class TournamentBooks:
     name: str
     status: str
     issued: int = 0
+    removed: int = 0  # out of play with disqualified players
     in_play: int = 0
     hands: int = 0
     pool: int = 0
@@ -189,12 +194,22 @@ def walk_journal(
             stacks.update({str(player): int(chips) for player, chips in ending.items()})
             for player, bought in added.items():
                 stacks[player] = stacks.get(player, 0) + bought
+        if fact.kind == REMOVED:
+            player, chips = str(fact.data["player"]), int(fact.data["chips"])
+            if stacks.get(player) != chips:
+                books.differ(
+                    f"journal fact {fact.seq} takes {chips} chips of {player} out of play, "
+                    f"who held {_held(stacks, player)}"
+                )
+            stacks[player] = stacks.get(player, 0) - chips
+            books.removed += chips
         in_play = sum(stacks.values()) + sum(pending.values())
-        if in_play != books.issued and not broken:
+        if in_play != books.issued - books.removed and not broken:
             broken = True  # the first boundary out says where; the later ones follow from it
+            removed = f" and {books.removed} removed" if books.removed else ""
             books.differ(
                 f"after journal fact {fact.seq} ({fact.kind}) {in_play} chips are in play, "
-                f"{books.issued} were issued"
+                f"{books.issued} were issued{removed}"
             )
     return stacks, pending, hands
 
@@ -251,16 +266,17 @@ async def _check_chips(
                     f"{_held(latest, player)} after their last hand"
                 )
             latest[player] = end
+    left = books.issued - books.removed  # the chips still in play
     if finished:
         for player, chips in bought.items():
             latest[player] = latest.get(player, 0) + chips
         books.in_play = sum(latest.values())
         holders = [player for player, chips in latest.items() if chips]
-        if len(holders) != 1 or latest[holders[0]] != books.issued:
+        if len(holders) > 1 or sum(latest[p] for p in holders) != left:
             held = ", ".join(f"{p} ({latest[p]})" for p in sorted(holders)) or "nobody"
             books.differ(
                 f"it is finished, but its chips are held by {held}: its winner holds all "
-                f"{books.issued} at the end"
+                f"{left} at the end"
             )
         return
     seated = await _seated(session, list(tables))
@@ -282,10 +298,11 @@ async def _check_chips(
                 f"{player}'s seat at its table {number} holds {chips} chips, but the hands "
                 f"leave them {latest[player]}"
             )
-    if books.in_play != books.issued:
+    if books.in_play != left:
+        removed = f" and removed {books.removed}" if books.removed else ""
         books.differ(
             f"its chips in play now (its seats, and its players between two tables) are "
-            f"{books.in_play}, but it issued {books.issued}"
+            f"{books.in_play}, but it issued {books.issued}{removed}"
         )
 
 

@@ -158,11 +158,12 @@ class Leaver(Protocol):
     async def commit(self, change: Change | None = None) -> dict[str, Any] | None: ...
 
 
-async def leave_tournament(actor: Leaver, seat: int) -> dict[str, Any]:
-    """At a tournament table a player who leaves (or whom an operator removes) sits out
-    instead: no leaving with chips, blinded off until back or out (``engine.table``); their
-    turn in the hand in play, if it is now, is played at once (``server.table.absence``)."""
-    actor.tell(actor.table.leave_tournament(seat))
+async def leave_tournament(actor: Leaver, seat: int, removed: str | None = None) -> dict[str, Any]:
+    """At a tournament table a player who leaves (or whom an operator or the director
+    removes: ``removed``) sits out instead: no leaving with chips, blinded off until back or
+    out (``engine.table``); their turn in the hand in play, if it is now, is played at once
+    (``server.table.absence``)."""
+    actor.tell(actor.table.leave_tournament(seat, removed=removed))
     await actor.commit()
     return {"seat": seat, "sitting_out": True}
 

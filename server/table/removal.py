@@ -7,7 +7,8 @@ are not in the hand in play (``seat_left`` with ``removed``, cashed out), else a
 the table acts for them at their turns, at once (:mod:`server.table.absence`: a forced bring-in,
 else a fold); their chips go back to their wallet by the ledger's one cash-out path. At a
 tournament's table nobody leaves with chips: the player sits out, blinded off, as by their own
-``leave`` there (taking them out of the tournament is its director's).
+``leave`` there (taking them out of the tournament is its director's, who removes a
+player it disqualifies this way: ``cause`` ``disqualified``, and they may not sit in again).
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ async def remove(actor: Port, command: cmd.Remove) -> dict[str, Any]:
             f"{player} does not sit at table {actor.table_id}", code=ErrorCode.NOT_SEATED
         )
     if actor.table.tournament:
-        return await player_commands.leave_tournament(actor, seat)
+        return await player_commands.leave_tournament(actor, seat, removed=command.cause)
     chips = actor.table.leave(seat, removed=command.cause)
     if chips is None:
         actor.publisher.publish(Leaving(seat=seat, removed=command.cause))

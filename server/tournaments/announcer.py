@@ -29,6 +29,7 @@ from engine.tournament.clock import ClockReading
 from engine.tournament.offers import DealMade, DealOffered, DealWithdrawn
 from engine.tournament.run import (
     CloseTable,
+    Disqualified,
     Finished,
     Order,
     Placed,
@@ -139,6 +140,9 @@ def fact_notices(
                 **field_data(run),
             }
             made.append(((EVERYONE, finish.player), "eliminated", out))
+        elif isinstance(order, Disqualified):
+            gone = {"player": order.player, "chips_removed": order.chips, **field_data(run)}
+            made.append(((EVERYONE, order.player), "disqualified", gone))
     for order in orders:
         # A deal at the final table (``engine.tournament.offers``): shown to the players
         # left, and to whoever follows the tournament.

@@ -34,6 +34,7 @@ facts and carries out its orders:
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from collections.abc import Callable
@@ -45,6 +46,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from engine.errors import Refusal
 from engine.protocol import ErrorCode
+from engine.table import DISQUALIFIED
 from engine.tournament import journal
 from engine.tournament.offers import DealMade
 from engine.tournament.run import (
@@ -52,7 +54,10 @@ from engine.tournament.run import (
     Busted,
     CloseTable,
     Deal,
+    Disqualified,
     Finished,
+    KillHand,
+    Moved,
     OpenTable,
     Order,
     Placed,
@@ -80,9 +85,11 @@ from server.db.models import (
     TournamentStatus,
 )
 from server.db.types import utcnow
+from server.metrics import Metrics
 from server.store import tables as table_records
 from server.store.deck_seal import DeckSeal
 from server.table import commands as cmd
+from server.table.ports import CommandRefused
 from server.tournaments import final_deals, purchases, registry
 from server.tournaments.announcer import Announcer
 
@@ -94,10 +101,26 @@ WAKING_EVENTS = frozenset({"hand_ended", "hand_cancelled", "request"})
 REQUEST_FACTS = {
     "pause": "paused",
     "resume": "resumed",
+    # an operator's moves, disqualifications and added time
+    "move": "moved",
+    "disqualify": "disqualified",
+    "add_time": "time_added",
     **final_deals.REQUEST_FACTS,
     **purchases.PAID_FACTS,
 }
 _OVER = ErrorCode.TOURNAMENT_OVER
+
+
+def records(orders: list[Order]) -> list[tuple[str, dict[str, Any]]]:
+    """The records of a fact's orders (``engine.tournament.journal.RECORD_KINDS``), in their
+    order: (kind, data): a deal's, and the chips a disqualified player took out of play."""
+    found: list[tuple[str, dict[str, Any]]] = []
+    for order in orders:
+        if isinstance(order, Disqualified):
+            found.append((journal.REMOVED, {"player": order.player, "chips": order.chips}))
+        else:
+            found += final_deals.records([order])
+    return found
 
 
 class Tables(Protocol):
@@ -132,8 +155,10 @@ class Director:
         seal: DeckSeal,
         clock: Callable[[], float] = time.time,
         poll_seconds: float = 1.0,
+        metrics: Metrics | None = None,
     ) -> None:
         self.tournament_id = tournament_id
+        self.metrics = metrics
         self.tables = tables
         self.sessionmaker = sessionmaker
         self.seal = seal
@@ -193,6 +218,13 @@ class Director:
 
     async def load(self) -> None:
         """The tournament's state: its journal replayed, or the start made now."""
+        seed = await self.read_journal()
+        if self.run is None:
+            await self.start(seed)
+
+    async def read_journal(self) -> bytes:
+        """The journal replayed into :attr:`run` (left None while nothing is written: the
+        tournament has not started); the seat draw's seed."""
         async with self.sessionmaker() as session:
             record = await registry.get(session, tournament_id=self.tournament_id)
             self.spec = registry.spec_of(record)
@@ -210,8 +242,7 @@ class Director:
             )
             self.table_ids = await self._table_ids(session)
         if not facts:
-            await self.start(seed)
-            return
+            return seed
         started = facts[0]
         self.run = TournamentRun(
             self.spec,
@@ -228,9 +259,10 @@ class Director:
                 raise ValueError(f"fact {fact.seq - 1}'s deal records are missing")
             else:
                 orders = self._replay(fact)
-                expected = final_deals.records(orders)
+                expected = records(orders)
                 self.replayed = (fact.kind, orders)
             self.seq = fact.seq
+        return seed
 
     def _replay(self, fact: TournamentFact) -> list[Order]:
         return journal.replay(self._run(), fact.kind, fact.data, fact.at)
@@ -254,7 +286,7 @@ class Director:
         """The places and prizes a fact decided, the deals, and the tournament's end; the
         journal's last fact after it (its deal records follow it)."""
         seq = fact.seq
-        for kind, data in final_deals.records(orders):
+        for kind, data in records(orders):
             seq += 1
             session.add(
                 TournamentFact(
@@ -266,6 +298,8 @@ class Director:
                 await final_deals.pay(session, self.tournament_id, order)
             elif isinstance(order, Placed):
                 await self._pay(session, order)
+            elif isinstance(order, Disqualified):
+                await self._disqualify(session, order)
             elif isinstance(order, Busted):
                 await purchases.mark_out(session, self.tournament_id, order.player, order.entry)
             elif isinstance(order, OpenTable):
@@ -279,6 +313,20 @@ class Director:
                     .values(status=TournamentStatus.FINISHED.value, finished_at=utcnow())
                 )
         return seq
+
+    async def _disqualify(self, session: AsyncSession, order: Disqualified) -> None:
+        """Out with no place and no prize (the journal says why: its ``disqualified``
+        fact, and the chips that left play: its ``chips_removed`` record)."""
+        entry = await purchases.entry_in_play(
+            session,
+            tournament_id=self.tournament_id,
+            player=order.player,
+            ordinal=self._run().entries[order.player],
+        )
+        entry.status, entry.left_at = EntryStatus.OUT.value, utcnow()
+        entry.place = None
+        entry.prize = entry.prize or 0
+        await session.flush()
 
     async def _pay(self, session: AsyncSession, placed: Placed) -> None:
         finish = placed.finish
@@ -470,11 +518,26 @@ class Director:
             async with self.sessionmaker() as session:
                 session.add(fact)
                 last = await self._settle(session, fact, orders)
-                await self._done(session, request, {"ok": True}, fact_seq=fact.seq)
+                outcome = {"ok": True, **self._taken(request, orders)}
+                await self._done(session, request, outcome, fact_seq=fact.seq)
                 await session.commit()
             self.seq = last
             await self.carry_out(orders)
             await self._announce(kind, orders)
+
+    def _taken(self, request: TournamentRequest, orders: list[Order]) -> dict[str, Any]:
+        """What an operator's move or disqualification did: done (where to, the chips out
+        of play), or waiting for the player's hand to end (at which table)."""
+        run, player = self._run(), request.data.get("player")
+        if request.kind not in ("move", "disqualify") or not isinstance(player, str):
+            return {}
+        for order in orders:
+            if isinstance(order, SeatPlayer) and order.player == player:
+                return {"table": order.table, "seat": order.seat, "chips": order.stack}
+            if isinstance(order, Disqualified) and order.player == player:
+                return {"chips_removed": order.chips}
+        waiting = [n for n, t in run.tables.items() if player in t.seats.values()]
+        return {"after_hand_at": waiting[0] if waiting else None}
 
     async def _take_paid(self, request: TournamentRequest, fact: TournamentFact) -> None:
         """A player's entry, rebuy or add-on: checked (a refusal changes nothing, debits
@@ -568,6 +631,12 @@ class Director:
                     await self._tell(table, cmd.DealNext(number=number, **self._me()))
                 case CloseTable(table):
                     await self._close(table)
+                case KillHand(table, player):
+                    # Their hand killed at their turn; gone at its end whatever this answers.
+                    with contextlib.suppress(CommandRefused):
+                        await self._tell(table, cmd.Remove(player=player, cause=DISQUALIFIED))
+                case Moved(reason=reason, waited=waited) if self.metrics is not None:
+                    self.metrics.tournament_moved(reason, waited)
                 case AddChips(table, player, chips, stack):
                     await self._tell(
                         table,
@@ -649,6 +718,11 @@ class Director:
                 orders.append(Stakes(number, level))
             if state.allowed:
                 orders.append(Deal(number, state.next_hand))
+            orders += [
+                KillHand(number, player)
+                for player in sorted(state.seats.values())
+                if player in run.disqualifying
+            ]
         await self.carry_out(orders)
 
     async def _seated(self, session: AsyncSession) -> dict[str, tuple[int, int]]:
@@ -672,6 +746,12 @@ class Director:
         return sorted(int(number) for number in numbers.all() if number)
 
     # ------------------------------------------------------------------ reading
+
+    @property
+    def players_left(self) -> int | None:
+        """Players still in; None before the start (nothing read yet) and once over."""
+        run = self.run
+        return None if run is None or run.over else len(run.stacks)
 
     def _run(self) -> TournamentRun:
         if self.run is None:

@@ -88,6 +88,7 @@ class TournamentDirectors:
         self.every = every
         self.clock = clock
         self.running: dict[int, asyncio.Task[None]] = {}
+        self.directors: dict[int, Director] = {}  # the running ones, read by the metrics
         self._rounds: asyncio.Task[None] | None = None
 
     def start(self) -> None:
@@ -197,7 +198,9 @@ class TournamentDirectors:
             sessionmaker=self.sessionmaker,
             seal=self.cardroom.seal,
             clock=self.clock,
+            metrics=self.cardroom.metrics,
         )
+        self.directors[tournament_id] = director
         try:
             await director.play()
         except asyncio.CancelledError:
@@ -216,6 +219,9 @@ class TournamentDirectors:
                 log.exception(
                     "tournament %s: its director stopped; taken over next round", tournament_id
                 )
+        finally:
+            if self.directors.get(tournament_id) is director:
+                del self.directors[tournament_id]
 
     async def _claim(self, tournament_id: int) -> bool:
         now = utcnow()

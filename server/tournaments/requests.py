@@ -16,7 +16,7 @@ import asyncio
 import time
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from engine.errors import Refusal
@@ -64,6 +64,16 @@ async def file(
     session.add(request)
     await session.flush()
     return request, True
+
+
+async def count_waiting(session: AsyncSession) -> int:
+    """Requests filed and not yet taken, across the cardroom (``/metrics``)."""
+    count = await session.scalar(
+        select(func.count())
+        .select_from(TournamentRequest)
+        .where(TournamentRequest.done_at.is_(None))
+    )
+    return int(count or 0)
 
 
 def check_running(record: TournamentRecord) -> None:

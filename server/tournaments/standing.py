@@ -89,8 +89,8 @@ def player_data(
     run: TournamentRun, table_ids: dict[int, int], player: str | None
 ) -> dict[str, Any] | None:
     """The player's part: playing (their table, seat, stack and rank by chips among the
-    players left), out (their place and prize) or the winner (the same); None when they hold
-    no entry in play."""
+    players left), out (their place and prize) or the winner (the same), disqualified (the
+    chips that left play with them); None when they hold no entry in play."""
     if player is None:
         return None
     for finish in run.finishes:  # out, or the winner
@@ -101,6 +101,8 @@ def player_data(
                 "prize": finish.prize,
                 "tied": finish.tied,
             }
+    if player in run.disqualified:  # out with no place: their chips left play
+        return {"status": "disqualified", "chips_removed": run.disqualified[player]}
     if player not in run.stacks:
         return None
     stack = run.stacks[player]

@@ -3,6 +3,7 @@
 // shows it no control that changes anything (the API refuses it them all the same).
 import { $, el, request, variantName } from "./page.js";
 import { initReplayer, openReplayer } from "./replayer.js";
+import { initTournaments, loadTournaments, openTournament, tournamentShown } from "./console_tournaments.js";
 
 const REFRESH_SECONDS = 2;
 const STAFF = ["operator", "support"];
@@ -49,7 +50,7 @@ const fail = (error) => notify(describe(error), "fail");
 
 // ------------------------------------------------------------------ sign-in and views
 
-const VIEWS = ["auth", "tables", "players", "player", "hands", "audit", "books", "nodes"];
+const VIEWS = ["auth", "tables", "players", "player", "tournaments", "tournament", "hands", "audit", "books", "nodes"];
 
 function show(view) {
   for (const v of VIEWS) $(`${v}-view`).hidden = v !== view;
@@ -58,7 +59,7 @@ function show(view) {
   $("me-name").textContent = state.name || "";
   $("me-role").textContent = state.role || "";
   document.body.classList.toggle("read-only", state.role !== "operator");
-  const tab = view === "player" ? "players" : view;
+  const tab = { player: "players", tournament: "tournaments" }[view] || view;
   for (const a of $("nav").querySelectorAll("a")) a.classList.toggle("current", a.dataset.view === tab);
 }
 
@@ -75,6 +76,8 @@ async function route() {
   if (view === "players" && arg) await openPlayer(decodeURIComponent(arg));
   else if (view === "hands") { show("hands"); await findHands(new URLSearchParams(params), arg); }
   else if (view === "players") { show("players"); await searchPlayers(); }
+  else if (view === "tournaments" && arg) { if (await openTournament(Number(arg))) show("tournament"); }
+  else if (view === "tournaments") { show("tournaments"); await loadTournaments(); }
   else if (view === "audit") { show("audit"); await loadAudit(); }
   else if (view === "books") { show("books"); await loadBooks(); }
   else if (view === "nodes") { show("nodes"); await loadNodes(); }
@@ -124,12 +127,13 @@ function ask({ title, fields, ok, run }) {
   $("dialog-fields").replaceChildren(...fields.map(field));
   ask.run = run;
   dialog.showModal();
-  $("dialog-fields").querySelector("input, textarea")?.focus();
+  $("dialog-fields").querySelector("input, textarea, select")?.focus();
 }
 
-function field({ name, label, type = "text", value = "", required = false, hint }) {
+function field({ name, label, type = "text", value = "", required = false, hint, options = [] }) {
   let input;
   if (type === "textarea") input = el("textarea", { name, rows: 8, text: value });
+  else if (type === "select") input = el("select", { name }, ...options.map((o) => el("option", { value: o, text: o, selected: o === value })));
   else if (type === "checkbox") input = el("input", { name, type, checked: Boolean(value) });
   else input = el("input", { name, type, value, required, maxlength: type === "text" ? 500 : null, step: type === "number" ? "any" : null });
   return el("label", { class: type === "checkbox" ? "check" : null }, label, " ", input, hint ? el("small", { class: "muted", text: hint }) : null);
@@ -651,6 +655,11 @@ initReplayer({
   load: staffHand,
   phhPath: (id) => `/admin/hands/${id}/phh`,
 });
+initTournaments({ api, ask, notify, fail, when, fact, reason: REASON });
 window.addEventListener("hashchange", () => { notify(""); route(); });
-setInterval(() => { if (!$("tables-view").hidden && !$("dialog").open) refreshTables(); }, REFRESH_SECONDS * 1000);
+setInterval(() => {
+  if ($("dialog").open) return;
+  if (!$("tables-view").hidden) refreshTables();
+  else if (!$("tournament-view").hidden && tournamentShown()) openTournament(tournamentShown());
+}, REFRESH_SECONDS * 1000);
 route();

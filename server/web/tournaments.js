@@ -201,6 +201,12 @@ export function onTournamentEvent(frame) {
         my.notify(`You finished ${ORDINAL(d.place)}${d.prize ? `: you win ${fmt(d.prize)}` : ""}`);
       }
       break;
+    case "disqualified":
+      if (d.player === me) {
+        if (followed) my.state.you = { status: "disqualified", chips_removed: d.chips_removed };
+        my.notify("You are disqualified from the tournament: your chips are out of play");
+      }
+      break;
     case "finished": {
       const mine = d.results.find((r) => r.player === me);
       if (mine) my.result = { tournament: frame.tournament, place: mine.place, prize: mine.prize, tied: mine.tied };
@@ -265,7 +271,7 @@ function renderBar() {
   const next = s.next_level;
   const you = s.you;
   const place = you?.status === "playing" ? `${ORDINAL(you.rank)} of ${s.players_left}`
-    : you?.place ? `finished ${ORDINAL(you.place)}` : "–";
+    : you?.place ? `finished ${ORDINAL(you.place)}` : you?.status === "disqualified" ? "disqualified" : "–";
   if (s.status === "finished") {
     const first = (s.results || []).find((r) => r.place === 1);
     bar.replaceChildren(el("strong", { text: s.name }),

@@ -24,8 +24,8 @@ from engine.events import Event, HandStarted, announced, from_record
 from engine.hand import Hand
 from engine.play import random_action
 from engine.protocol import ErrorCode
-from engine.table import Bust, Table, Transfer
-from engine.table_events import SatOut, SeatLeft, SeatTaken
+from engine.table import DISQUALIFIED, Bust, Table, Transfer
+from engine.table_events import SatIn, SatOut, SeatLeft, SeatTaken
 from engine.variants import TableConfig
 
 CASH = TableConfig()  # ante 1, bring-in 2, 5/10
@@ -313,6 +313,27 @@ def test_leaving_with_chips_is_refused_and_leaving_sits_out() -> None:
     with pytest.raises(IllegalAction) as again:
         t.leave(0, removed="kicked")
     assert again.value.code == ErrorCode.CHIPS_IN_PLAY and t.removals == {}
+
+
+def test_a_disqualified_player_has_their_hand_killed_and_may_not_sit_in_again() -> None:
+    """The director disqualifies a player during their hand: they sit out, the hand is
+    played for them (a fold at their turn), and they may not sit in again (`disqualified`);
+    a player removed for another cause may come back."""
+    t = tournament(100, 100, 100)
+    hand = t.start_hand(stud_deck([ACES, "2d 3d 8h", LOW]))
+    act(t, "2 bring_in")
+    assert t.leave_tournament(0, removed=DISQUALIFIED) == [SatOut(seat=0, after_hand=False)]
+    with pytest.raises(IllegalAction) as refused:
+        t.sit_in(0)
+    assert refused.value.code == ErrorCode.DISQUALIFIED
+    assert t.seats[0] is not None and t.seats[0].sitting_out
+    assert actions(play_for_the_absent(t)) == [
+        {"seat": 0, "action": "fold", "absent": True, "to": 0, "stack": 99}
+    ]
+    act(t, "1 fold")
+    assert hand.is_over()
+    t.leave_tournament(1, removed="kicked")
+    assert t.sit_in(1) == [SatIn(seat=1)]
 
 
 def test_the_director_seats_players_not_a_buy_in() -> None:

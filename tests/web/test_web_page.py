@@ -62,6 +62,7 @@ def test_the_page_and_its_files_are_served(demo_server: LiveServer) -> None:
         ("replayer.js", "text/javascript"),
         ("replayer.css", "text/css"),
         ("console.js", "text/javascript"),
+        ("console_tournaments.js", "text/javascript"),
         ("console.css", "text/css"),
     ):
         response = httpx.get(f"{demo_server.url}/web/{name}")

@@ -90,7 +90,12 @@ async def books(_staff: StaffUser, request: Request) -> BooksPublic:
         mismatched=list(check.books.mismatched),
         tables={t: {"pool": pool, "seats": seats} for t, (pool, seats) in check.tables.items()},
         tournaments={
-            t.tournament_id: {"issued": t.issued, "in_play": t.in_play, "pool": t.pool}
+            t.tournament_id: {
+                "issued": t.issued,
+                "removed": t.removed,
+                "in_play": t.in_play,
+                "pool": t.pool,
+            }
             for t in check.tournaments
         },
     )

@@ -1,7 +1,8 @@
 """The back office's tournaments: create one (from a shipped template or a full format),
 edit it before its start, cancel it (every entry refunded); once it runs, pause and resume
-it (requests its director takes, on whichever node runs it). Operators change; support
-reads through the players' routes. Every change audited."""
+it, move and disqualify players, add time to the level (requests its director takes, on
+whichever node runs it); its results (its standing while it runs). Operators change;
+support reads. Every change audited."""
 
 from __future__ import annotations
 
@@ -14,14 +15,18 @@ from server.api.deps import CardroomDep, OperatorUser, SessionDep, known_query_o
 from server.api.routers.tournaments import tournament
 from server.api.schemas import OperatorReason
 from server.api.tournament_schemas import (
+    AddTimeRequestBody,
+    DisqualifyRequestBody,
+    MoveRequestBody,
     OperatorRequestBody,
     TournamentCreate,
     TournamentPublic,
     TournamentRequestPublic,
+    TournamentResultsPublic,
     TournamentUpdate,
 )
 from server.db.models import Account
-from server.tournaments import registry, requests
+from server.tournaments import registry, requests, results
 
 # How long a request waits for the tournament's director before it is answered 202.
 REQUEST_WAIT_SECONDS = 10.0
@@ -145,6 +150,82 @@ async def resume_tournament(
     return await _ask("resume", {}, tournament_id, body, operator, session, cardroom, response)
 
 
+@router.post(
+    "/tournaments/{tournament_id}/move",
+    responses={202: {"description": "filed; its director has not taken it yet"}},
+)
+async def move_player(
+    tournament_id: TournamentId,
+    body: MoveRequestBody,
+    operator: OperatorUser,
+    session: SessionDep,
+    cardroom: CardroomDep,
+    response: Response,
+) -> TournamentRequestPublic:
+    """Move a player to another table between their hands, with their chips: at once when
+    their table is between hands (the outcome names the table, seat and chips), else when
+    its hand ends (``after_hand_at``: their table). Refused: ``not_in_tournament``,
+    ``unknown_tournament_table``, ``already_seated``, ``seat_taken``, ``bad_seat``,
+    ``table_full``, ``move_pending``, ``already_disqualified``. Audited
+    (``tournament.move``)."""
+    return await _ask(
+        "move", body.data(), tournament_id, body, operator, session, cardroom, response
+    )
+
+
+@router.post(
+    "/tournaments/{tournament_id}/disqualify",
+    responses={202: {"description": "filed; its director has not taken it yet"}},
+)
+async def disqualify_player(
+    tournament_id: TournamentId,
+    body: DisqualifyRequestBody,
+    operator: OperatorUser,
+    session: SessionDep,
+    cardroom: CardroomDep,
+    response: Response,
+) -> TournamentRequestPublic:
+    """Disqualify a player: their chips out of play, no place, no prize. At once between
+    their hands (``chips_removed``); during one their hand is killed and they leave when it
+    ends (``after_hand_at``). Refused: ``not_in_tournament``, ``already_disqualified``.
+    Audited (``tournament.disqualify``)."""
+    return await _ask(
+        "disqualify", body.data(), tournament_id, body, operator, session, cardroom, response
+    )
+
+
+@router.post(
+    "/tournaments/{tournament_id}/add-time",
+    responses={202: {"description": "filed; its director has not taken it yet"}},
+)
+async def add_time(
+    tournament_id: TournamentId,
+    body: AddTimeRequestBody,
+    operator: OperatorUser,
+    session: SessionDep,
+    cardroom: CardroomDep,
+    response: Response,
+) -> TournamentRequestPublic:
+    """Lengthen the level (or break) in play by ``minutes`` (``level_not_timed`` for a
+    level of hands or the last level). Audited (``tournament.add_time``)."""
+    return await _ask(
+        "add_time", body.data(), tournament_id, body, operator, session, cardroom, response
+    )
+
+
+@router.get("/tournaments/{tournament_id}/results")
+async def tournament_results(
+    tournament_id: TournamentId, session: SessionDep, cardroom: CardroomDep
+) -> TournamentResultsPublic:
+    """Places, prizes, players, entries, each player's chips and the totals (chips issued,
+    in play, removed); while it runs, its standing now: the clock, the tables, the players
+    left, the moves and disqualifications waiting for a hand."""
+    found = await results.results(
+        session, cardroom.sessionmaker, cardroom.seal, cardroom.bus, tournament_id=tournament_id
+    )
+    return TournamentResultsPublic.model_validate(found)
+
+
 @router.get("/tournaments/{tournament_id}/requests/{request_pk}")
 async def tournament_request(
     tournament_id: TournamentId, request_pk: RequestPk, session: SessionDep
@@ -157,6 +238,9 @@ async def tournament_request(
 _AUDITED = {
     "pause": audit_log.AuditAction.TOURNAMENT_PAUSE,
     "resume": audit_log.AuditAction.TOURNAMENT_RESUME,
+    "move": audit_log.AuditAction.TOURNAMENT_MOVE,
+    "disqualify": audit_log.AuditAction.TOURNAMENT_DISQUALIFY,
+    "add_time": audit_log.AuditAction.TOURNAMENT_ADD_TIME,
 }
 
 

@@ -38,7 +38,7 @@ from server.db.models import (
     TournamentStatus,
 )
 from server.edge.overload import SHED_RESPONSE, shed_when_busy
-from server.tournaments import final_deals, published, registry, requests
+from server.tournaments import final_deals, published, registry, requests, results
 from server.tournaments.announcer import announce_entry
 
 # How long a player's request waits for the tournament's director before it is answered 202.
@@ -132,7 +132,7 @@ async def tournament(tournament_id: TournamentId, session: SessionDep) -> Tourna
             EntryPublic(
                 player=name,
                 number=entry.number,
-                status=entry.status,
+                status=results.entry_status(entry),
                 place=entry.place,
                 prize=entry.prize,
                 rebuys=bought.get(entry.id, (0, False))[0],

@@ -54,8 +54,10 @@ def check_plan(
     eliminated: tuple[str, ...],
     plan: Plan,
     seed: bytes = SEED,
+    keep: frozenset[str] = frozenset(),
 ) -> None:
-    """Replays the plan's moves on the tables as they were and checks every rule."""
+    """Replays the plan's moves on the tables as they were and checks every rule (``keep``:
+    the players an operator moved, passed over while the giving table has another)."""
     layout = {number: dict(table.seats) for number, table in before.items()}
     opened = {number: _open_order(table, seats) for number, table in before.items()}
     for player in eliminated:
@@ -78,7 +80,8 @@ def check_plan(
         assert move.to_seat == opened[move.to_table][-1]
         at_giver = layout[move.from_table]
         after_seat = [(move.to_seat + k) % seats for k in range(seats)]
-        assert move.from_seat == next(s for s in after_seat if s in at_giver)
+        in_order = [s for s in after_seat if s in at_giver]
+        assert move.from_seat == next((s for s in in_order if at_giver[s] not in keep), in_order[0])
         assert at_giver.pop(move.from_seat) == move.player
         opened[move.from_table].append(move.from_seat)
         opened[move.to_table].remove(move.to_seat)
@@ -207,6 +210,22 @@ def test_the_player_after_an_empty_seat_of_that_number_moves() -> None:
     plan = _plan(tables, 10)
     assert plan.moves == (Move("a6", 1, 6, 2, 5, MoveReason.BALANCE),)
     check_plan(tables, 10, (), plan)
+
+
+def test_a_player_an_operator_moved_is_passed_over_while_another_can_move() -> None:
+    tables = {
+        1: _table({s: f"a{s}" for s in (0, 1, 2, 3, 4, 6, 7, 8, 9)}),
+        2: _table({s: f"b{s}" for s in (0, 1, 2, 3, 4, 8, 9)}, opened=(7, 6, 5)),
+    }
+    plan = plan_moves(
+        tables, 10, seed=SEED, tournament_id=TOURNAMENT, draw_round=2, keep={"a6", "b0"}
+    )
+    assert plan.moves == (Move("a7", 1, 7, 2, 5, MoveReason.BALANCE),)
+    check_plan(tables, 10, (), plan, keep=frozenset({"a6", "b0"}))
+    everyone = {f"a{s}" for s in range(10)}
+    plan = plan_moves(tables, 10, seed=SEED, tournament_id=TOURNAMENT, draw_round=2, keep=everyone)
+    assert plan.moves == (Move("a6", 1, 6, 2, 5, MoveReason.BALANCE),)  # nobody else to give
+    check_plan(tables, 10, (), plan, keep=frozenset(everyone))
 
 
 def test_a_player_eliminated_opens_the_seat_filled_next() -> None:

@@ -149,11 +149,12 @@ class Play:
         seated = [p for t in model.tables.values() if not t.closed for p in t.seats.values()]
         assert len(seated) == len(set(seated)), "a player seated twice"
         assert run.prize_pool == self.bought * run.spec.buy_in
-        if run.over:  # the winner holds every chip issued, the tables are closed
-            assert not seated and run.chips_in_play() == run.chips_issued
+        left = run.chips_issued - run.chips_removed  # a disqualified player's left play
+        if run.over:  # the winner holds every chip left, the tables are closed
+            assert not seated and run.chips_in_play() == left
             return
         assert set(seated) == set(run.stacks) and not set(run.waiting) & set(seated)
-        assert model.chips() + sum(run.pending.values()) == run.chips_issued
+        assert model.chips() + sum(run.pending.values()) == left
         idle = all(t.dealt is None for t in model.tables.values())
         counts = [len(t.seats) for t in model.tables.values() if not t.closed]
         if idle and counts:

@@ -4,12 +4,15 @@ the places they cover, the odd chip to the player given first."""
 
 from __future__ import annotations
 
+import doctest
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from engine.tournament import payouts as payouts_module
 from engine.tournament.payout_tables import PayoutError
-from engine.tournament.payouts import Elimination, Finish, payouts, places_of, winner
+from engine.tournament.payouts import Elimination, Finish, forfeit, payouts, places_of, winner
 
 # A sit-and-go of 9 with a pool of 900: 450, 270, 180 to the first three places.
 PRIZES = payouts(900, 9, "sit_and_go")
@@ -57,6 +60,34 @@ def test_a_tie_on_the_bubble_shares_the_last_prize() -> None:
     )
 
 
+def test_every_player_left_out_in_one_hand_takes_every_place() -> None:
+    """The last chips left play with a disqualified player: the players out take the places
+    left, the first included, by the chips they started the hand with."""
+    out = [Elimination("ann", 10), Elimination("bob", 30)]
+    assert places_of(out, players_left=2, prizes=PRIZES) == (
+        Finish("bob", 1, PRIZES[0]),
+        Finish("ann", 2, PRIZES[1]),
+    )
+
+
+def test_a_forfeited_place_shares_its_prize_among_the_places_above() -> None:
+    assert forfeit((500, 300, 200), 3) == (600, 400, 0)
+    assert forfeit((500, 300, 201), 3) == (601, 400, 0)
+    assert forfeit((500, 300, 200), 4) == (500, 300, 200)  # it paid nothing
+    prizes = payouts(123_457, 40, "scheduled")
+    for place in range(2, len(prizes) + 1):
+        after = forfeit(prizes, place)
+        assert sum(after) == sum(prizes) and after[place - 1] == 0
+        assert list(after[: place - 1]) == sorted(after[: place - 1], reverse=True)
+        assert after[place:] == prizes[place:]
+    with pytest.raises(PayoutError):
+        forfeit(prizes, 1)
+
+
+def test_the_modules_examples_hold() -> None:
+    assert doctest.testmod(payouts_module).failed == 0
+
+
 def test_the_last_player_in_wins_first_place() -> None:
     assert winner("dee", PRIZES) == Finish("dee", 1, 450)
 
@@ -64,7 +95,7 @@ def test_the_last_player_in_wins_first_place() -> None:
 @pytest.mark.parametrize(
     ("out", "players_left", "field"),
     [
-        ([Elimination("ann", 10), Elimination("bob", 10)], 2, "eliminated"),
+        ([Elimination("ann", 10), Elimination("bob", 10), Elimination("cy", 9)], 2, "eliminated"),
         ([Elimination("ann", 10), Elimination("ann", 20)], 5, "eliminated"),
         ([Elimination("ann", 0)], 5, "eliminated[0].chips_at_start"),
         ([Elimination("ann", 10)], 1, "players_left"),

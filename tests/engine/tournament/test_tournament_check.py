@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from engine.errors import Refusal
 from engine.fair import commitment
 from engine.tournament.check import (
     Fact,
@@ -21,7 +22,8 @@ from engine.tournament.check import (
     check_tournament,
     replay,
 )
-from engine.tournament.run import TournamentRun
+from engine.tournament.journal import REMOVED
+from engine.tournament.run import Disqualified, TournamentRun
 from engine.tournament.spec import TournamentSpec
 from engine.tournament.templates import TEMPLATES
 
@@ -38,9 +40,35 @@ class Played:
     standings: list[Standing]
 
 
-def play(spec_name: str, entrants: int, seed: int) -> Played:
+def operate(run: TournamentRun, journal: list[Fact], rng: random.Random, at: float) -> None:
+    """An operator's request journaled as the director journals it, if the run takes it: a
+    move, a disqualification (its chips' record after it), time added, a pause or resume."""
+    player = rng.choice(sorted(run.stacks))
+    kind, data = rng.choice(
+        [
+            ("moved", {"player": player}),
+            ("moved", {"player": player, "table": rng.choice(sorted(run.tables))}),
+            ("disqualified", {"player": player}),
+            ("time_added", {"minutes": 2.5}),
+            ("paused" if run.clock is not None and not run.clock.paused else "resumed", {}),
+        ]
+    )
+    fact = Fact(len(journal) + 1, kind, at, data)
+    try:
+        orders = replay(run, fact)
+    except Refusal:
+        return  # refused: nothing changed, nothing journaled
+    journal.append(fact)
+    for order in orders:
+        if isinstance(order, Disqualified):
+            chips = {"player": order.player, "chips": order.chips}
+            journal.append(Fact(len(journal) + 1, REMOVED, at, chips))
+
+
+def play(spec_name: str, entrants: int, seed: int, *, requests: bool = False) -> Played:
     """A tournament played out: each hand a table was allowed, its chips moved at random,
-    journaled as one fact (the director's ``hand``); a wake when every table waits."""
+    journaled as one fact (the director's ``hand``); a wake when every table waits; with
+    ``requests``, an operator's requests between them."""
     spec = TEMPLATES[spec_name]
     rng = random.Random(seed)
     players = [f"p{n:03}" for n in range(entrants)]
@@ -52,7 +80,14 @@ def play(spec_name: str, entrants: int, seed: int) -> Played:
     at = 0.0
     while not run.over:
         at += rng.uniform(5, 90)
+        if requests and rng.random() < 0.2:
+            operate(run, journal, rng, at)
+            continue
         allowed = [number for number, state in run.tables.items() if state.allowed]
+        if not allowed and run.clock is not None and run.clock.paused:
+            journal.append(Fact(len(journal) + 1, "resumed", at, {}))
+            replay(run, journal[-1])
+            continue
         if not allowed:
             wake = run.next_wake(at)
             assert wake is not None
@@ -74,8 +109,12 @@ def play(spec_name: str, entrants: int, seed: int) -> Played:
         hands.append(PlayedHand(table, state.next_hand, seats))
         data = {"table": table, "number": state.next_hand, "stacks": stacks, "starting": starting}
         journal.append(Fact(len(journal) + 1, "hand", at, data))
-        replay(run, journal[-1])
+        for order in replay(run, journal[-1]):
+            if isinstance(order, Disqualified):  # at the end of their hand
+                chips = {"player": order.player, "chips": order.chips}
+                journal.append(Fact(len(journal) + 1, REMOVED, at, chips))
     standings = [Standing(f.player, f.place, f.prize) for f in run.finishes]
+    standings += [Standing(player, None, 0) for player in run.disqualified]
     return Played(spec, journal, hands, standings)
 
 
@@ -102,6 +141,47 @@ def test_a_multi_table_tournament_checks_out() -> None:
 @given(entrants=st.integers(2, 30), seed=st.integers(0, 2**32))
 def test_any_tournament_played_checks_out(entrants: int, seed: int) -> None:
     check(play("stud-sng-9" if entrants <= 9 else "stud-mtt-turbo", entrants, seed))
+
+
+def test_a_tournament_with_moves_disqualifications_and_added_time_checks_out() -> None:
+    played = [play("stud-mtt-turbo", 24, seed, requests=True) for seed in range(4)]
+    kinds = [fact.kind for p in played for fact in p.journal]
+    assert {"moved", "disqualified", REMOVED, "time_added", "paused"} <= set(kinds)
+    for tournament in played:
+        check(tournament)
+
+
+def _alone(played: Played) -> list[int]:
+    """The chips_removed records alone after their fact (it disqualified one player), of
+    some chips."""
+    journal = played.journal
+    return [
+        i
+        for i, f in enumerate(journal)
+        if f.kind == REMOVED
+        and f.data["chips"]
+        and journal[i - 1].kind != REMOVED
+        and (i + 1 == len(journal) or journal[i + 1].kind != REMOVED)
+    ]
+
+
+def test_chips_removed_that_were_not_the_players_are_named() -> None:
+    played = next(
+        p
+        for p in (play("stud-mtt-turbo", 24, seed, requests=True) for seed in range(40))
+        if _alone(p)
+    )
+    index = _alone(played)[0]
+    fact = played.journal[index]
+    forged = dict(fact.data, chips=fact.data["chips"] - 1)
+    played.journal[index] = dataclasses.replace(fact, data=forged)
+    with pytest.raises(TournamentMismatch, match="out of play, but the fact before it takes"):
+        check(played)
+    played.journal[index] = fact
+    del played.journal[index]
+    played.journal[index:] = [dataclasses.replace(f, seq=f.seq - 1) for f in played.journal[index:]]
+    with pytest.raises(TournamentMismatch, match="no chips_removed record follows it"):
+        check(played)
 
 
 def forged_seat(played: Played) -> None:

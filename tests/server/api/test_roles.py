@@ -389,6 +389,38 @@ CALLS = [
         lambda body: body["error"]["code"] == "unknown_request",
     ),
     Call(
+        "POST",
+        "/admin/tournaments/{tournament_id}/move",
+        lambda _: "/admin/tournaments/9/move",
+        {"player": "ann", "reason": "a seat by the window"},
+        404,  # (tests/server/tournaments/test_operator_moves.py does it for real)
+        lambda body: body["error"]["code"] == "unknown_tournament",
+    ),
+    Call(
+        "POST",
+        "/admin/tournaments/{tournament_id}/disqualify",
+        lambda _: "/admin/tournaments/9/disqualify",
+        {"player": "ann", "reason": "collusion"},
+        404,  # (tests/server/tournaments/test_operator_moves.py does it for real)
+        lambda body: body["error"]["code"] == "unknown_tournament",
+    ),
+    Call(
+        "POST",
+        "/admin/tournaments/{tournament_id}/add-time",
+        lambda _: "/admin/tournaments/9/add-time",
+        {"minutes": 5, "reason": "a long dispute"},
+        404,  # (tests/server/tournaments/test_operator_moves.py does it for real)
+        lambda body: body["error"]["code"] == "unknown_tournament",
+    ),
+    Call(
+        "GET",
+        "/admin/tournaments/{tournament_id}/results",
+        lambda _: "/admin/tournaments/9/results",
+        None,
+        404,  # (tests/server/tournaments/test_operator_moves.py does it for real)
+        lambda body: body["error"]["code"] == "unknown_tournament",
+    ),
+    Call(
         "GET",
         "/admin/audit",
         lambda _: "/admin/audit?action=table.create",

@@ -167,3 +167,27 @@ def test_a_deal_offered_made_or_withdrawn_is_told_to_the_players_left_and_follow
     assert [(n.kind, n.data) for n in withdrawn] == [
         ("deal_withdrawn", {"number": 1, "reason": "declined", "player": names[1]})
     ]
+
+
+def test_an_operators_move_and_disqualification_are_told() -> None:
+    """A player moved between hands hears where to go; a disqualified player (and whoever
+    follows) hears they are out, with the chips that left play."""
+    run, names, ids = mtt(12)
+    run.pause(START + 10)  # every table between hands: the requests are carried out at once
+    for number in list(run.tables):
+        run.tables[number].allowed = False
+    source, target = sorted(run.tables)
+    mover = next(iter(run.tables[source].seats.values()))
+    orders = run.move(mover, target, None, START + 20)
+    notices = fact_notices(run, ids, seq=5, kind="moved", orders=orders, at=START + 20)
+    (moved,) = notices
+    assert moved.kind == "moved" and moved.to == (mover,)
+    assert moved.data["from_table"] == 100 + source and moved.data["table"] == 100 + target
+    cheat = next(iter(run.tables[target].seats.values()))
+    orders = run.disqualify(cheat, START + 30)
+    notices = fact_notices(run, ids, seq=6, kind="disqualified", orders=orders, at=START + 30)
+    (out,) = [n for n in notices if n.kind == "disqualified"]
+    assert out.to == (None, cheat)
+    assert out.data["player"] == cheat
+    assert out.data["chips_removed"] == run.spec.structure.starting_chips
+    assert out.data["players_left"] == 11

@@ -154,7 +154,9 @@ async def test_the_audit_counts_a_tournaments_chips_and_money(
     assert "every tournament's chips in play what it issued" in lines[0]
     books = (await client.get("/admin/books", headers=bearer(await login(client, "boss")))).json()
     assert books["balanced"] is True
-    assert books["tournaments"] == {str(tournament_id): {"issued": 420, "in_play": 420, "pool": 0}}
+    assert books["tournaments"] == {
+        str(tournament_id): {"issued": 420, "removed": 0, "in_play": 420, "pool": 0}
+    }
 
     # A hand's chips changed (one player's ending, so the hand nets to zero no more, and the
     # next hand of that player starts from chips they never had).
