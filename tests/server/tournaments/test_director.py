@@ -310,7 +310,8 @@ async def test_a_scheduled_tournament_short_of_its_field_is_cancelled_and_refund
     templates = (await client.get("/tournaments/templates")).json()
     spec = {**quick_sng(templates, 3, 8), "kind": "scheduled", "payout_table": "scheduled"}
     spec.update(min_entrants=3, max_entrants=50)
-    soon = datetime.now(UTC) + timedelta(seconds=2)
+    tokens = [await player_token(client, name) for name in ("early1", "early2")]
+    soon = datetime.now(UTC) + timedelta(seconds=3)
     made = await client.post(
         "/admin/tournaments",
         json={"name": "Early bird", "spec": spec, "starts_at": soon.isoformat()},
@@ -318,7 +319,6 @@ async def test_a_scheduled_tournament_short_of_its_field_is_cancelled_and_refund
     )
     assert made.status_code == 201, made.text
     tournament_id = made.json()["id"]
-    tokens = [await player_token(client, name) for name in ("early1", "early2")]
     for n, token in enumerate(tokens):
         answer = await client.post(
             f"/tournaments/{tournament_id}/register",
