@@ -17,11 +17,11 @@ from typing import Any
 
 import httpx
 from fastapi import FastAPI
-from play import random_legal, submit
+from play import random_legal
 from server_helpers import bearer, error_code, operator_token, player_token
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
-from test_director import quick_sng, settings, tournament_tables
+from test_director import act_at_tables, quick_sng, settings, tournament_tables
 
 from engine.actions import LegalActions
 from server.accounts import ledger
@@ -37,7 +37,6 @@ from server.db.models import (
 )
 from server.settings import Settings
 from server.store.tournament_books import check_tournament
-from server.table.ports import CommandRefused
 from server.tournaments import requests
 from server.tournaments.directors import TournamentDirectors
 from server.verify import download_tournament, verify_tournament
@@ -143,27 +142,15 @@ async def play_out(
             return details
         assert loop.time() < deadline, f"not over in time: {details}"
         await meanwhile()
-        acted = False
-        for table_id in await tournament_tables(session, tournament_id):
-            actor = cardroom.actor(table_id)
-            hand = actor.table.hand if actor is not None else None
-            if actor is None or hand is None or hand.is_over():
-                continue
-            legal = hand.legal_actions()
-            if legal.seat is None:
-                continue
-            occupant = actor.table.seats[legal.seat]
-            assert occupant is not None
-            kind, amount = policy()(occupant.player, legal, rng)
-            fields: dict[str, Any] = {"action_id": f"a{actions}", "kind": kind}
-            if amount is not None:
-                fields["amount"] = amount
-            actions += 1
-            try:
-                await submit(actor, "act", occupant.player, **fields)
-                acted = True
-            except CommandRefused as refused:
-                assert refused.code in ("not_your_turn", "no_hand"), refused.code
+        sent, acted = await act_at_tables(
+            cardroom,
+            session,
+            tournament_id,
+            lambda player, legal: policy()(player, legal, rng),
+            prefix="a",
+            start=actions,
+        )
+        actions += sent
         if not acted:
             await asyncio.sleep(0.02 if loop.time() - idle_since < 0.5 else 0.2)
         else:

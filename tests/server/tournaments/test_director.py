@@ -22,6 +22,7 @@ from server_helpers import FAST_HASHING, bearer, operator_token, player_token
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from engine.actions import LegalActions
 from engine.tournament.run import Finished
 from server.accounts import ledger
 from server.cardroom.supervisor import Cardroom
@@ -76,6 +77,45 @@ async def tournament_tables(session: AsyncSession, tournament_id: int) -> list[i
     return list(ids.all())
 
 
+Choose = Callable[[str, LegalActions], tuple[str, int | None]]
+
+
+async def act_at_tables(
+    cardroom: Cardroom,
+    session: AsyncSession,
+    tournament_id: int,
+    choose: Choose,
+    *,
+    prefix: str,
+    start: int,
+) -> tuple[int, bool]:
+    """One action, by ``choose(player, legal)``, for whoever is to act at each of the
+    tournament's tables, as a client's commands act (ids ``prefix`` and a number from
+    ``start``): how many were sent, and whether any was taken."""
+    sent, acted = 0, False
+    for table_id in await tournament_tables(session, tournament_id):
+        actor = cardroom.actor(table_id)
+        hand = actor.table.hand if actor is not None else None
+        if actor is None or hand is None or hand.is_over():
+            continue
+        legal = hand.legal_actions()
+        if legal.seat is None:
+            continue
+        occupant = actor.table.seats[legal.seat]
+        assert occupant is not None
+        kind, amount = choose(occupant.player, legal)
+        fields: dict[str, Any] = {"action_id": f"{prefix}{start + sent}", "kind": kind}
+        if amount is not None:
+            fields["amount"] = amount
+        sent += 1
+        try:
+            await submit(actor, "act", occupant.player, **fields)
+            acted = True
+        except CommandRefused as refused:
+            assert refused.code in ("not_your_turn", "no_hand"), refused.code
+    return sent, acted
+
+
 async def play_out(
     client: httpx.AsyncClient,
     cardroom: Cardroom,
@@ -98,27 +138,15 @@ async def play_out(
         if meanwhile is not None:
             await meanwhile(actions)
         assert loop.time() < deadline, f"not over in time: {details}"
-        acted = False
-        for table_id in await tournament_tables(session, tournament_id):
-            actor = cardroom.actor(table_id)
-            hand = actor.table.hand if actor is not None else None
-            if actor is None or hand is None or hand.is_over():
-                continue
-            legal = hand.legal_actions()
-            if legal.seat is None:
-                continue
-            occupant = actor.table.seats[legal.seat]
-            assert occupant is not None
-            kind, amount = random_legal(legal, rng)
-            fields: dict[str, Any] = {"action_id": f"a{actions}", "kind": kind}
-            if amount is not None:
-                fields["amount"] = amount
-            actions += 1
-            try:
-                await submit(actor, "act", occupant.player, **fields)
-                acted = True
-            except CommandRefused as refused:
-                assert refused.code in ("not_your_turn", "no_hand"), refused.code
+        sent, acted = await act_at_tables(
+            cardroom,
+            session,
+            tournament_id,
+            lambda _, legal: random_legal(legal, rng),
+            prefix="a",
+            start=actions,
+        )
+        actions += sent
         if not acted:
             await asyncio.sleep(0.01)
 

@@ -14,11 +14,11 @@ from typing import Any
 import httpx
 import pytest
 from fastapi import FastAPI
-from play import calling, submit
+from play import calling
 from server_helpers import bearer, error_code, operator_token, player_token
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
-from test_director import play_out, quick_sng, settings, tournament_tables
+from test_director import act_at_tables, play_out, quick_sng, settings, tournament_tables
 from test_operator_requests import hands_dealt, in_play
 
 from engine.actions import LegalActions
@@ -29,7 +29,6 @@ from server.cardroom.supervisor import Cardroom
 from server.db.models import LedgerEntry, TournamentFact, TournamentRecord
 from server.settings import Settings
 from server.store.tournament_books import check_tournament
-from server.table.ports import CommandRefused
 from server.tournaments.directors import TournamentDirectors
 from server.verify import download_tournament, verify_tournament
 
@@ -60,25 +59,15 @@ async def act_until(
     actions = 0
     while not await done():
         assert loop.time() < deadline, "never got there"
-        for table_id in await tournament_tables(session, tournament_id):
-            actor = cardroom.actor(table_id)
-            hand = actor.table.hand if actor is not None else None
-            if actor is None or hand is None or hand.is_over():
-                continue
-            legal = hand.legal_actions()
-            if legal.seat is None:
-                continue
-            occupant = actor.table.seats[legal.seat]
-            assert occupant is not None
-            kind, amount = passive(legal, rng)
-            fields: dict[str, Any] = {"action_id": f"p{actions}", "kind": kind}
-            if amount is not None:
-                fields["amount"] = amount
-            actions += 1
-            try:
-                await submit(actor, "act", occupant.player, **fields)
-            except CommandRefused as refused:
-                assert refused.code in ("not_your_turn", "no_hand"), refused.code
+        sent, _ = await act_at_tables(
+            cardroom,
+            session,
+            tournament_id,
+            lambda _, legal: passive(legal, rng),
+            prefix="p",
+            start=actions,
+        )
+        actions += sent
         await asyncio.sleep(0.02)
 
 
