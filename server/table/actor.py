@@ -215,6 +215,8 @@ class TableActor(TableLoop):
         """After ``restore``: deal the stored hand again from its deck and replay its
         actions, so play goes on exactly where it was. False when that cannot be done:
         the actor then voids the hand first thing (every chip back, the log saying why)."""
+        if self.mix is not None:  # a mixed table's hand keeps its place, resumed or voided
+            self.mix.remember(live.number, live.rotation, live.config)
         try:
             config = config_from_json(live.config) if live.config else self.table.config
             dealing.resume(self.table, config, live)
@@ -231,8 +233,6 @@ class TableActor(TableLoop):
         for _, player, _ in live.players:
             self.player_state(player).sat_out_at = None
         self.hand_number = live.number
-        if self.mix is not None:
-            self.mix.remember(live.number, live.rotation, live.config)
         self.journal.resumed(live)
         self._starting = {player: stack for _, player, stack in live.players}
         self._players_in_hand = {seat: player for seat, player, _ in live.players}

@@ -19,9 +19,10 @@ taken away (``null``) leaves the table its own rules (``config``) from the switc
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
+from engine.errors import ConfigError
 from engine.rotation import Position, Rotation, Scheduled, hands_to_switch, schedule
 from engine.table import Table
 from engine.table_events import GameAnnounced, RotationChanged
@@ -63,12 +64,32 @@ class TableRotation:
     def remember(
         self, number: int, position: Mapping[str, Any] | None, config: Mapping[str, Any] | None
     ) -> None:
-        """The journal's last hand: its number, its position and rules as stored."""
+        """The journal's last hand: its number, its position and rules as stored (what a
+        snapshot shows of its game too)."""
         if number <= 0:
             return
         self.last_number = number
         self.last = Position.from_dict(position) if position is not None else None
-        self.last_config = config_from_json(config) if config is not None else None
+        try:
+            self.last_config = config_from_json(config) if config is not None else None
+        except ConfigError:  # rules this code no longer plays: the turn cannot go on
+            self.last_config = None
+        if self.last is not None and self.last_config is not None:
+            following = self._following(number, self.last, self.last_config)
+            self.game = Scheduled(self.last, self.last_config, following)
+            self.told = _announced(number, self.game).encode()
+        else:
+            self.game, self.told = None, None
+
+    def _following(self, number: int, position: Position, config: TableConfig) -> TableConfig:
+        """The game after the turn of hand ``number`` (at ``position``): what its last hand
+        says comes next."""
+        if not position.of:
+            return config
+        end = number + position.of - position.hand
+        last_of_turn = Position(position.game, position.of, position.of, position.level)
+        ahead = replace(self, last_number=end, last=last_of_turn, last_config=config)
+        return ahead.next_config(end + 1)
 
     # ------------------------------------------------------------------ the next hand
 
@@ -106,18 +127,7 @@ class TableRotation:
             self.last = self.last_config = None
             return None
         self.last, self.last_config = scheduled.position, scheduled.config
-        position = scheduled.position
-        event = GameAnnounced(
-            hand=number,
-            variant=scheduled.config.variant.name,
-            title=scheduled.config.variant.title,
-            game_hand=position.hand,
-            game_hands=position.of,
-            hands_left=scheduled.hands_left,
-            next_variant=scheduled.next_config.variant.name,
-            next_title=scheduled.next_config.variant.title,
-            text=scheduled.text,
-        )
+        event = _announced(number, scheduled)
         self.told = event.encode()
         return event
 
@@ -158,6 +168,22 @@ class TableRotation:
         """The table row's ``rotation`` column."""
         spec = self.rotation.to_dict() if self.rotation is not None else None
         return {"rotation": spec, "from_hand": self.from_hand}
+
+
+def _announced(number: int, scheduled: Scheduled) -> GameAnnounced:
+    """What the table tells of hand ``number``'s game (the ``game`` event)."""
+    position = scheduled.position
+    return GameAnnounced(
+        hand=number,
+        variant=scheduled.config.variant.name,
+        title=scheduled.config.variant.title,
+        game_hand=position.hand,
+        game_hands=position.of,
+        hands_left=scheduled.hands_left,
+        next_variant=scheduled.next_config.variant.name,
+        next_title=scheduled.next_config.variant.title,
+        text=scheduled.text,
+    )
 
 
 def switch_game(table: Table, mix: TableRotation | None, number: int) -> None:

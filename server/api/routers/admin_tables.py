@@ -96,12 +96,20 @@ async def change_table(
     if not changes:
         raise Refusal("nothing to change", code=ErrorCode.BAD_REQUEST)
     record = await _record(session, table_id, cash_only="change")
-    if record.rotation is not None and "config" in changes:
+    rotation = (record.rotation or {}).get("rotation")
+    if rotation is not None and "config" in changes:
         raise Refusal(
             "config: a mixed table's rules are its rotation's games' (PUT .../rotation)",
             code=ErrorCode.BAD_ROTATION,
         )
     values = edit.merged(record, changes)
+    if rotation is not None:  # every game must fit the seats and buy-ins to be
+        tables.check_rotation(
+            rotation,
+            seats=values["seats"],
+            min_buy_in=values["min_buy_in"],
+            max_buy_in=values["max_buy_in"],
+        )
     command = cmd.ChangeSettings(**_who(operator), reason=body.reason, settings=values)
     return await _answer(session, record, await _send(cardroom, table_id, command))
 

@@ -237,3 +237,18 @@ async def test_an_idle_table_takes_a_new_rotation_from_its_next_hand(
     gone = await client.put(url, headers=boss, json={"rotation": None, "reason": "one game"})
     assert gone.status_code == 200 and gone.json()["rotation"]["rotation"] is None
     assert gone.json()["rotation"]["from_hand"] == 9
+
+
+async def test_a_mixed_tables_settings_must_fit_every_game(
+    client: httpx.AsyncClient, boss: dict[str, str]
+) -> None:
+    rotation = {"games": [{"variant": "seven_card_stud"}, {"variant": "eight_card_stud"}]}
+    made = await create(client, boss, rotation)
+    assert made.status_code == 201, made.text
+    table = made.json()
+    assert table["seats"] == 7  # eight-card stud seats seven at most
+    url = f"/admin/tables/{table['id']}"
+    refused = await client.patch(url, headers=boss, json={"seats": 8})
+    assert refused.status_code == 400 and error_code(refused) == "bad_rotation"
+    assert refused.json()["error"]["message"].startswith("games[1]: ")
+    assert (await client.patch(url, headers=boss, json={"seats": 6})).status_code == 200

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from play import PASSWORDS, calling, play, submit, wait_for
 from server_helpers import FAST_HASHING
-from sqlalchemy import select
+from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from engine import phh, phh_replay
@@ -20,7 +20,7 @@ from engine.variants import VARIANTS
 from server.accounts import registry
 from server.bus.memory import MemoryBus, table_channel
 from server.cardroom.supervisor import Cardroom
-from server.db.models import HandRecord, Role
+from server.db.models import HandRecord, LiveAction, Role
 from server.db.session import make_sessionmaker
 from server.settings import Settings
 from server.store import tables
@@ -167,6 +167,8 @@ async def test_a_table_taken_over_mid_rotation_deals_the_same_game_and_count(
         assert again.hand_number == 11 and resumed is not None
         assert resumed.config.variant.name == "razz"
         assert again.mix.position(11) == {"game": 1, "hand": 3, "of": 8}
+        assert again.mix.told is not None and again.mix.told["text"] == "Razz, hand 3 of 8"
+        assert again.snapshot(None)["rotation"]["game"]["next_variant"] == "seven_card_stud_hi_lo"
         for player in PLAYERS[:3]:  # nobody is connected after a restart: back in
             await submit(again, "sit_in", player)
         await play(again, lambda: again.hand_number > 17, rng=random.Random(5))
@@ -207,6 +209,7 @@ async def test_a_table_restarted_between_hands_reads_its_count_from_the_journal(
         again = second.actor(table_id)
         assert again is not None and again.mix is not None
         assert again.mix.last is not None and again.mix.last_number == dealt
+        assert again.mix.told is not None and again.mix.told["hand"] == dealt
         for player in PLAYERS[:3]:
             await submit(again, "sit_in", player)
         await play(again, lambda: again.hand_number > 7)
@@ -220,3 +223,42 @@ async def test_a_table_restarted_between_hands_reads_its_count_from_the_journal(
         p.to_dict() for p in positions(Rotation.from_dict(orbit), dealt_to)
     ]
     assert {h.rotation["game"] for h in hands} >= {0, 1}
+
+
+async def test_a_hand_that_cannot_be_resumed_is_voided_and_keeps_its_place(
+    sessionmaker: async_sessionmaker[AsyncSession], settings: Settings
+) -> None:
+    table_id = await mixed_table(sessionmaker, {**STUD_MIX, "hands": 2})
+    first = cardroom_on(sessionmaker, settings, MemoryBus())
+    await first.start()
+    actor = first.actor(table_id)
+    assert actor is not None
+    for player in PLAYERS[:2]:
+        await submit(actor, "sit", player, buy_in=1_000)
+    await play(actor, lambda: actor.hand_number >= 3)
+    await play(actor, lambda: actor.recorded_actions >= 2, choose=calling)
+    number = actor.hand_number
+    await first.stop()
+    async with sessionmaker() as session, session.begin():
+        # What no engine would take: the stored actions no longer replay.
+        await session.execute(
+            update(LiveAction)
+            .where(LiveAction.table_id == table_id, LiveAction.position == 1)
+            .values(action={"seat": 0, "kind": "raise", "amount": 10**6})
+        )
+    second = cardroom_on(sessionmaker, settings, MemoryBus())
+    await second.start()
+    try:
+        again = second.actor(table_id)
+        assert again is not None
+        await wait_for(lambda: again.hands_cancelled == 1)
+        for player in PLAYERS[:2]:
+            await submit(again, "sit_in", player)
+        await play(again, lambda: again.hand_number > number + 1)
+    finally:
+        await second.stop()
+    hands = {h.number: h for h in await recorded(sessionmaker, table_id)}
+    assert hands[number].result["cancelled"] == "resume_failed"
+    rotation = Rotation.from_dict({**STUD_MIX, "hands": 2})
+    dealt = [hands[n].rotation for n in range(1, number + 2)]
+    assert dealt == [p.to_dict() for p in positions(rotation, [2] * (number + 1))]
