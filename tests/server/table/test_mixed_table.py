@@ -15,7 +15,9 @@ from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from engine import phh, phh_replay
+from engine.events import decode
 from engine.rotation import Position, Rotation, positions
+from engine.table_view import TablePicture
 from engine.variants import VARIANTS
 from server.accounts import registry
 from server.bus.memory import MemoryBus, table_channel
@@ -102,12 +104,22 @@ async def test_the_stud_mix_deals_48_hands_each_of_its_scheduled_game(
     try:
         actor = cardroom.actor(table_id)
         assert actor is not None
+        snapshot = actor.snapshot(None)
         for player in PLAYERS:
             await submit(actor, "sit", player, buy_in=1_000)
         await play(actor, lambda: actor.hand_number > 48, rng=random.Random(32))
+        last_told = actor.mix.told if actor.mix is not None else None
     finally:
         await cardroom.stop()
     frames = await told.get_ready(limit=200_000)
+    # A spectator's fold of the snapshot and the events after it knows the game now.
+    picture = TablePicture.of_snapshot(snapshot)
+    for frame in frames:
+        public = frame.get("type") == "event" and not frame.get("private")
+        if public and frame["seq"] > snapshot["seq"]:
+            picture.apply(decode(frame["kind"], frame["data"]))
+    assert picture.game is not None and picture.game == last_told
+    assert picture.rules is not None and picture.rules["variant"] == picture.game["variant"]
     rotation = Rotation.from_dict(STUD_MIX)
     hands = [h for h in await recorded(sessionmaker, table_id) if h.number <= 48]
     assert [h.number for h in hands] == list(range(1, 49))
