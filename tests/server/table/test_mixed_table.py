@@ -20,13 +20,15 @@ from engine.rotation import Position, Rotation, positions
 from engine.table_view import TablePicture
 from engine.variants import VARIANTS
 from server.accounts import registry
+from server.api.routers.hands import get_hand
 from server.bus.memory import MemoryBus, table_channel
 from server.cardroom.supervisor import Cardroom
-from server.db.models import HandRecord, LiveAction, Role
+from server.db.models import Account, HandRecord, LiveAction, Role
 from server.db.session import make_sessionmaker
 from server.settings import Settings
 from server.store import tables
 from server.store.table_store import check_books
+from server.verify import verify
 
 STUD_MIX: dict[str, Any] = {
     "games": [
@@ -149,6 +151,13 @@ async def test_the_stud_mix_deals_48_hands_each_of_its_scheduled_game(
         assert phh_replay.replay(history) == list(history.finishing_stacks or ()), hand.number
     async with sessionmaker() as session:
         assert (await check_books(session)).balanced
+        # stud-verify checks each hand under its own game, from a player's history of it.
+        ann = await session.scalar(select(Account).where(Account.username == "ann"))
+        assert ann is not None
+        for hand in hands:
+            history = (await get_hand(hand.id, ann, session)).model_dump(mode="json")
+            verdict = verify(history)
+            assert verdict.fair, (verdict.lines, hand.number)
 
 
 async def test_a_table_taken_over_mid_rotation_deals_the_same_game_and_count(
