@@ -49,6 +49,7 @@ MOST_GAMES = 20
 MOST_HANDS = 1000
 _DEFAULTS = TableConfig()
 DEFAULT_STAKES: dict[str, int] = {name: getattr(_DEFAULTS, name) for name in STAKES}
+_SHARED = (_DEFAULTS.ante, _DEFAULTS.bring_in, _DEFAULTS.small_bet, _DEFAULTS.big_bet)
 
 
 class RotationError(ConfigError):
@@ -71,7 +72,7 @@ class Rotation:
     unit: Unit = "hands"
     hands: int = DEFAULT_HANDS  # unit "hands": how many hands each game's turn lasts
     # The shared fixed-limit stakes (what ``to_dict`` gives games without stakes of their own).
-    stakes: tuple[int, int, int, int] = tuple(DEFAULT_STAKES.values())  # type: ignore[assignment]
+    stakes: tuple[int, int, int, int] = _SHARED
 
     def __post_init__(self) -> None:
         if not self.games:
