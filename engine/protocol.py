@@ -131,6 +131,7 @@ class ErrorCode(StrEnum):
     BAD_PHH = "bad_phh"
     BAD_VARIANT = "bad_variant"
     BAD_STRUCTURE = "bad_structure"
+    BAD_ROTATION = "bad_rotation"
 
     # tournaments: registering, and an operator's changes
     UNKNOWN_TOURNAMENT = "unknown_tournament"
@@ -204,6 +205,7 @@ OWNERS: Final[Mapping[ErrorCode, str]] = {
     ErrorCode.BAD_PHH: "engine",
     ErrorCode.BAD_VARIANT: "engine",
     ErrorCode.BAD_STRUCTURE: "engine",
+    ErrorCode.BAD_ROTATION: "engine",
     # accounts and their money (server.accounts)
     ErrorCode.BAD_TOKEN: "accounts",
     ErrorCode.TOKEN_EXPIRED: "accounts",

@@ -24,8 +24,10 @@ __all__ = [
     "OperatorClosed",
     "OperatorPaused",
     "OperatorResumed",
+    "RotationChanged",
     "Clock",
     "DeckCommitted",
+    "GameAnnounced",
     "HandCancelled",
     "HandNumber",
     "Leaving",
@@ -230,6 +232,43 @@ class HandNumber(Event, _HandNumber):
 
     __slots__ = ()
     kind = "hand_number"
+
+
+class _GameAnnounced(NamedTuple):
+    hand: int
+    variant: str
+    title: str
+    game_hand: int  # this hand's count in the game's turn, from 1
+    game_hands: int  # how many hands the turn lasts (0: until the level ends)
+    hands_left: int | None  # hands of this game after this one (None: until the level ends)
+    next_variant: str  # the game after this turn
+    next_title: str
+    text: str  # the dealer's words: "Razz, hand 3 of 8" (the next game on a turn's last hand)
+
+
+@event_type
+class GameAnnounced(Event, _GameAnnounced):
+    """A mixed table's hand is about to be dealt: its game and where the rotation stands
+    (engine.rotation). Told after ``hand_number``, at mixed tables only."""
+
+    __slots__ = ()
+    kind = "game"
+
+
+class _RotationChanged(NamedTuple):
+    games: tuple[str, ...]  # the variants in turn (empty: the table plays its own rules alone)
+    unit: str | None  # hands, orbit or level (None: no rotation)
+    hands: int | None  # unit hands: hands a game lasts
+    from_hand: int  # the first hand dealt under it
+
+
+@event_type
+class RotationChanged(Event, _RotationChanged):
+    """An operator changed a mixed table's rotation: it is dealt from hand ``from_hand`` on
+    (the next switch, or the next hand when the table was idle)."""
+
+    __slots__ = ()
+    kind = "rotation_changed"
 
 
 class _DeckCommitted(NamedTuple):
@@ -475,4 +514,6 @@ TABLE_EVENT_TYPES = (
     OperatorResumed,
     OperatorClosed,
     TableSettingsChanged,
+    GameAnnounced,
+    RotationChanged,
 )

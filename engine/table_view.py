@@ -45,6 +45,7 @@ from engine.table_events import (
     ChipsAdded,
     Clock,
     DeckCommitted,
+    GameAnnounced,
     HandCancelled,
     HandNumber,
     Leaving,
@@ -124,6 +125,7 @@ class TablePicture:
         "closed",
         "rules",
         "committed",
+        "game",
     )
 
     def __init__(self, seat_count: int, me: str | None = None) -> None:
@@ -145,6 +147,9 @@ class TablePicture:
         # seated client gives that hand a seed (docs/fairness.md), even one that sat down or
         # came back after the commitment was published.
         self.committed: tuple[int, str] | None = None
+        # A mixed table: the game of the hand in progress (or the last dealt) and where the
+        # rotation stands, as the ``game`` event says it (None: not a mixed table, or not told).
+        self.game: dict[str, Any] | None = None
 
     # ------------------------------------------------------------------ ways in
 
@@ -175,6 +180,9 @@ class TablePicture:
         committed = snapshot.get("deck_committed")
         if committed is not None:
             picture.committed = (committed["hand"], committed["commitment"])
+        rotation = snapshot.get("rotation")
+        if rotation is not None and rotation.get("game") is not None:
+            picture.game = dict(rotation["game"])
         if "variant" in snapshot:
             picture.rules = {
                 "variant": snapshot["variant"],
@@ -276,6 +284,10 @@ class TablePicture:
                 self.committed = None  # dealt: the seeds for it are in
         elif isinstance(event, DeckCommitted):
             self.committed = (event.hand, event.commitment)
+        elif isinstance(event, GameAnnounced):
+            self.game = event.encode()
+            if self.rules is not None:
+                self.rules["variant"] = event.variant
         elif isinstance(event, Clock):
             self.clock = event
             seats[event.seat].time_bank = event.time_bank

@@ -27,6 +27,7 @@ class AuditAction(enum.StrEnum):
     TABLE_PAUSE = "table.pause"
     TABLE_RESUME = "table.resume"
     TABLE_CLOSE = "table.close"
+    TABLE_ROTATION = "table.rotation"  # a mixed table's rotation set, from its next switch
     HAND_VOID = "hand.void"
     HAND_OPEN_DECK = "hand.open_deck"
     PLAYER_CREDIT = "player.credit"

@@ -13,6 +13,7 @@ from engine.errors import Refusal
 from engine.variants import VARIANTS
 from server.accounts import account_rules
 from server.accounts.registry import USERNAME_PATTERN
+from server.api.rotation_schemas import RotationArg, RotationState
 from server.store.table_config import (
     CHIPS,
     TableConfigChanges,
@@ -148,6 +149,11 @@ class TableCreate(BaseModel):
     time_fee_period: float = Field(
         default=1800.0, ge=60, le=86_400, description="seconds: the period a time fee pays"
     )
+    rotation: RotationArg | None = Field(
+        default=None,
+        description="a mixed table: its games in turn (config is then its first game's, and "
+        "left out); refused bad_rotation with the field at fault",
+    )
 
 
 class TablePublic(BaseModel):
@@ -179,6 +185,9 @@ class TablePublic(BaseModel):
     )
     tournament_table: int | None = Field(
         default=None, description="a tournament's table: its number in the tournament"
+    )
+    rotation: RotationState | None = Field(
+        default=None, description="a mixed table: its rotation (null: a table of one game)"
     )
 
 

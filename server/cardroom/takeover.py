@@ -29,6 +29,7 @@ from server.settings import Settings
 from server.store import table_store, tables
 from server.store.deck_seal import DeckSeal
 from server.store.write_ahead import WriteAhead
+from server.table import mixed
 from server.table.actor import TableActor
 from server.table.lease import LeaseProof
 from server.table.ports import TableSettings
@@ -68,6 +69,7 @@ async def build_actor(
         time_paid = await table_store.time_paid(session, table_id=record.id)
         last = await table_store.last_hand_number(session, table_id=record.id)
         live = await table_store.live_hand(session, table_id=record.id, seal=room.seal)
+        journal = await tables.last_hand(session, table_id=record.id) if record.rotation else None
     store = table_store.DatabaseTableStore(
         room.sessionmaker, seal=room.seal, fence=fence, write_ahead=room.write_ahead
     )
@@ -87,6 +89,13 @@ async def build_actor(
         tournament_id=record.tournament_id,
     )
     actor.permitted_hand = record.permitted_hand
+    # A mixed table: its rotation, and where the journal's last hand left it (the next hand's
+    # game follows from that: server.table.mixed); this node's actor that died knew it too.
+    actor.mix = mixed.TableRotation.of_record(record.rotation, tables.table_config(record))
+    if previous is not None and previous.mix is not None:
+        actor.mix = previous.mix
+    elif actor.mix is not None and journal is not None:
+        actor.mix.remember(*journal)
     if previous is not None:
         sitting_out = {s.player for s in previous.table.seats if s is not None and s.sitting_out}
         actor.restore(

@@ -206,6 +206,9 @@ class TableRecord(Base):
     tournament_table: Mapped[int | None] = mapped_column(Integer, default=None)
     # The hand the tournament's director last let the table deal (it deals that one only).
     permitted_hand: Mapped[int | None] = mapped_column(Integer, default=None)
+    # A mixed table: its rotation (engine.rotation JSON) and the first hand dealt under it,
+    # ``{"rotation": {...} | null, "from_hand": N}``; null: a table of one game (``config``).
+    rotation: Mapped[dict[str, Any] | None] = mapped_column(Json, default=None)
 
 
 class LiveHand(Base):
@@ -227,6 +230,8 @@ class LiveHand(Base):
     config: Mapped[dict[str, Any] | None] = mapped_column(Json, default=None)
     # The seats dealt in while away (a tournament's rule 8): the hand killed theirs (null: none).
     absent: Mapped[list[int] | None] = mapped_column(Json, default=None)
+    # A mixed table's hand: where it stands in the rotation (engine.rotation.Position JSON).
+    rotation: Mapped[dict[str, Any] | None] = mapped_column(Json, default=None)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 
@@ -263,6 +268,9 @@ class HandRecord(Base):
     deck: Mapped[dict[str, Any] | None] = mapped_column(Json, default=None)
     # Chips raked from the hand into the house's revenue: its players' chips net to minus it.
     rake: Mapped[int] = mapped_column(BigInteger, default=0, server_default=text("0"))
+    # A mixed table's hand: where it stood in the rotation (engine.rotation.Position JSON), the
+    # journal the table's next hand's game is read from after a restart or a takeover.
+    rotation: Mapped[dict[str, Any] | None] = mapped_column(Json, default=None)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 

@@ -41,6 +41,8 @@ class LiveHandState:
     # The seats dealt in while away at a tournament table (rule 8's tournament variant): the
     # hand killed theirs as it was dealt, and a replay deals it so again.
     absent: tuple[int, ...] = ()
+    # A mixed table's hand: its position in the rotation (engine.rotation.Position JSON).
+    rotation: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +62,8 @@ class FinishedHand:
     rake: int = 0  # chips raked from its pots for the house: the stacks end that many short
     # Its fair deal's seeds (server.table.dealing): sealed at rest.
     deck: dict[str, Any] | None = None
+    # A mixed table's hand: its position in the rotation (engine.rotation.Position JSON).
+    rotation: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -31,6 +31,7 @@ from pydantic_core import PydanticCustomError
 
 from engine.errors import ConfigError, EngineError
 from engine.protocol import ErrorCode
+from engine.rotation import RULES as GAME_RULES
 from engine.variants import VARIANTS, TableConfig, find_variant
 
 CHIPS = 2**63 - 1  # the most chips a count may hold (64 bits, signed: what the books store)
@@ -193,6 +194,15 @@ TableConfigChanges: type[BaseModel] = create_model(
     __config__=_STRICT,
     __doc__="Rule settings to change, by name; a rule left out stays as it is.",
     **_fields(partial=True),
+)
+
+
+GameRulesJson: type[BaseModel] = create_model(
+    "GameRulesJson",
+    __config__=_STRICT,
+    __doc__="A mixed table's game's rule settings, by name (its variant, structure and stakes "
+    "are fields of the game); a rule left out is the rule books'.",
+    **{name: spec for name, spec in _fields(partial=True).items() if name in GAME_RULES},
 )
 
 

@@ -250,6 +250,8 @@ class DatabaseTableStore:
             }
             if live.absent:  # a tournament's hand, dealt to players away (else left null)
                 row["absent"] = list(live.absent)
+            if live.rotation is not None:  # a mixed table's hand: its place in the rotation
+                row["rotation"] = live.rotation
             await session.execute(_INSERT_LIVE, row)
 
     async def _collect_time(
@@ -339,6 +341,7 @@ class DatabaseTableStore:
                 result={"cancelled": False, **hand.result},
                 config=hand.config,
                 rake=hand.rake,
+                rotation=hand.rotation,
                 deck=(
                     self.seal.seal(hand.deck, table_id=hand.table_id, number=hand.number)
                     if hand.deck is not None
@@ -458,6 +461,7 @@ async def live_hand(
         actions=[dict(action) for action in actions],
         config=dict(row.config) if row.config is not None else None,
         absent=tuple(int(seat) for seat in row.absent or ()),
+        rotation=dict(row.rotation) if row.rotation is not None else None,
     )
 
 

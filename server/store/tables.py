@@ -19,6 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from engine.errors import ConfigError, EngineError, Refusal
 from engine.protocol import ErrorCode
+from engine.rotation import Rotation, RotationError
 from engine.table import Table
 from engine.variants import TableConfig
 from server.accounts import ledger
@@ -64,6 +65,30 @@ def check_table(
     return config, len(table.seats), low, high
 
 
+def check_rotation(
+    data: Mapping[str, Any], *, seats: int | None, min_buy_in: int | None, max_buy_in: int | None
+) -> tuple[Rotation, int, int, int]:
+    """A mixed table's rotation, seat count and buy-in range, or ``bad_rotation`` naming the
+    field at fault: each game judged as a table of its own would be (its seats, its buy-ins);
+    seats default to the most every game deals to, buy-ins to 20 and 100 of the biggest big
+    bet of its games."""
+    rotation = Rotation.from_dict(data)
+    if rotation.unit == "level":
+        raise RotationError(
+            "unit", "level is a tournament's unit: a cash table's is hands or orbit"
+        )
+    count = seats if seats is not None else rotation.max_players
+    biggest = max(game.big_bet for game in rotation.games)
+    low = min_buy_in if min_buy_in is not None else 20 * biggest
+    high = max_buy_in if max_buy_in is not None else 100 * biggest
+    for index, game in enumerate(rotation.games):
+        try:
+            check_table(config_to_json(game), seats=count, min_buy_in=low, max_buy_in=high)
+        except BadConfig as refused:
+            raise RotationError(f"games[{index}]", refused.message) from None
+    return rotation, count, low, high
+
+
 def check_time_fee(fee: int, period: float, *, min_buy_in: int) -> None:
     """Time collection's settings, or :class:`BadConfig`: a fee of whole chips below the
     table's least buy-in (0: none), a period of a minute to a day."""
@@ -88,8 +113,16 @@ async def create(
     spectator_chat: bool = False,
     time_fee: int = 0,
     time_fee_period: float = 1800.0,
+    rotation: Mapping[str, Any] | None = None,
 ) -> TableRecord:
-    """A new open table and its empty chip pool."""
+    """A new open table and its empty chip pool. ``rotation``: a mixed table's games
+    (:func:`check_rotation`); its rules (``config``) are then its first game's."""
+    mixed = None
+    if rotation is not None:
+        mixed, seats, min_buy_in, max_buy_in = check_rotation(
+            rotation, seats=seats, min_buy_in=min_buy_in, max_buy_in=max_buy_in
+        )
+        config = config_to_json(mixed.games[0])
     table_config, seat_count, low, high = check_table(
         config, seats=seats, min_buy_in=min_buy_in, max_buy_in=max_buy_in
     )
@@ -107,6 +140,7 @@ async def create(
         spectator_chat=spectator_chat,
         time_fee=time_fee,
         time_fee_period=float(time_fee_period),
+        rotation={"rotation": mixed.to_dict(), "from_hand": 1} if mixed is not None else None,
     )
     session.add(record)
     try:
@@ -193,10 +227,12 @@ async def record_hand(
     config: dict[str, Any] | None = None,
     rake: int = 0,
     deck: dict[str, Any] | None = None,
+    rotation: dict[str, Any] | None = None,
 ) -> int:
     """Keep a finished hand; (table, number) is unique, so a retried save cannot double it.
     ``config``: the rules it was dealt under (what a player's verifier replays it by);
-    ``deck``: the seeds of its deal, sealed (server.store.deck_seal), for the operator's audit.
+    ``deck``: the seeds of its deal, sealed (server.store.deck_seal), for the operator's audit;
+    ``rotation``: a mixed table's hand, its position in the rotation (the table's journal).
     Returns the hand's id. (One statement built once: every table writes one a hand.)"""
     values = {
         "table_id": table_id,
@@ -207,6 +243,7 @@ async def record_hand(
         "config": config,
         "rake": rake,
         "deck": deck,
+        "rotation": rotation,
     }
     return int((await session.execute(_INSERT_HAND, values)).scalar_one())
 
@@ -226,3 +263,22 @@ async def recent_hands(
         .limit(limit)
     )
     return list((await session.scalars(query)).all())
+
+
+async def last_hand(
+    session: AsyncSession, *, table_id: int
+) -> tuple[int, dict[str, Any] | None, dict[str, Any] | None] | None:
+    """The table's last recorded hand: its number, its position in a rotation (None: not a
+    mixed hand) and its rules; None before the first. A mixed table's journal: the next hand's
+    game follows from it (``server.table.mixed``)."""
+    row = (
+        await session.execute(
+            select(HandRecord.number, HandRecord.rotation, HandRecord.config)
+            .where(HandRecord.table_id == table_id)
+            .order_by(HandRecord.number.desc())
+            .limit(1)
+        )
+    ).first()
+    if row is None:
+        return None
+    return int(row[0]), row[1], row[2]

@@ -50,6 +50,7 @@ from server.table import (
     absence,
     dealing,
     director_commands,
+    mixed,
     operators,
     player_commands,
     removal,
@@ -124,6 +125,7 @@ class TableActor(TableLoop):
         self._starting: dict[str, int] = {}  # player -> chips at the start of that hand
         self._unresumable: tuple[LiveHandState, str] | None = None
         self.ops = operators.TableOps()  # what operators asked that outlasts the command
+        self.mix: mixed.TableRotation | None = None  # a mixed table's rotation (None: one game)
         # The node moves the table to another (``cmd.HoldPlay``): no new hand; and whether
         # no hand is in progress, for the move to wait on.
         self.play_held = False
@@ -213,6 +215,8 @@ class TableActor(TableLoop):
         """After ``restore``: deal the stored hand again from its deck and replay its
         actions, so play goes on exactly where it was. False when that cannot be done:
         the actor then voids the hand first thing (every chip back, the log saying why)."""
+        if self.mix is not None:  # a mixed table's hand keeps its place, resumed or voided
+            self.mix.remember(live.number, live.rotation, live.config)
         try:
             config = config_from_json(live.config) if live.config else self.table.config
             dealing.resume(self.table, config, live)
@@ -345,6 +349,7 @@ class TableActor(TableLoop):
             clock_remaining=self.clocks.remaining(),
             operator_pause=self.ops.paused,
             tournament_id=self.tournament_id,
+            rotation=self.mix.picture() if self.mix is not None else None,
             committed=(
                 (self.next_deal.number, self.next_deal.commitment)
                 if self.next_deal is not None
@@ -528,6 +533,7 @@ class TableActor(TableLoop):
     async def _start_hand(self) -> None:
         if len(self.table.dealt_in()) < 2 or self.holds_play:
             return
+        mixed.switch_game(self.table, self.mix, self.hand_number + 1)  # between hands only
         due = time_collection.fees_due(
             self.table,
             fee=self.settings.time_fee,
@@ -555,6 +561,7 @@ class TableActor(TableLoop):
         deal = committed.deal(players) if committed is not None else None
         deck, deck_record = dealing.new_deck(self.deck_factory, deal)
         config = self.ops.config_json(self.table.config)
+        game = self.mix.schedule(number, players=len(dealt)) if self.mix is not None else None
         paid_until = due.paid_until
         live = LiveHandState(
             self.table_id,
@@ -566,6 +573,7 @@ class TableActor(TableLoop):
             time_paid_until=paid_until,
             # Away and dealt in (a tournament table's players sitting out): killed at the deal.
             absent=tuple(n for n in dealt if seats[n].sitting_out),  # type: ignore[union-attr]
+            rotation=game.position.to_dict() if game is not None else None,
         )
         await self.journal.start_hand(live)
         for n, fee in fees.items():  # written with the hand's start: out of the stacks now
@@ -580,6 +588,9 @@ class TableActor(TableLoop):
         self._starting = {player: stack for _, player, stack in players}
         self._players_in_hand = {seat: player for seat, player, _ in players}
         self.publisher.publish(HandNumber(hand=self.hand_number))
+        told = self.mix.dealt(number, game) if self.mix is not None else None
+        if told is not None:  # a mixed table's game, and where its rotation stands
+            self.publisher.publish(told)
         self._tell_hand(list(hand.events))
         # The next hand's seeds may come in all through this one.
         self._commit_next_hand()
@@ -590,7 +601,12 @@ class TableActor(TableLoop):
         hand = self.table.hand
         assert hand is not None and hand.is_over()
         record = dealing.finished_record(
-            self.table_id, self.hand_number, hand, self._players_in_hand, self._starting
+            self.table_id,
+            self.hand_number,
+            hand,
+            self._players_in_hand,
+            self._starting,
+            rotation=self.hand_rotation,
         )
         await self.journal.save_hand(record)
         self.metrics.hands_finished.inc()
@@ -635,8 +651,19 @@ class TableActor(TableLoop):
         if hand is None:
             return None
         return dealing.cancelled_record(
-            self.table_id, self.hand_number, hand, self._players_in_hand, reason, detail
+            self.table_id,
+            self.hand_number,
+            hand,
+            self._players_in_hand,
+            reason,
+            detail,
+            rotation=self.hand_rotation,
         )
+
+    @property
+    def hand_rotation(self) -> dict[str, Any] | None:
+        """A mixed table's hand in progress (or last dealt): its position in the rotation."""
+        return self.mix.position(self.hand_number) if self.mix is not None else None
 
 
 _Handler = Callable[[TableActor, Any], Awaitable[dict[str, Any]]]
@@ -645,4 +672,5 @@ _HANDLERS: dict[type[cmd.TableCommand], _Handler] = {
     **operators.HANDLERS,
     **director_commands.HANDLERS,
     cmd.Remove: removal.remove,
+    cmd.SetRotation: mixed.set_rotation,
 }

@@ -223,6 +223,15 @@ class ChangeSettings(OperatorCommand):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class SetRotation(OperatorCommand):
+    """A mixed table's new rotation (``engine.rotation`` JSON, judged already; None: the
+    table's own rules alone), dealt from the next switch (``server.table.mixed``)."""
+
+    name: ClassVar[str] = "set_rotation"
+    rotation: dict[str, Any] | None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Remove(TableCommand):
     """An operator removes ``player``: they leave after the hand in progress, cashed out to
     their wallet, and the table's events say an operator removed them and why (``cause``:
@@ -250,7 +259,16 @@ class PlayOn(TableCommand):
 
 
 OPERATOR_COMMANDS: dict[str, type[TableCommand]] = {
-    cls.name: cls for cls in (PauseTable, ResumeTable, CloseTable, VoidHand, ChangeSettings, Remove)
+    cls.name: cls
+    for cls in (
+        PauseTable,
+        ResumeTable,
+        CloseTable,
+        VoidHand,
+        ChangeSettings,
+        SetRotation,
+        Remove,
+    )
 }
 """What only the back office sends (built by its routes, carried between nodes by
 :func:`encode` / :func:`decode`); :func:`parse` knows none of them."""

@@ -134,9 +134,12 @@ def finished_record(
     hand: Hand,
     players: dict[int, str],
     starting: dict[str, int],
+    *,
+    rotation: dict[str, Any] | None = None,
 ) -> FinishedHand:
     """The record of a hand played out: its events, result, stacks, rake, PHH (with the seeds
-    of a provably fair deal as user fields: docs/fairness.md) and rules."""
+    of a provably fair deal as user fields: docs/fairness.md) and rules; ``rotation``: a mixed
+    table's hand, its position in the rotation."""
     result = hand.result()
     fields: dict[str, Any] = {"table": str(table_id), "players": [players[s] for s in hand.seats]}
     deal = hand.deck.fair
@@ -171,6 +174,7 @@ def finished_record(
         config=config_to_json(hand.config),
         rake=result.rake,
         deck=sealed_deck(hand),
+        rotation=rotation,
     )
 
 
@@ -195,9 +199,11 @@ def cancelled_record(
     players: dict[int, str],
     reason: str,
     detail: str | None = None,
+    *,
+    rotation: dict[str, Any] | None = None,
 ) -> FinishedHand:
     """The record of a hand voided: everyone keeps the chips they began with. ``detail``:
-    why, in words (an operator's reason)."""
+    why, in words (an operator's reason). A voided hand keeps its place in a rotation."""
     starting = {players[s]: hand.starting[i] for i, s in enumerate(hand.seats)}
     cancelled = HandCancelled(
         hand=None, reason=reason, detail=detail, server_seed=revealed_seed(hand)
@@ -213,6 +219,7 @@ def cancelled_record(
         cancelled=True,
         config=config_to_json(hand.config),
         deck=sealed_deck(hand),
+        rotation=rotation,
     )
 
 
@@ -228,4 +235,5 @@ def unresumable_record(live: LiveHandState, reason: str) -> FinishedHand:
         starting=starting,
         stacks=dict(starting),
         cancelled=True,
+        rotation=live.rotation,
     )

@@ -33,6 +33,7 @@ from server.table import commands as cmd
 from server.table import edit
 from server.table.clocks import TableClocks
 from server.table.journal import Journal
+from server.table.mixed import TableRotation
 from server.table.moves import Change, Void
 from server.table.ports import CommandRefused, TableSettings, TableStore
 from server.table.publisher import Publisher
@@ -88,6 +89,7 @@ class Port(Protocol):
     journal: Journal
     clocks: TableClocks
     shut: bool  # closed for good
+    mix: TableRotation | None  # a mixed table's rotation (server.table.mixed)
 
     @property
     def store(self) -> TableStore: ...
@@ -285,6 +287,8 @@ def _play_settings(actor: Port) -> None:
         log.warning("table %s: new settings wait (%s)", actor.table_id, refusal.message)
         return
     actor.ops.pending = None
+    if actor.mix is not None:  # the rules a table that stopped rotating plays
+        actor.mix.base = actor.table.config
     event = edit.settings_event(actor.table.config, len(actor.table.seats), actor.settings)
     actor.publisher.publish(event)
 

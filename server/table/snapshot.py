@@ -31,11 +31,13 @@ def snapshot_of(
     operator_pause: str | None = None,
     committed: tuple[int, str] | None = None,
     tournament_id: int | None = None,
+    rotation: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """``committed``: the next hand's published commitment, not yet dealt (hand, commitment),
     so that a player who sits down or comes back now gives that very hand a seed.
     ``tournament_id``: a tournament's table says whose (a cash table's snapshot has no such
-    key)."""
+    key). ``rotation``: a mixed table's rotation and the game of its hand (``server.table.mixed``;
+    a table of one game's snapshot has no such key)."""
 
     def presence(name: str) -> tuple[bool, float]:
         state = players.get(name)
@@ -73,6 +75,8 @@ def snapshot_of(
     }
     if tournament_id is not None:
         snapshot["tournament_id"] = tournament_id
+    if rotation is not None:
+        snapshot["rotation"] = rotation
     return snapshot
 
 

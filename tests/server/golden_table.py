@@ -89,6 +89,8 @@ class RecordingStore(MemoryTableStore):
         written = plain([live])
         if not live.absent:  # no seat dealt in while away (a tournament's): as ever written
             del written[0]["absent"]
+        if live.rotation is None:  # not a mixed table's hand: as ever written
+            del written[0]["rotation"]
         self.transcript.append(["store", "start_hand", written])
 
     async def record_action(
@@ -107,7 +109,10 @@ class RecordingStore(MemoryTableStore):
 
     async def save_hand(self, hand: FinishedHand) -> None:
         await super().save_hand(hand)
-        self._wrote("save_hand", hand)
+        written = plain([hand])
+        if hand.rotation is None:  # not a mixed table's hand: as ever written
+            del written[0]["rotation"]
+        self.transcript.append(["store", "save_hand", written])
 
     async def save_table(
         self, table_id: int, values: dict[str, Any], note: AuditNote | None

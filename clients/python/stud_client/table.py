@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from engine.events import ActionTaken, Turn, decode
+from engine.events import ActionTaken, HandStarted, Turn, decode
 from engine.table_events import Clock as ClockEvent
 from engine.table_events import DeckCommitted, SeatTaken, TableRestarted
 from engine.table_view import TablePicture
@@ -384,6 +384,12 @@ class Table:
             self._client._resync_soon(self.id)
         elif isinstance(event, DeckCommitted | SeatTaken):
             self._seed_committed()
+        elif isinstance(event, HandStarted) and picture.game is not None:
+            # A mixed table: each hand has its game, and its stakes (engine.rotation).
+            self._variant = event.variant
+            self._stakes = Stakes(
+                event.ante, event.bring_in, event.small_bet, event.big_bet, event.structure
+            )
 
     def _seed_committed(self) -> None:
         """Give the committed next hand a seed, once, while seated: on its commitment, on a

@@ -11,6 +11,8 @@ from typing import Any
 
 from fastapi import APIRouter, Depends, Request, status
 
+from engine.errors import Refusal
+from engine.protocol import ErrorCode
 from server.accounts import audit_log
 from server.api.deps import (
     CardroomDep,
@@ -39,12 +41,19 @@ async def table_config_schema(_staff: StaffUser) -> dict[str, Any]:
 async def create_table(
     body: TableCreate, operator: OperatorUser, session: SessionDep, cardroom: CardroomDep
 ) -> TablePublic:
-    """A new table from a full rule set, checked by the engine (``bad_config`` if refused);
-    its table actor starts at once, and the lobby lists it. Audited (``table.create``)."""
+    """A new table from a full rule set, checked by the engine (``bad_config`` if refused),
+    or a mixed table from its rotation (``bad_rotation``); its table actor starts at once, and
+    the lobby lists it. Audited (``table.create``)."""
+    if body.rotation is not None and "config" in body.model_fields_set:
+        raise Refusal(
+            "config: a mixed table's rules are its rotation's games'",
+            code=ErrorCode.BAD_ROTATION,
+        )
     record = await tables.create(
         session,
         name=body.name,
         config=body.config.model_dump(),
+        rotation=body.rotation.posted() if body.rotation is not None else None,
         seats=body.seats,
         min_buy_in=body.min_buy_in,
         max_buy_in=body.max_buy_in,

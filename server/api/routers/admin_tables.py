@@ -17,6 +17,7 @@ from fastapi import APIRouter, Depends, Path, Query
 from engine.errors import Refusal
 from engine.protocol import ErrorCode
 from server.api.deps import CardroomDep, OperatorUser, SessionDep, known_query_only, staff_only
+from server.api.rotation_schemas import RotationChangePublic, RotationState, RotationUpdate
 from server.api.schemas import (
     HandVoidPublic,
     OperatorReason,
@@ -95,9 +96,54 @@ async def change_table(
     if not changes:
         raise Refusal("nothing to change", code=ErrorCode.BAD_REQUEST)
     record = await _record(session, table_id, cash_only="change")
+    rotation = (record.rotation or {}).get("rotation")
+    if rotation is not None and "config" in changes:
+        raise Refusal(
+            "config: a mixed table's rules are its rotation's games' (PUT .../rotation)",
+            code=ErrorCode.BAD_ROTATION,
+        )
     values = edit.merged(record, changes)
+    if rotation is not None:  # every game must fit the seats and buy-ins to be
+        tables.check_rotation(
+            rotation,
+            seats=values["seats"],
+            min_buy_in=values["min_buy_in"],
+            max_buy_in=values["max_buy_in"],
+        )
     command = cmd.ChangeSettings(**_who(operator), reason=body.reason, settings=values)
     return await _answer(session, record, await _send(cardroom, table_id, command))
+
+
+@router.put("/tables/{table_id}/rotation")
+async def change_rotation(
+    table_id: TableId,
+    body: RotationUpdate,
+    operator: OperatorUser,
+    session: SessionDep,
+    cardroom: CardroomDep,
+) -> RotationChangePublic:
+    """A mixed table's games in turn (a table of one game becomes mixed), or none (``null``):
+    dealt from the next switch, so the game in play finishes its turn, or from the next hand
+    when the table is idle. Each game judged with the table's seats and buy-ins
+    (``bad_rotation``, with the field at fault). Audited (``table.rotation``)."""
+    record = await _record(session, table_id, cash_only="change")
+    spec = body.rotation.posted() if body.rotation is not None else None
+    if spec is not None:
+        tables.check_rotation(
+            spec,
+            seats=record.seats,
+            min_buy_in=record.min_buy_in,
+            max_buy_in=record.max_buy_in,
+        )
+    command = cmd.SetRotation(**_who(operator), reason=body.reason, rotation=spec)
+    reply = await _send(cardroom, table_id, command)
+    await session.refresh(record)
+    assert record.rotation is not None  # the table wrote it
+    return RotationChangePublic(
+        table_id=table_id,
+        rotation=RotationState.model_validate(record.rotation),
+        after_hand=bool(reply["after_hand"]),
+    )
 
 
 @router.post("/tables/{table_id}/pause")

@@ -162,6 +162,18 @@ CALLS = [
         lambda body: body["table"]["seats"] == 6 and body["table"]["config"]["ante"] == 2,
     ),
     Call(
+        "PUT",
+        "/admin/tables/{table_id}/rotation",
+        lambda _: "/admin/tables/1/rotation",
+        {"rotation": {"games": [{"variant": "razz"}, {"variant": "seven_card_stud"}]}},
+        200,  # nobody plays at the stored table: idle, dealt from its next hand
+        lambda body: (
+            body["after_hand"] is False
+            and [g["variant"] for g in body["rotation"]["rotation"]["games"]]
+            == ["razz", "seven_card_stud"]
+        ),
+    ),
+    Call(
         "POST",
         "/admin/tables/{table_id}/pause",
         lambda _: "/admin/tables/1/pause",
