@@ -377,6 +377,26 @@ class Tournaments:
         made: dict[str, Any] = await self._client._rest("POST", "/admin/tournaments", json=body)
         return made
 
+    async def edit(
+        self,
+        tournament_id: int,
+        *,
+        name: str | None = None,
+        starts_at: str | None = None,
+        reason: str | None = None,
+    ) -> dict[str, Any]:
+        """Operators only: a tournament's name or start changed before its start; its
+        details."""
+        body = {
+            key: value
+            for key, value in (("name", name), ("starts_at", starts_at), ("reason", reason))
+            if value is not None
+        }
+        edited: dict[str, Any] = await self._client._rest(
+            "PATCH", f"/admin/tournaments/{tournament_id}", json=body
+        )
+        return edited
+
     # ------------------------------------------------------------------ websocket
 
     async def follow(self, tournament_id: int, *, everything: bool = True) -> TournamentFollow:
