@@ -31,6 +31,9 @@ lost connection its client reconnects, and the tournament's state says where it 
 ends when the tournament is finished (or at ``--timeout``); the bots' tokens end, and their
 chips (prizes) go back to the house (``--keep-chips`` leaves them in their wallets).
 
+Given several nodes of one cardroom (``--server`` again, or a comma list), the bots spread
+over them: each bot's first server is the next one in turn, the others its fallbacks.
+
 Then one JSON line: the tournament, its winner, the bots' places and prizes, hands played,
 actions, moves, errors by code, reconnects, and the latency from an action sent to its event
 seen (p50, p95, p99 in milliseconds). It exits 0 when the tournament finished with every bot
@@ -271,11 +274,18 @@ async def _make_player(
     chips: int,
     run_id: str,
     made: list[str],
+    number: int,
 ) -> Entrant:
-    """A bot account made by the operator, granted one buy-in and fee by the house."""
+    """A bot account made by the operator, granted one buy-in and fee by the house; its
+    client's first server the next of the servers given in turn (the others its fallbacks),
+    so that the bots spread over a cardroom's nodes."""
     token = await admin.make_bot(name, chips, f"stud-bots tournament run {run_id}")
     made.append(name)
-    client = StudClient(options.server, fallback_urls=options.fallback_servers, token=token)
+    servers = (options.server, *options.fallback_servers)
+    first = number % len(servers)
+    client = StudClient(
+        servers[first], fallback_urls=servers[first + 1 :] + servers[:first], token=token
+    )
     return Entrant(
         name,
         strategy,
@@ -374,6 +384,7 @@ def _report(
         },
         "seconds": round(time.monotonic() - run.started, 2),
         "strategies": dict(Counter(p.strategy for p in players)),
+        "servers": dict(Counter(p.client.base_url for p in players)),
         "timed_out": ending.timed_out,
         "chips_returned": ending.returned,
     }
@@ -447,6 +458,7 @@ async def _made_and_entered(
     spec = details["spec"]
     chips = int(spec["buy_in"]) + int(spec["fee"])
     gate = asyncio.Semaphore(MAKING_AT_ONCE)
+    seeds = [rng.random() for _ in range(count)]  # each bot's, whatever order they are made in
 
     async def one(number: int) -> None:
         async with gate:
@@ -455,10 +467,11 @@ async def _made_and_entered(
                 admin,
                 f"{options.prefix}-{run_id}-{number + 1}",
                 options.strategies[number % len(options.strategies)],
-                random.Random(rng.random()),
+                random.Random(seeds[number]),
                 chips,
                 run_id,
                 made,
+                number,
             )
             players.append(player)
             await _enter(player, int(details["id"]), run_id)
