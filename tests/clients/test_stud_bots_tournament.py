@@ -2,9 +2,10 @@
 subprocess on a free port, SQLite) has its operator make a tournament, registers its bots and
 plays it to a winner: a 9-player sit-and-go from the shipped template (levels of a few hands,
 connections dropped on purpose), and a sit-and-go of 22 on tables of 8 (three tables, broken
-down to a final table). Each checks the places (1 to N, once each), the prizes (the published
-payouts, summing to the prize pool), each prize paid to the bot's wallet through the ledger,
-and the books (``stud-server audit``)."""
+down to a final table). Each checks the places (1 to N; shared only by players out in the
+same hand with equal stacks), the prizes (the published payouts, summing to the prize pool),
+each prize paid to the bot's wallet through the ledger, and the books (``stud-server
+audit``)."""
 
 from __future__ import annotations
 
@@ -77,17 +78,28 @@ def play(live: LiveServer, *args: str) -> dict[str, Any]:
     return report
 
 
+def check_places(places: dict[str, tuple[int, int]], payouts: list[int]) -> None:
+    """Places 1 to N, players out in the same hand with equal stacks sharing one (the next
+    place then the one after the group), each group paid the prizes of the places it takes
+    between them, everyone else by the payouts; the prizes summing to the payouts."""
+    ordered = sorted(place for place, _ in places.values())
+    assert all(place == ordered.index(place) + 1 for place in ordered), ordered
+    for place in set(ordered):
+        shared = [prize for at, prize in places.values() if at == place]
+        due = payouts[place - 1 : place - 1 + len(shared)]
+        assert sum(shared) == sum(due), (place, shared, due)
+    assert sum(prize for _, prize in places.values()) == sum(payouts)
+
+
 def check_the_tournament(live: LiveServer, report: dict[str, Any], entrants: int) -> None:
     """Places, prizes, the ledger's prizes and the books, against what the server says."""
     assert report["status"] == "finished" and not report["timed_out"], report
     assert report["bots"] == report["entrants"] == entrants
     places = {p["player"]: (p["place"], p["prize"]) for p in report["places"]}
-    assert sorted(place for place, _ in places.values()) == list(range(1, entrants + 1))
-    assert places[report["winner"]][0] == 1
-    paid = [prize for _, prize in sorted(places.values())]
-    payouts = report["payouts"]
-    assert paid[: len(payouts)] == payouts and not any(paid[len(payouts) :])
-    assert sum(payouts) == report["prize_pool"] == entrants * 100  # the template's buy-in
+    assert len(places) == entrants and places[report["winner"]][0] == 1
+    assert [p for p, _ in places.values()].count(1) == 1
+    check_places(places, report["payouts"])
+    assert sum(report["payouts"]) == report["prize_pool"] == entrants * 100  # the buy-ins
     assert report["actions"] > 0 and report["hands"] > 0
     assert report["latency_ms"]["count"] == report["actions"]
     # The details as anyone reads them agree.

@@ -1,9 +1,9 @@
 """``stud-bots --tournament`` on a cardroom of two node processes (A and B, PostgreSQL and
 Redis): the operator's sit-and-go of 9 from the shipped template (levels of two hands), its
 bots spread over both nodes (each with the other as its fallback), played to a winner. The
-places (1 to 9, once each), the prizes (the published payouts, summing to the prize pool),
-each prize paid through the ledger to its bot's wallet, and the books (``stud-server
-audit``), as on one node."""
+places (1 to 9; shared only by equal stacks out in one hand), the prizes (the published
+payouts, summing to the prize pool), each prize paid through the ledger to its bot's wallet,
+and the books (``stud-server audit``), as on one node."""
 
 from __future__ import annotations
 
@@ -20,6 +20,19 @@ pytestmark = pytest.mark.cluster
 
 ENTRANTS = 9
 BUDGET_SECONDS = 180.0
+
+
+def check_places(places: dict[str, tuple[int, int]], payouts: list[int]) -> None:
+    """Places 1 to N, players out in the same hand with equal stacks sharing one (the next
+    place then the one after the group), each group paid the prizes of the places it takes
+    between them, everyone else by the payouts; the prizes summing to the payouts."""
+    ordered = sorted(place for place, _ in places.values())
+    assert all(place == ordered.index(place) + 1 for place in ordered), ordered
+    for place in set(ordered):
+        shared = [prize for at, prize in places.values() if at == place]
+        due = payouts[place - 1 : place - 1 + len(shared)]
+        assert sum(shared) == sum(due), (place, shared, due)
+    assert sum(prize for _, prize in places.values()) == sum(payouts)
 
 
 async def test_a_sit_and_go_of_bots_on_two_nodes(cluster: Cluster) -> None:
@@ -69,15 +82,13 @@ async def test_a_sit_and_go_of_bots_on_two_nodes(cluster: Cluster) -> None:
     print(json.dumps(report))
     assert report["status"] == "finished" and report["errors"] == {}, report
     assert report["bots"] == report["entrants"] == ENTRANTS
-    urls = (cluster.node("A").url, cluster.node("B").url)
-    assert sorted(report["servers"].items()) == [(urls[0], 5), (urls[1], 4)], report
+    # Spread over both nodes (5 and 4 at first; a bot may have failed over since).
+    assert set(report["servers"]) == {cluster.node("A").url, cluster.node("B").url}, report
     places = {p["player"]: (p["place"], p["prize"]) for p in report["places"]}
-    assert sorted(place for place, _ in places.values()) == list(range(1, ENTRANTS + 1))
-    assert places[report["winner"]][0] == 1
-    paid = [prize for _, prize in sorted(places.values())]
-    payouts = report["payouts"]
-    assert paid[: len(payouts)] == payouts and not any(paid[len(payouts) :])
-    assert sum(payouts) == report["prize_pool"] == ENTRANTS * 100
+    assert len(places) == ENTRANTS and places[report["winner"]][0] == 1
+    assert [p for p, _ in places.values()].count(1) == 1
+    check_places(places, report["payouts"])
+    assert sum(report["payouts"]) == report["prize_pool"] == ENTRANTS * 100  # the buy-ins
 
     # Both nodes ran its tables and served its bots: the details as each says them agree.
     tournament_id = report["tournament"]
