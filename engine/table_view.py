@@ -239,6 +239,16 @@ class TablePicture:
         if type(event) in _HAND_KINDS:
             if isinstance(event, HandStarted):
                 self.hand = [event]
+                if self.game is not None and self.rules is not None:
+                    # A mixed table: each hand has its game, and its stakes (engine.rotation).
+                    self.rules["variant"] = event.variant
+                    self.rules["stakes"] = {
+                        "ante": event.ante,
+                        "bring_in": event.bring_in,
+                        "small_bet": event.small_bet,
+                        "big_bet": event.big_bet,
+                        "structure": event.structure,
+                    }
                 you = self.you
                 self.dealt = you if any(you == seat for seat, _ in event.seats) else None
                 self.clock = None
