@@ -41,7 +41,7 @@ export function renderRotation(t, bar) {
     const next = upNext(t);
     const count = game.game_hands ? `hand ${game.game_hand} of ${game.game_hands}` : `hand ${game.game_hand}`;
     items.push(
-      el("span", { class: "now" }, "Now ", el("strong", { class: "game-now", dataVariant: game.variant, text: game.title }), ` · ${count}`),
+      el("span", { class: "now", dataHand: game.hand }, "Now ", el("strong", { class: "game-now", dataVariant: game.variant, text: game.title }), ` · ${count}`),
       el("span", { class: "next" }, "Next ", el("strong", { class: "game-next", dataVariant: next.variant ?? "", text: next.title }), " ",
         el("span", { class: "countdown", dataHandsLeft: next.left ?? "", text: countdownText(next.left) })));
   } else {

@@ -97,6 +97,7 @@ def state(picture: TablePicture) -> Any:
                 "closed": picture.closed,
                 "rules": picture.rules,
                 "game": picture.game,
+                "rotation": picture.rotation,
             },
             option=orjson.OPT_NON_STR_KEYS,
         )
