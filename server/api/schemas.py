@@ -477,6 +477,9 @@ class LiveTablePublic(BaseModel):
         description="paused by an operator (no new hand) or while the database is away",
     )
     pause_reason: str | None = Field(default=None, description="the operator's reason")
+    rotation: LobbyRotationPublic | None = Field(
+        default=None, description="a mixed table: its games in turn (null: one game)"
+    )
 
 
 # ---------------------------------------------------------------------- the back office
