@@ -84,7 +84,9 @@ def test_an_operator_opens_a_mixed_table_and_edits_its_rotation(
         console.locator("#dialog input[name=reason]").fill("razz night")
         console.click("#dialog-ok")
         expect(console.locator("#notice")).to_have_text(f"{MIX}: rotation saved, from hand 1")
-        expect(row.locator(".rotation-text")).to_have_text("Stud mix: Razz / 5-Card Stud, 8 hands each")
+        expect(row.locator(".rotation-text")).to_have_text(
+            "Stud mix: Razz / 5-Card Stud, 8 hands each"
+        )
         record = next(t for t in _get(url, boss, "/admin/tables") if t["id"] == table_id)
         assert [g["variant"] for g in record["rotation"]["rotation"]["games"]] == [
             "razz",
