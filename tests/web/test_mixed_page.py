@@ -163,6 +163,10 @@ def test_the_table_shows_the_game_now_the_next_and_the_countdown_through_the_swi
         log = page.locator("#log li.game")
         expect(log.filter(has_text="hand 2 of 2; next: ")).not_to_have_count(0)
         page.screenshot(path=str(artifacts / "mixed-table.png"), full_page=True)
+        page.set_viewport_size({"width": 390, "height": 844})  # a phone: the bar wraps
+        expect(page.locator("#rotation-bar .countdown")).to_be_visible()
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390
+        page.screenshot(path=str(artifacts / "mixed-table-390.png"), full_page=True)
 
         # An operator's new rotation waits for the switch: the next game is its first.
         _api(
