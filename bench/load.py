@@ -25,7 +25,11 @@ At the end: the largest step whose p99 stayed under ``--p99-ms`` (50 ms).
     python bench/load.py [--backend sqlite|postgresql] [--nodes N] [--server-workers N]
                          [--tables 25,50,100]
                          [--seconds 60] [--warmup 15] [--think 0.5,1.5] [--workers 2]
-                         [--json PATH] [--stalls MS]
+                         [--json PATH] [--stalls MS] [--game VARIANT|mix]
+
+``--game`` sets the game every table plays: a variant (seven-card stud unless said), or
+``mix``: mixed tables, the stud mix of seven-card stud, razz and stud hi-lo, two hands a game
+(the cost per action of a mixed table against that of its games).
 
 ``--stalls MS`` turns on each node's stall watch (``server/edge/stalls.py``) and prints, at the
 end, the stalls of its event loop longer than MS milliseconds: how many, their total, the
@@ -78,9 +82,21 @@ from cluster_harness import Node, PostgresDatabase, RedisProcess, server_cli, ta
 from load_bots import BotSpec, Stats, worker_main  # noqa: E402
 from profile_summary import Profile  # noqa: E402
 
+from engine.variants import VARIANTS  # noqa: E402
+
 OPERATOR = "loadboss"
 PASSWORD = "load-bench-password"
 SEATS = 8
+# ``--game mix``: every table the stud mix, two hands a game, so that a short run deals every
+# game (and switches four times as often as the usual eight hands a game would).
+STUD_MIX = {
+    "games": [
+        {"variant": "seven_card_stud"},
+        {"variant": "razz"},
+        {"variant": "seven_card_stud_hi_lo"},
+    ],
+    "hands": 2,
+}
 PROBE_EVERY = 0.25  # seconds between a probe's pings (under the 5 a second a socket may send)
 # What a bench from one address needs of a server otherwise left at its defaults: every bot
 # comes from 127.0.0.1, is registered, granted chips and connected from there.
@@ -111,6 +127,7 @@ class Options:
     profile_dir: Path | None = None
     server_workers: int = 1  # node processes behind each node's port (stud-server --workers)
     stall_ms: float = 0.0  # the nodes' stall watch (STUD_STALL_WATCH_MS); 0: none
+    game: str = "seven_card_stud"  # a variant every table plays, or "mix" (STUD_MIX)
 
 
 # ---------------------------------------------------------------------- the server
@@ -462,11 +479,22 @@ class Workers:
                 process.kill()
 
 
+def table_body(name: str, game: str) -> dict[str, Any]:
+    """``POST /admin/tables``'s body for a table of eight seats playing ``game``."""
+    body: dict[str, Any] = {"name": name, "seats": SEATS}
+    if game == "mix":
+        body["rotation"] = STUD_MIX
+    elif game != "seven_card_stud":
+        body["config"] = {"variant": game}
+    return body
+
+
 async def open_tables(
-    http: httpx.AsyncClient, room: Cardroom, token: str, first: int, count: int
+    http: httpx.AsyncClient, room: Cardroom, token: str, first: int, count: int, game: str
 ) -> list[BotSpec]:
-    """Tables ``first`` .. ``first + count - 1`` of eight seats, and a bot account for each
-    seat (registered and signed in on the first node); the bots to seat there."""
+    """Tables ``first`` .. ``first + count - 1`` of eight seats playing ``game``, and a bot
+    account for each seat (registered and signed in on the first node); the bots to seat
+    there."""
     base = room.nodes[0].url
     gate = asyncio.Semaphore(8)
 
@@ -475,7 +503,7 @@ async def open_tables(
             response = await post_when_free(
                 http,
                 f"{base}/admin/tables",
-                {"name": f"load-{index}", "seats": SEATS},
+                table_body(f"load-{index}", game),
                 headers={"Authorization": f"Bearer {token}"},
             )
         response.raise_for_status()
@@ -739,7 +767,7 @@ async def ramp(options: Options, room: Cardroom, workers: Workers) -> list[StepR
         failures = 0
         try:
             for tables in options.tables:
-                specs = await open_tables(http, room, token, opened, tables - opened)
+                specs = await open_tables(http, room, token, opened, tables - opened, options.game)
                 shares: list[list[BotSpec]] = [[] for _ in workers.pipes]
                 for number, spec in enumerate(specs):  # a table's bots share a worker
                     shares[(opened + number // SEATS) % len(shares)].append(spec)
@@ -840,6 +868,16 @@ def best(results: Sequence[StepResult], p99_ms: float) -> int | None:
     return max(passing, default=None)
 
 
+def game_text(game: str) -> str:
+    if game == "mix":
+        return (
+            "the stud mix ("
+            + ", ".join(g["variant"] for g in STUD_MIX["games"])
+            + ", 2 hands each)"
+        )
+    return game
+
+
 def describe(options: Options) -> Iterator[str]:
     backend = "SQLite" if options.backend == "sqlite" else "PostgreSQL + Redis"
     yield (
@@ -849,7 +887,7 @@ def describe(options: Options) -> Iterator[str]:
             if options.server_workers > 1
             else ""
         )
-        + f"; {SEATS} bots a table thinking "
+        + f"; {game_text(options.game)}; {SEATS} bots a table thinking "
         f"{options.think[0]:g}-{options.think[1]:g} s, in {options.workers} process(es); "
         f"{options.warmup:g} s warm-up, {options.seconds:g} s measured a step"
     )
@@ -878,6 +916,13 @@ def parse(argv: Sequence[str] | None = None) -> Options:
     parser.add_argument("--lease-seconds", type=float, default=5.0, help="the nodes' lease")
     parser.add_argument("--p99-ms", type=float, default=50.0, help="the latency to hold")
     parser.add_argument("--json", type=Path, help="also write the results there as JSON")
+    games = [name for name, v in VARIANTS.items() if v.max_players >= SEATS]
+    parser.add_argument(
+        "--game",
+        choices=[*games, "mix"],
+        default="seven_card_stud",
+        help="the game every table plays; mix: the stud mix (mixed tables, 2 hands a game)",
+    )
     parser.add_argument(
         "--stalls",
         type=float,
@@ -924,6 +969,7 @@ def parse(argv: Sequence[str] | None = None) -> Options:
         profile_dir=args.profile,
         server_workers=args.server_workers,
         stall_ms=args.stalls,
+        game=args.game,
     )
 
 

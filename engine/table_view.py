@@ -52,6 +52,7 @@ from engine.table_events import (
     OperatorClosed,
     OperatorPaused,
     OperatorResumed,
+    RotationChanged,
     SatIn,
     SatOut,
     SeatLeft,
@@ -65,6 +66,7 @@ from engine.table_events import (
     TimeCollected,
     WaitingList,
 )
+from engine.variants import VARIANTS
 from engine.views import view
 
 if TYPE_CHECKING:
@@ -126,6 +128,7 @@ class TablePicture:
         "rules",
         "committed",
         "game",
+        "rotation",
     )
 
     def __init__(self, seat_count: int, me: str | None = None) -> None:
@@ -150,6 +153,10 @@ class TablePicture:
         # A mixed table: the game of the hand in progress (or the last dealt) and where the
         # rotation stands, as the ``game`` event says it (None: not a mixed table, or not told).
         self.game: dict[str, Any] | None = None
+        # A mixed table: its games in turn (each its variant and title), ``unit``, ``hands``
+        # and ``from_hand``, as the snapshot's ``rotation`` (its ``game`` apart) or an
+        # operator's ``rotation_changed`` says them (None: a table of one game).
+        self.rotation: dict[str, Any] | None = None
 
     # ------------------------------------------------------------------ ways in
 
@@ -181,8 +188,10 @@ class TablePicture:
         if committed is not None:
             picture.committed = (committed["hand"], committed["commitment"])
         rotation = snapshot.get("rotation")
-        if rotation is not None and rotation.get("game") is not None:
-            picture.game = dict(rotation["game"])
+        if rotation is not None:
+            picture.rotation = {key: value for key, value in rotation.items() if key != "game"}
+            if rotation.get("game") is not None:
+                picture.game = dict(rotation["game"])
         if "variant" in snapshot:
             picture.rules = {
                 "variant": snapshot["variant"],
@@ -239,6 +248,16 @@ class TablePicture:
         if type(event) in _HAND_KINDS:
             if isinstance(event, HandStarted):
                 self.hand = [event]
+                if self.game is not None and self.rules is not None:
+                    # A mixed table: each hand has its game, and its stakes (engine.rotation).
+                    self.rules["variant"] = event.variant
+                    self.rules["stakes"] = {
+                        "ante": event.ante,
+                        "bring_in": event.bring_in,
+                        "small_bet": event.small_bet,
+                        "big_bet": event.big_bet,
+                        "structure": event.structure,
+                    }
                 you = self.you
                 self.dealt = you if any(you == seat for seat, _ in event.seats) else None
                 self.clock = None
@@ -288,6 +307,13 @@ class TablePicture:
             self.game = event.encode()
             if self.rules is not None:
                 self.rules["variant"] = event.variant
+        elif isinstance(event, RotationChanged):
+            self.rotation = {
+                "games": [{"variant": v, "title": VARIANTS[v].title} for v in event.games],
+                "unit": event.unit,
+                "hands": event.hands,
+                "from_hand": event.from_hand,
+            }
         elif isinstance(event, Clock):
             self.clock = event
             seats[event.seat].time_bank = event.time_bank

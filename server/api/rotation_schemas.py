@@ -143,3 +143,16 @@ class RotationChangePublic(BaseModel):
     table_id: int
     rotation: RotationState
     after_hand: bool = Field(description="it waits for the game in play to finish its turn")
+
+
+class LobbyGamePublic(BaseModel):
+    variant: str
+    title: str = Field(description="the game as players say it")
+
+
+class LobbyRotationPublic(BaseModel):
+    """A mixed table's games in turn, as the lobby lists them."""
+
+    games: list[LobbyGamePublic]
+    unit: Literal["hands", "orbit", "level"]
+    hands: int | None = Field(description="unit hands: hands each game lasts")

@@ -13,7 +13,7 @@ from engine.errors import Refusal
 from engine.variants import VARIANTS
 from server.accounts import account_rules
 from server.accounts.registry import USERNAME_PATTERN
-from server.api.rotation_schemas import RotationArg, RotationState
+from server.api.rotation_schemas import LobbyRotationPublic, RotationArg, RotationState
 from server.store.table_config import (
     CHIPS,
     TableConfigChanges,
@@ -295,7 +295,7 @@ class TableSummaryPublic(BaseModel):
 
     id: int
     name: str
-    variant: str
+    variant: str = Field(description="the game played now (a mixed table's game in play)")
     variant_title: str = Field(description="the game as players say it")
     structure: str
     stakes: StakesPublic
@@ -310,6 +310,9 @@ class TableSummaryPublic(BaseModel):
     paused: bool = Field(default=False, description="an operator paused it: no new hand")
     node: str | None = Field(
         default=None, description="the node running the table (None: changing hands)"
+    )
+    rotation: LobbyRotationPublic | None = Field(
+        default=None, description="a mixed table: its games in turn (null: one game)"
     )
 
 
@@ -474,6 +477,9 @@ class LiveTablePublic(BaseModel):
         description="paused by an operator (no new hand) or while the database is away",
     )
     pause_reason: str | None = Field(default=None, description="the operator's reason")
+    rotation: LobbyRotationPublic | None = Field(
+        default=None, description="a mixed table: its games in turn (null: one game)"
+    )
 
 
 # ---------------------------------------------------------------------- the back office

@@ -91,4 +91,5 @@ def live_row(
         "stuck": in_hand and since is not None and since > stuck_after,
         "paused_by": live.get("paused_by"),
         "pause_reason": live.get("pause_reason"),
+        "rotation": summary.get("rotation"),
     }

@@ -87,6 +87,7 @@ def running_summary(
     record: TableRecord, actor: TableActor, stats: TableStats, *, restarts: int, node: str
 ) -> dict[str, Any]:
     """The lobby line of a table this node runs, from its actor."""
+    mix = actor.mix
     return lobby_line(
         record,
         actor.table.config,
@@ -99,9 +100,11 @@ def running_summary(
         hands_per_hour=stats.hands_per_hour(),
         restarts=restarts,
         node=node,
+        rotation=mix.rotation.to_dict() if mix is not None and mix.rotation is not None else None,
     )
 
 
 def record_summary(record: TableRecord) -> dict[str, Any]:
     """The lobby line of a table from its record alone (no node told of it lately)."""
-    return lobby_line(record, tables.table_config(record))
+    rotation = (record.rotation or {}).get("rotation")
+    return lobby_line(record, tables.table_config(record), rotation=rotation)

@@ -5,14 +5,15 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from engine.variants import TableConfig
+from engine.rotation import DEFAULT_HANDS
+from engine.variants import VARIANTS, TableConfig
 from server.db.models import HandRecord, TableRecord
 from server.store.records import AuditNote, FinishedHand, LiveHandState
 from server.table.ports import TableStore
@@ -104,15 +105,18 @@ def lobby_line(
     hands_per_hour: int = 0,
     restarts: int = 0,
     node: str | None = None,
+    rotation: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """A table's line in the lobby (``GET /tables``); a table no node runs yet shows its
     record alone, empty. ``seats``, ``buy_in``, ``paused``: as its actor plays them (new
-    settings wait for a hand in progress to end); None: as the record says."""
+    settings wait for a hand in progress to end); None: as the record says. ``config``: the
+    rules played now (a mixed table's game in play); ``rotation``: a mixed table's games in
+    turn (``engine.rotation`` JSON; None: a table of one game)."""
     low, high = buy_in if buy_in is not None else (record.min_buy_in, record.max_buy_in)
     return {
         "id": record.id,
         "name": record.name,
-        "variant": record.variant,
+        "variant": config.variant.name,
         "variant_title": config.variant.title,
         "structure": config.structure,
         "stakes": {
@@ -132,6 +136,23 @@ def lobby_line(
         "restarts": restarts,
         "node": node,
         "tournament_id": record.tournament_id,  # a tournament's table: not in the cash lobby
+        "rotation": lobby_rotation(rotation),
+    }
+
+
+def lobby_rotation(spec: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """A mixed table's rotation as the lobby lists it: its games in turn (each its variant
+    and title), how long each lasts (``unit``, ``hands``)."""
+    if spec is None:
+        return None
+    unit = spec.get("unit", "hands")
+    return {
+        "games": [
+            {"variant": game["variant"], "title": VARIANTS[game["variant"]].title}
+            for game in spec["games"]
+        ],
+        "unit": unit,
+        "hands": spec.get("hands", DEFAULT_HANDS) if unit == "hands" else None,
     }
 
 

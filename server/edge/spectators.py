@@ -126,8 +126,10 @@ class TableMirror:
             hand = part["hand"]
             if hand is not None and hand["over"]:
                 hand = None  # the table has settled it, as the actor's snapshot shows
-            # The rules as the last ``table_settings`` told them, else as the base showed.
+            # The rules as the last ``table_settings`` (or a mixed table's hand) told them,
+            # else as the base showed.
             rules = self.picture.rules or {}
+            rotation = self.picture.rotation
             self._cached = (
                 self.seq,
                 {
@@ -143,6 +145,8 @@ class TableMirror:
                     "deck_committed": deck_committed(self.picture.committed),
                 },
             )
+            if rotation is not None:  # a mixed table: its games in turn and the game now
+                self._cached[1]["rotation"] = {**rotation, "game": self.picture.game}
         snapshot = dict(self._cached[1])
         clock = None
         if self._deadline is not None and snapshot["hand"] is not None:

@@ -15,6 +15,7 @@ import { initReplayer, openHandsPage, openReplayer } from "./replayer.js";
 import { bettingControls, installShortcuts } from "./betting.js";
 import { playAdvance, renderAdvance } from "./advance.js";
 import { OUT_OF_TIME, announcementText, awardLines, wonText } from "./dealer.js";
+import { renderRotation, rotationLogLine } from "./rotation.js";
 import { mountSettings, turnOver, yourTurn } from "./settings.js";
 import { atTournamentTable, initTournaments, onTournamentEvent, openTournament, openTournamentList,
   setTableTournament, takeState, tournamentHandEnded } from "./tournaments.js";
@@ -205,6 +206,8 @@ function addLog(text, cls) {
 
 function onTableEvent(kind, data, t, isPrivate) {
   if (kind !== "pot_awarded" && session.awards.length) sayAwards(t);
+  const rotationLine = rotationLogLine(kind, data);  // a mixed table's game, and its rotation
+  if (rotationLine) addLog(`Dealer: ${rotationLine}`, "dealer game");
   switch (kind) {
     case "snapshot":
       $("table-game").textContent = gameAndStakes(t.variant, t.stakes);
@@ -411,6 +414,8 @@ function renderTable(t) {
   if (last?.kind === "bring_in" && hand.to_act !== last.seat) last = null;
   $("announce").textContent = hand?.over ? winnersText(t) : last ? announcementText(last, nameAt(t, last.seat)) : "";
   renderPauseBanner(t);
+  renderRotation(t, $("rotation-bar"));
+  if (t.game) $("table-game").textContent = gameAndStakes(t.variant, t.stakes);  // each hand's
 
   // Too few cards left for every player's last card: one common card, face up, everyone's.
   const common = hand?.common ?? [];

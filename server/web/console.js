@@ -4,6 +4,7 @@
 import { $, el, request, variantName } from "./page.js";
 import { initReplayer, openReplayer } from "./replayer.js";
 import { initTournaments, loadTournaments, openTournament, tournamentShown } from "./console_tournaments.js";
+import { editRotation, initRotations, rotationLine } from "./console_rotation.js";
 
 const REFRESH_SECONDS = 2;
 const STAFF = ["operator", "support"];
@@ -178,7 +179,7 @@ function tableRow(t) {
   return el("tr", { dataTable: t.id, class: t.stuck ? "stuck" : null },
     el("td", { text: t.id }),
     el("td", {}, el("a", { href: handsOf({ table: t.id }), title: "this table's hands" }, el("strong", { class: "name", text: t.name })),
-      el("div", { class: "muted", text: variantName(t.variant) })),
+      el("div", { class: "muted", text: variantName(t.variant) }), rotationLine(t)),
     el("td", { class: "state" }, t.state + (t.node ? ` · node ${t.node}` : ""),
       paused ? el("div", { class: "badge warn paused", text: paused }) : null,
       t.stuck ? el("div", { class: "badge bad stuck-flag", text: "stuck" }) : null),
@@ -197,6 +198,7 @@ function tableRow(t) {
         : el("button", { type: "button", class: "pause", onclick: () => tableOp(t, "pause") }, "Pause"),
       el("button", { type: "button", class: "void", onclick: () => tableOp(t, "void") }, "Void hand"),
       el("button", { type: "button", class: "edit", onclick: () => editTable(t) }, "Edit"),
+      el("button", { type: "button", class: "rotation", onclick: () => editRotation(t) }, "Rotation"),
       el("button", { type: "button", class: "close danger", onclick: () => tableOp(t, "close") }, "Close")));
 }
 
@@ -656,6 +658,7 @@ initReplayer({
   phhPath: (id) => `/admin/hands/${id}/phh`,
 });
 initTournaments({ api, ask, notify, fail, when, fact, reason: REASON });
+initRotations({ api, ask, fail, settings: SETTINGS });
 window.addEventListener("hashchange", () => { notify(""); route(); });
 setInterval(() => {
   if ($("dialog").open) return;

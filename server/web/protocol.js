@@ -4,6 +4,7 @@
 // checks the two folds agree. Public events must come in seq order: a gap means resync.
 // Tournament events (the player's own, and those of the tournament followed) go to
 // onTournament as they come; tournaments.js folds them.
+import { variantName } from "./games.js";
 
 export class ProtocolError extends Error {
   constructor(code, message) { super(message); this.code = code; }
@@ -172,6 +173,10 @@ export class Connection {
       clock: null, operatorPause: snap.operator_pause ?? null, closed: null,
       // The next hand's commitment, published and not yet dealt: a seat gives it a seed.
       committed: snap.deck_committed ?? null,
+      // A mixed table (null: one game): its games in turn, and the game of the hand in
+      // progress or last dealt as the ``game`` event told it (server/table/mixed.py).
+      rotation: snap.rotation ? rotationOf(snap.rotation) : null,
+      game: snap.rotation?.game ?? null,
     };
     if (snap.clock) {
       const bank = table.seats[snap.clock.seat]?.time_bank ?? 0;
@@ -228,6 +233,11 @@ export function sidePots(seats) {
     else add(rest, openTo);
   }
   return pots;
+}
+
+// A snapshot's rotation without its game (the table's ``game``, kept apart).
+function rotationOf({ games, unit, hands, from_hand: fromHand }) {
+  return { games, unit, hands, from_hand: fromHand };
 }
 
 function normalHand(hand, seq) {
@@ -291,6 +301,13 @@ export function apply(t, kind, data, isPrivate) {
       t.handNumber = data.hand; t.hand = null;
       if (t.committed && t.committed.hand <= data.hand) t.committed = null;
       break;
+    case "game":  // a mixed table's next hand: its game, and where the rotation stands
+      t.game = data; t.variant = data.variant;
+      break;
+    case "rotation_changed":  // an operator's new rotation, dealt from hand from_hand
+      t.rotation = { games: data.games.map((variant) => ({ variant, title: variantName(variant) })),
+        unit: data.unit, hands: data.hands, from_hand: data.from_hand };
+      break;
     case "deck_committed": t.committed = { hand: data.hand, commitment: data.commitment }; break;
     case "clock":
       t.clock = { seat: data.seat, end: Date.now() + (data.action_clock + data.time_bank) * 1000, bank: data.time_bank };
@@ -318,6 +335,10 @@ export function apply(t, kind, data, isPrivate) {
       t.hand = { viewer: t.you !== null && t.you in seats ? t.you : null, variant: data.variant, street: null, pot: 0, common: [], seats,
         to_act: null, legal: null, announcements: [], awards: [], over: false };
       t.clock = null;
+      if (t.game) {  // a mixed table: each hand has its game, and its stakes
+        t.variant = data.variant;
+        t.stakes = { ante: data.ante, bring_in: data.bring_in, small_bet: data.small_bet, big_bet: data.big_bet, structure: data.structure };
+      }
       break;
     }
     default:

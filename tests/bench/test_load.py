@@ -39,6 +39,27 @@ def test_a_short_ramp_on_sqlite_plays_and_reports(tmp_path: Path) -> None:
     assert "largest step with p99 under 50 ms" in done.stdout
 
 
+def test_mixed_tables_run_under_load(tmp_path: Path) -> None:
+    """``--game mix``: the tables are the stud mix, their bots play every game of it."""
+    report = tmp_path / "load.json"
+    done = run_bench(
+        "load.py",
+        *("--game", "mix", "--tables", "1", "--warmup", "1", "--seconds", "5"),
+        *("--think", "0.02,0.05", "--workers", "1", "--json", str(report)),
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "the stud mix (seven_card_stud, razz, seven_card_stud_hi_lo, 2 hands each)" in (
+        done.stdout
+    )
+    results = json.loads(report.read_text())
+    assert results["options"]["game"] == "mix"
+    (step,) = results["steps"]
+    assert step["connections"] == 8 and step["setup_failures"] == 0
+    assert step["actions_per_second"] > 0 and step["acts_timed"] > 0
+    assert step["errors"] == {} and step["trouble"] == {} and step["disconnects"] == 0
+
+
 def test_a_falling_ramp_is_refused() -> None:
     done = run_bench("load.py", "--tables", "50,25", timeout=60)
     assert done.returncode == 2

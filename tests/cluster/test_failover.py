@@ -38,6 +38,7 @@ from cluster_harness import (
     Cluster,
     Gate,
     HandRow,
+    Node,
     Player,
     eventually,
     table_state,
@@ -195,9 +196,15 @@ async def play_and_break(
     restart_owner: bool = False,
     spectators_see_presence: bool = True,
     timeout: float = 100,
+    open_table: Callable[[Cluster, Node], Awaitable[int]] | None = None,
 ) -> Played:
+    """``open_table``: how the table is made on the first node (its id); a table of
+    ``CONFIG`` unless given."""
     nodes = list(cluster.nodes.values())
-    table_id = await cluster.open_table("cluster", CONFIG, seats=SEATS, via=nodes[0])
+    if open_table is None:
+        table_id = await cluster.open_table("cluster", CONFIG, seats=SEATS, via=nodes[0])
+    else:
+        table_id = await open_table(cluster, nodes[0])
     gate = Gate()
     players: list[Player] = []
     tasks: list[asyncio.Task[None]] = []

@@ -35,7 +35,8 @@ function picture(t) {
   }
   const rules = t.variant === undefined ? null : { variant: t.variant, stakes: t.stakes, buy_in: t.buyIn };
   return { you: t.you, hand_number: t.handNumber, waiting: t.waiting, seats, hand,
-    operator_pause: t.operatorPause ?? null, closed: t.closed ?? null, rules };
+    operator_pause: t.operatorPause ?? null, closed: t.closed ?? null, rules, game: t.game ?? null,
+    rotation: t.rotation ?? null };
 }
 
 let input = "";

@@ -2,7 +2,8 @@
 (engine.table_view.TablePicture, which the Python client folds with): the same frames give
 the same table, field by field, after every frame. The frames are docs/protocol.md's
 example conversations, as each connection receives them, and hands recorded from the engine
-as every seat and a spectator receive them, with table events between and during them."""
+as every seat and a spectator receive them, with table events between and during them; at a
+mixed table too, each hand of its game and stakes (engine.rotation)."""
 
 from __future__ import annotations
 
@@ -18,7 +19,18 @@ import pytest
 
 from engine.events import ActionTaken, Event, announced, decode
 from engine.play import play_random_hand
-from engine.table_events import ChipsAdded, HandNumber, Leaving, SatIn, SatOut, SeatLeft, SeatTaken
+from engine.rotation import Rotation, Scheduled, schedule
+from engine.table_events import (
+    ChipsAdded,
+    GameAnnounced,
+    HandNumber,
+    Leaving,
+    RotationChanged,
+    SatIn,
+    SatOut,
+    SeatLeft,
+    SeatTaken,
+)
 from engine.table_view import TablePicture
 from engine.variants import VARIANTS, TableConfig, find_variant
 from tests.server.live import conversations
@@ -84,6 +96,8 @@ def state(picture: TablePicture) -> Any:
                 "operator_pause": picture.operator_pause,
                 "closed": picture.closed,
                 "rules": picture.rules,
+                "game": picture.game,
+                "rotation": picture.rotation,
             },
             option=orjson.OPT_NON_STR_KEYS,
         )
@@ -128,11 +142,33 @@ def test_the_documented_conversations_fold_alike() -> None:
 # --------------------------------------------------------------------------- recorded hands
 
 
-def recorded_cases(config: TableConfig, seed: int, hands: int = 6) -> list[dict[str, Any]]:
+def announced_game(number: int, scheduled: Scheduled) -> GameAnnounced:
+    """A mixed table's ``game`` event for hand ``number`` (as server.table.mixed tells it)."""
+    position = scheduled.position
+    return GameAnnounced(
+        number,
+        scheduled.config.variant.name,
+        scheduled.config.variant.title,
+        position.hand,
+        position.of,
+        scheduled.hands_left,
+        scheduled.next_config.variant.name,
+        scheduled.next_config.variant.title,
+        scheduled.text,
+    )
+
+
+def recorded_cases(
+    config: TableConfig, seed: int, hands: int = 6, rotation: Rotation | None = None
+) -> list[dict[str, Any]]:
     """A table of ``config`` playing ``hands`` random hands, with seating, chips added and
-    sitting out between and during them, as each seat and a spectator receive it."""
+    sitting out between and during them, as each seat and a spectator receive it. A
+    ``rotation``: a mixed table, each hand of its scheduled game (``config``: the first), an
+    operator's new rotation told halfway."""
     rng = random.Random(seed)
     count = min(5, config.variant.max_players)
+    first = config
+    position = None
     players = [f"p{n}" for n in range(count)]
     stacks = [rng.choice([8, 40, 300]) for _ in range(count)]
     public: list[tuple[Event, bool]] = []  # (event, private)
@@ -140,6 +176,12 @@ def recorded_cases(config: TableConfig, seed: int, hands: int = 6) -> list[dict[
         public.append((SeatTaken(n, player, stacks[n]), False))
     for number in range(1, hands + 1):
         public.append((HandNumber(number), False))
+        if rotation is not None:
+            scheduled = schedule(rotation, position, players=count)
+            position, config = scheduled.position, scheduled.config
+            public.append((announced_game(number, scheduled), False))
+            if number == hands // 2:
+                public.append((RotationChanged(("razz",), "orbit", None, number + 2), False))
         hand = play_random_hand(config, stacks, rng, timeout_rate=0.1, absent_rate=0.1)
         told = announced(hand.events)  # as a table tells it: no turn played at once
         assert len(told) < len(hand.events) or not any(
@@ -171,6 +213,24 @@ def recorded_cases(config: TableConfig, seed: int, hands: int = 6) -> list[dict[
         **TablePicture(count).snapshot(),
         "clock": None,
     }
+    if rotation is not None:
+        snapshot["stakes"] = {
+            "ante": first.ante,
+            "bring_in": first.bring_in,
+            "small_bet": first.small_bet,
+            "big_bet": first.big_bet,
+            "structure": first.structure,
+        }
+        snapshot["variant"] = first.variant.name
+        snapshot["rotation"] = {
+            "games": [
+                {"variant": g.variant.name, "title": g.variant.title} for g in rotation.games
+            ],
+            "unit": rotation.unit,
+            "hands": rotation.hands,
+            "from_hand": 1,
+            "game": None,
+        }
     cases = []
     for viewer in [None, *range(count)]:
         frames: list[dict[str, Any]] = [{"type": "reply", "id": 1, "result": snapshot}]
@@ -203,3 +263,35 @@ CONFIGS = [TableConfig(variant=v) for v in VARIANTS.values()] + [
 @pytest.mark.parametrize("config", CONFIGS, ids=lambda c: f"{c.variant.name}-{c.structure}")
 def test_recorded_hands_fold_alike(config: TableConfig) -> None:
     agree(recorded_cases(config, seed=5) + recorded_cases(config, seed=6))
+
+
+STUD_MIX = Rotation.from_dict(
+    {
+        "games": [
+            {"variant": "seven_card_stud"},
+            {
+                "variant": "razz",
+                "stakes": {"ante": 2, "bring_in": 3, "small_bet": 10, "big_bet": 20},
+            },
+            {
+                "variant": "seven_card_stud_hi_lo",
+                "structure": "pot_limit",
+                "stakes": {"ante": 1, "bring_in": 2, "small_bet": 5, "big_bet": 5},
+            },
+        ],
+        "hands": 2,
+    }
+)
+
+
+@pytest.mark.parametrize("seed", [7, 8])
+def test_a_mixed_tables_hands_fold_alike_each_of_its_game(seed: int) -> None:
+    """The ``game`` event, each hand's game and stakes (``hand_started``), and an operator's
+    ``rotation_changed``: the page's table says what the engine's does."""
+    cases = recorded_cases(STUD_MIX.games[0], seed, hands=7, rotation=STUD_MIX)
+    frames = cases[0]["frames"]
+    games = [f["data"]["variant"] for f in frames if f.get("kind") == "game"]
+    assert games == ["seven_card_stud"] * 2 + ["razz"] * 2 + ["seven_card_stud_hi_lo"] * 2 + [
+        "seven_card_stud"
+    ]
+    agree(cases)

@@ -252,3 +252,31 @@ async def test_a_mixed_tables_settings_must_fit_every_game(
     assert refused.status_code == 400 and error_code(refused) == "bad_rotation"
     assert refused.json()["error"]["message"].startswith("games[1]: ")
     assert (await client.patch(url, headers=boss, json={"seats": 6})).status_code == 200
+
+
+async def test_the_lobby_lists_a_mixed_table_with_its_rotation_and_the_game_in_play(
+    client: httpx.AsyncClient, boss: dict[str, str], app: FastAPI
+) -> None:
+    mix = (await create(client, boss, {**STUD_MIX, "hands": 2})).json()["id"]
+    await client.post("/admin/tables", headers=boss, json={"name": "Plain"})
+    listed = {t["name"]: t for t in (await client.get("/tables")).json()}
+    assert listed["Plain"]["rotation"] is None
+    assert listed["Mix"]["rotation"] == {
+        "games": [
+            {"variant": "seven_card_stud", "title": "Seven-Card Stud"},
+            {"variant": "razz", "title": "Razz"},
+            {"variant": "seven_card_stud_hi_lo", "title": "Stud Hi-Lo (8 or better)"},
+        ],
+        "unit": "hands",
+        "hands": 2,
+    }
+    assert listed["Mix"]["variant"] == "seven_card_stud"
+    actor = actor_of(app, mix)
+    for player in ("ann", "bob", "cat"):
+        await player_token(client, player)
+        await submit(actor, "sit", player, buy_in=1_000)
+    # Hand 3 (razz's first) dealt and left waiting for its first act: the lobby says razz.
+    await play(actor, lambda: actor.hand_number == 3, rng=random.Random(5))
+    line = next(t for t in (await client.get("/tables")).json() if t["id"] == mix)
+    assert (line["variant"], line["variant_title"]) == ("razz", "Razz")
+    assert line["rotation"] == listed["Mix"]["rotation"]
