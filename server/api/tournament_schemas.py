@@ -16,12 +16,20 @@ Chips = Annotated[StrictInt, Field(ge=0, le=CHIPS)]
 
 
 class LevelBody(BaseModel):
-    """A level: its stakes (the table's ante, bring-in, small and big bet) and its length,
-    in minutes or in hands (one of them)."""
+    """A level: its game (a mixed tournament's; else the format's ``variant``), its stakes
+    (the table's ante, bring-in, small and big bet) and its length, in minutes or in hands
+    (one of them)."""
 
     model_config = ConfigDict(extra="forbid")
 
     kind: Literal["level"] = "level"
+    game: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=32,
+        description="the game this level plays (a variant's name: razz...); none: the "
+        "format's variant. Every table deals it from its next hand at the level",
+    )
     ante: Chips
     bring_in: Chips
     small_bet: Chips
