@@ -1,7 +1,7 @@
 """A mixed tournament over REST: the stud-mix template as a format posted back as it is, its
 details with every game it plays and the structure sheet (level, game, stakes, length, the
 breaks), a level of an unknown game or tables too big for one of its games refused with the
-field at fault."""
+field at fault; the clock's events naming each level's game."""
 
 from __future__ import annotations
 
@@ -11,8 +11,10 @@ from typing import Any
 import httpx
 from server_helpers import bearer, error_code, operator_token
 
-from engine.tournament.templates import STUD_MIX
+from engine.tournament.clock import LevelClock
+from engine.tournament.templates import STUD_MIX, TEMPLATES
 from server.settings import Settings
+from server.tournaments.announcer import clock_notices
 
 MIX = "stud-mix-turbo"
 
@@ -91,3 +93,15 @@ async def test_a_mixed_format_is_refused_with_the_field_at_fault(
     assert refused.status_code == 400 and error_code(refused) == "bad_structure"
     message = refused.json()["error"]["message"]
     assert "seats_per_table" in message and "eight_card_stud (level 5)" in message
+
+
+def test_a_mixed_tournaments_level_events_say_the_game() -> None:
+    spec = TEMPLATES[MIX]
+    reading = LevelClock.start(spec.structure, at=0.0).read(5 * 60 + 1)  # level 2
+    (notice,) = clock_notices(0, reading, spec.structure.entries, spec)
+    assert notice.data["level"]["number"] == 2 and notice.data["level"]["game"] == "razz"
+    assert notice.data["next_level"]["game"] == "seven_card_stud_hi_lo"
+    single = TEMPLATES["stud-sng-9"]
+    reading = LevelClock.start(single.structure, at=0.0).read(10 * 60 + 1)
+    (notice,) = clock_notices(0, reading, single.structure.entries, single)
+    assert "game" not in notice.data["level"]
