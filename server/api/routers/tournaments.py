@@ -93,7 +93,10 @@ async def list_tournaments(
         Query(alias="status", description="any of these (default: registering and running)"),
     ] = None,
     kind: Annotated[Literal["sit_and_go", "scheduled"] | None, Query()] = None,
-    game: Annotated[str | None, Query(max_length=32, description="a variant's name")] = None,
+    game: Annotated[
+        str | None,
+        Query(max_length=32, description="a variant's name (a mixed tournament: any it plays)"),
+    ] = None,
     buy_in_min: Annotated[int | None, Query(ge=0, le=2**62)] = None,
     buy_in_max: Annotated[int | None, Query(ge=0, le=2**62)] = None,
 ) -> list[TournamentSummaryPublic]:

@@ -53,6 +53,11 @@ async def test_the_structure_sheet_shows_the_game_of_each_level(
     }
     listed = (await client.get("/tournaments")).json()
     assert [t["games"] for t in listed if t["id"] == details["id"]] == [list(STUD_MIX)]
+    # Found by any game it plays.
+    for game in STUD_MIX:
+        found = (await client.get(f"/tournaments?game={game}")).json()
+        assert details["id"] in [t["id"] for t in found]
+    assert (await client.get("/tournaments?game=five_card_stud")).json() == []
 
     # One game's tournament: its sheet names that game at every level, breaks between.
     regular = await client.post(
