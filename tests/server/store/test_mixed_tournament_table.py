@@ -23,6 +23,7 @@ from server.settings import Settings
 from server.table import commands as cmd
 from server.table.actor import TableActor
 from server.table.level_games import LevelGames
+from server.table.ports import CommandRefused
 
 STUD, RAZZ, HI_LO = "seven_card_stud", "razz", "seven_card_stud_hi_lo"
 
@@ -142,3 +143,23 @@ async def test_a_mixed_tournament_table_deals_each_levels_game_across_a_takeover
         (1, STUD, "Seven-Card Stud, level 1, hand 1"),
         (2, RAZZ, "Razz, level 2, hand 1"),
     ]  # the first node's; the second's bus is its own
+
+
+async def test_a_level_whose_game_seats_fewer_than_the_table_is_refused_and_not_written(
+    sessionmaker: async_sessionmaker[AsyncSession], settings: Settings
+) -> None:
+    event, table_id = await make_event(sessionmaker, ["ann", "bob"])  # a table of 8 seats
+    room = cardroom(sessionmaker, settings)
+    await room.start()
+    try:
+        actor = room.actor(table_id)
+        assert actor is not None
+        with pytest.raises(CommandRefused) as refusal:
+            await actor.submit(level(event, 1, "eight_card_stud", STUD))  # seats at most 7
+        assert refusal.value.code == "bad_seat_count"
+        assert actor.mix is None and actor.table.config.variant.name == STUD
+    finally:
+        await room.stop()
+    async with sessionmaker() as session:
+        row = await session.get(TableRecord, table_id)
+        assert row is not None and row.rotation is None and row.config["ante"] == 1
