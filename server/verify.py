@@ -458,7 +458,15 @@ def _played(history: Mapping[str, Any], numbers: Mapping[int, int]) -> PlayedHan
         seats[seat] = (str(part["player"]), *chips)
     if set(seats) != set(before):
         raise check.TournamentMismatch("its players are not the seats it dealt in")
-    return PlayedHand(numbers[table_id], int(history["number"]), seats)
+    if started is None:
+        return PlayedHand(numbers[table_id], int(history["number"]), seats)
+    stakes = {
+        "ante": started.ante,
+        "bring_in": started.bring_in,
+        "small_bet": started.small_bet,
+        "big_bet": started.big_bet,
+    }
+    return PlayedHand(numbers[table_id], int(history["number"]), seats, started.variant, stakes)
 
 
 async def download_tournament(client: httpx.AsyncClient, tournament_id: int) -> dict[str, Any]:

@@ -14,8 +14,9 @@ that is not as recorded:
 * **Every hand where the draws put its players.** Each hand of the journal is a hand its
   table played: its players sat at the seats the draws and the moves gave them when it was
   dealt, and started and ended it with the chips the journal says; every hand played is in
-  the journal. (That each hand was dealt fairly and played by the rules is checked hand by
-  hand, as ``stud-verify`` checks any hand.)
+  the journal. Each was dealt at the stakes of a level of the structure, in that level's
+  game (a mixed tournament's levels name theirs). (That each hand was dealt fairly and
+  played by the rules is checked hand by hand, as ``stud-verify`` checks any hand.)
 * **Places and prizes.** The journal played to its end gives every player's place and
   prize (:mod:`engine.tournament.payouts`); they are the ones recorded, and the prizes sum
   to the prize pool. A disqualified player has none, and the chips they took out of play
@@ -60,6 +61,9 @@ class PlayedHand:
     table: int
     number: int
     seats: Mapping[int, tuple[str, int, int]]
+    # Its game and stakes (ante, bring-in, small and big bet) as its start says; None: unsaid.
+    game: str | None = None
+    stakes: Mapping[str, int] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,6 +208,7 @@ def _check_removed(fact: Fact, removing: list[tuple[str, int]]) -> None:
 def _check_hand(run: TournamentRun, fact: Fact, hand: PlayedHand) -> None:
     """A hand fact against the hand played: its seats are the state's, its chips the fact's."""
     where = f"hand {hand.number} at table {hand.table}"
+    _check_game(run, hand, where)
     state = run.tables.get(hand.table)
     if state is None:
         raise TournamentMismatch(f"{where} was played at a table the draws had not opened")
@@ -229,6 +234,19 @@ def _check_hand(run: TournamentRun, fact: Fact, hand: PlayedHand) -> None:
                 f"{where}: {player} was not dealt in, but the journal has their chips go "
                 f"from {starting[player]} to {ending.get(player)}"
             )
+
+
+def _check_game(run: TournamentRun, hand: PlayedHand, where: str) -> None:
+    """The hand was dealt at a level's stakes, in that level's game."""
+    if hand.stakes is None or hand.game is None:
+        return
+    structure = run.spec.structure
+    number = structure.level_of(hand.stakes)
+    if number is None:
+        raise TournamentMismatch(f"{where} was dealt at stakes no level of the structure has")
+    game = run.spec.game_of(structure.levels[number - 1])
+    if hand.game != game:
+        raise TournamentMismatch(f"{where} was dealt {hand.game} at level {number}, of {game}")
 
 
 def _check_places(run: TournamentRun, standings: Sequence[Standing], prize_pool: int) -> None:

@@ -13,6 +13,10 @@ A freezeout by default: one entry each, no rebuy. The options:
 Late registration and the add-on end before the last level (which goes on until the end):
 the prizes are fixed once no more chips can be bought.
 
+A mixed tournament's levels name their games (``Level.game``): each level plays its own,
+the levels that name none the tournament's ``variant``; the tables seat as many as every
+game of the structure deals to.
+
 Entrants are entries: ``min_entrants`` and ``max_entrants`` and the payout table count a
 re-entry as one more. A sit-and-go starts when its seats are filled: its minimum and maximum
 are the same number, on one table or several.
@@ -24,6 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
+from engine.errors import EngineError
 from engine.tournament.fields import FieldError, choice, joined, optional_whole, record, whole
 from engine.tournament.payout_tables import find_payout_table
 from engine.tournament.structure import Level, Structure
@@ -69,7 +74,9 @@ class TournamentSpec:
     """A tournament's format, checked whole; a freezeout unless an option says otherwise."""
 
     kind: Kind
-    variant: str  # a name of engine.variants.VARIANTS ("seven_card_stud", "razz")
+    # A name of engine.variants.VARIANTS ("seven_card_stud", "razz"): the game of every level
+    # that names none of its own.
+    variant: str
     betting: Betting
     seats_per_table: int
     structure: Structure
@@ -94,12 +101,10 @@ class TournamentSpec:
         choice(self.kind, "kind", KINDS)
         choice(self.variant, "variant", VARIANTS)
         choice(self.betting, "betting", BETTINGS)
-        most = find_variant(self.variant).max_players
         whole(self.seats_per_table, "seats_per_table", minimum=2)
-        if self.seats_per_table > most:
-            raise SpecError("seats_per_table", f"{self.variant} seats at most {most}")
         if not isinstance(self.structure, Structure):
             raise SpecError("structure", "must be a Structure")
+        self._check_games()
         whole(self.buy_in, "buy_in")
         whole(self.fee, "fee")
         whole(self.min_entrants, "min_entrants", minimum=2)
@@ -110,6 +115,25 @@ class TournamentSpec:
         if self.max_entrants > payout.max_entrants:
             raise SpecError("max_entrants", f"{payout.name} pays at most {payout.max_entrants}")
         self._check_options()
+
+    def _check_games(self) -> None:
+        """Every level's game seats the tables' players and plays at the level's stakes."""
+        for game in self.games:
+            most = find_variant(game).max_players
+            if self.seats_per_table > most:
+                levels = [
+                    n
+                    for n, level in enumerate(self.structure.levels, 1)
+                    if self.game_of(level) == game
+                ]
+                where = "" if game == self.variant and not self.mixed else f" (level {levels[0]})"
+                raise SpecError("seats_per_table", f"{game}{where} seats at most {most}")
+        for index, entry in enumerate(self.structure.entries):
+            if isinstance(entry, Level):
+                try:
+                    self.table_config(entry)
+                except EngineError as error:
+                    raise SpecError(f"structure.entries[{index}]", str(error)) from None
 
     def _check_options(self) -> None:
         levels = len(self.structure.levels)
@@ -134,12 +158,26 @@ class TournamentSpec:
                     "rebuys.levels", f"the add-on ends before the last of {levels} levels"
                 )
 
+    def game_of(self, level: Level) -> str:
+        """The game ``level`` plays: its own, else the tournament's."""
+        return level.game if level.game is not None else self.variant
+
+    @property
+    def games(self) -> tuple[str, ...]:
+        """Every game the levels play, in the order they first come."""
+        return tuple(dict.fromkeys(self.game_of(level) for level in self.structure.levels))
+
+    @property
+    def mixed(self) -> bool:
+        """The levels play more than one game: the tables switch game with the level."""
+        return len(self.games) > 1
+
     def table_config(self, level: Level) -> TableConfig:
-        """The tables' configuration at ``level``: the game, its betting, the level's stakes,
+        """The tables' configuration at ``level``: its game, the betting, the level's stakes,
         and rule 8's tournament variant (an absent player's hand killed once every player has
         the starting hand)."""
         return TableConfig(
-            variant=find_variant(self.variant),
+            variant=find_variant(self.game_of(level)),
             structure=self.betting,
             absent_hands="killed_after_starting_hands",
             **level.table_stakes(),

@@ -6,6 +6,11 @@ and the big bet goes unused), so a table applies a level with
 ``dataclasses.replace(config, **level.table_stakes())``. A level lasts some minutes, or some
 hands (quick formats and tests); a break lasts some minutes and sits between two levels.
 
+A level may name its ``game`` (a variant's name): a mixed tournament's structure sheet reads
+level, game, ante, bring-in, limits, and every table deals the level's game from its next hand
+at that level (``engine.tournament.games``); a level that names none plays the tournament's
+``variant``.
+
 >>> structure = Structure.from_dict({
 ...     "starting_chips": 1500,
 ...     "entries": [
@@ -30,8 +35,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Any, TypedDict
 
-from engine.tournament.fields import FieldError, duration, joined, record, whole
-from engine.variants import TableConfig
+from engine.tournament.fields import FieldError, choice, duration, joined, record, whole
+from engine.variants import VARIANTS, TableConfig
 
 STAKES = ("ante", "bring_in", "small_bet", "big_bet")
 
@@ -60,7 +65,8 @@ def refusing(within: str = "") -> Iterator[None]:
 
 @dataclass(frozen=True, slots=True)
 class Level:
-    """A level's stakes, in whole chips, and its length: ``minutes`` or ``hands``, one of them."""
+    """A level's stakes, in whole chips, and its length: ``minutes`` or ``hands``, one of them;
+    its ``game`` (a variant's name; None: the tournament's)."""
 
     ante: int
     bring_in: int
@@ -68,6 +74,7 @@ class Level:
     big_bet: int
     minutes: float | None = None
     hands: int | None = None
+    game: str | None = None
 
     def __post_init__(self) -> None:
         with refusing():
@@ -86,6 +93,8 @@ class Level:
                 duration(self.minutes, "minutes")
             if self.hands is not None:
                 whole(self.hands, "hands", minimum=1)
+            if self.game is not None:
+                choice(self.game, "game", VARIANTS)
 
     @property
     def seconds(self) -> float | None:
@@ -103,7 +112,10 @@ class Level:
         return replace(config, **self.table_stakes())
 
     def to_dict(self) -> dict[str, Any]:
-        data: dict[str, Any] = {"kind": "level", **self.table_stakes()}
+        data: dict[str, Any] = {"kind": "level"}
+        if self.game is not None:
+            data["game"] = self.game
+        data.update(self.table_stakes())
         if self.minutes is not None:
             data["minutes"] = self.minutes
         else:
@@ -113,13 +125,16 @@ class Level:
     @classmethod
     def from_dict(cls, data: object) -> Level:
         with refusing():
-            fields = record(data, "", required=STAKES, optional=("kind", "minutes", "hands"))
+            fields = record(
+                data, "", required=STAKES, optional=("kind", "game", "minutes", "hands")
+            )
             if fields.get("kind", "level") != "level":
                 raise StructureError("kind", 'must be "level" or "break"')
             return cls(
                 **{name: whole(fields[name], name) for name in STAKES},
                 minutes=fields.get("minutes"),
                 hands=fields.get("hands"),
+                game=fields.get("game"),
             )
 
 

@@ -8,7 +8,9 @@ as it is or start from.
 - ``stud-mtt-turbo``: seven-card stud, scheduled, tables of 8, 6-minute levels, late
   registration to the end of level 6 with one re-entry;
 - ``stud-mtt-regular``: seven-card stud, scheduled, tables of 8, 20-minute levels and a
-  5-minute break every hour, late registration to the end of level 6, a freezeout.
+  5-minute break every hour, late registration to the end of level 6, a freezeout;
+- ``stud-mix-turbo``: a stud mix, fixed limit, each level the next game of seven-card stud,
+  razz and stud hi-lo, a sit-and-go of 16 on two tables of 8, 5-minute levels, pays 4.
 
 The stakes rise about a third a level; a player starts with a few hundred antes.
 """
@@ -18,8 +20,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 
+from engine.tournament.games import rotated
 from engine.tournament.spec import TournamentSpec
 from engine.tournament.structure import Break, Entry, Level, Structure
+
+STUD_MIX = ("seven_card_stud", "razz", "seven_card_stud_hi_lo")
 
 # Ante, bring-in, small bet, big bet: fixed-limit stud's usual ladder.
 LADDER: tuple[tuple[int, int, int, int], ...] = (
@@ -122,6 +127,18 @@ TEMPLATES: Mapping[str, TournamentSpec] = MappingProxyType(
             max_entrants=2000,
             payout_table="scheduled",
             late_registration_levels=6,
+        ),
+        "stud-mix-turbo": TournamentSpec(
+            kind="sit_and_go",
+            variant="seven_card_stud",
+            betting="fixed_limit",
+            seats_per_table=8,
+            structure=rotated(_structure(1500, levels=18, minutes=5), STUD_MIX),
+            buy_in=30,
+            fee=3,
+            min_entrants=16,
+            max_entrants=16,
+            payout_table="sit_and_go",
         ),
     }
 )

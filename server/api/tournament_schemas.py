@@ -16,12 +16,20 @@ Chips = Annotated[StrictInt, Field(ge=0, le=CHIPS)]
 
 
 class LevelBody(BaseModel):
-    """A level: its stakes (the table's ante, bring-in, small and big bet) and its length,
-    in minutes or in hands (one of them)."""
+    """A level: its game (a mixed tournament's; else the format's ``variant``), its stakes
+    (the table's ante, bring-in, small and big bet) and its length, in minutes or in hands
+    (one of them)."""
 
     model_config = ConfigDict(extra="forbid")
 
     kind: Literal["level"] = "level"
+    game: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=32,
+        description="the game this level plays (a variant's name: razz...); none: the "
+        "format's variant. Every table deals it from its next hand at the level",
+    )
     ante: Chips
     bring_in: Chips
     small_bet: Chips
@@ -120,7 +128,11 @@ class TournamentSummaryPublic(BaseModel):
     id: int
     name: str
     kind: str
-    variant: str
+    variant: str = Field(description="the game of every level that names none of its own")
+    games: list[str] = Field(
+        description="every game its levels play, in the order they come: more than one for a "
+        "mixed tournament (each level's game on its structure sheet)"
+    )
     betting: str
     buy_in: int
     fee: int
@@ -198,9 +210,28 @@ class YourEntryPublic(BaseModel):
     prize: int | None
 
 
+class SheetLinePublic(BaseModel):
+    """A line of the structure sheet: a level with its game, stakes and length, or a break."""
+
+    kind: Literal["level", "break"]
+    level: int | None = Field(default=None, description="the level's number, from 1")
+    game: str | None = Field(default=None, description="the game the level plays (a variant)")
+    title: str | None = Field(default=None, description="the game as players say it")
+    ante: int | None = None
+    bring_in: int | None = None
+    small_bet: int | None = None
+    big_bet: int | None = None
+    minutes: float | None = None
+    hands: int | None = None
+
+
 class TournamentPublic(TournamentSummaryPublic):
     template: str | None
     spec: dict[str, Any]
+    sheet: list[SheetLinePublic] = Field(
+        description="the structure sheet: every level with its game, stakes and length, and "
+        "the breaks between, in play order"
+    )
     draw_commitment: str = Field(description="SHA-256 of the seat draw's seed, revealed after it")
     payouts: list[int] = Field(
         description="the prizes by place for the entries and the prize pool so far (fixed "
@@ -325,6 +356,8 @@ class ClockPublic(BaseModel):
     paused: bool
     stakes: StakesPublic | None = Field(description="the level's stakes; none on a break")
     next_stakes: StakesPublic | None
+    game: str | None = Field(default=None, description="the level's game; none on a break")
+    next_game: str | None = Field(default=None, description="the next level's game")
     seconds_left: float | None = Field(description="a timed level or break: its time left")
     hands_left: int | None = Field(description="a level of hands: the hands left to begin")
     hand_for_hand: bool

@@ -32,6 +32,7 @@ from server.store.write_ahead import WriteAhead
 from server.table import mixed
 from server.table.actor import TableActor
 from server.table.lease import LeaseProof
+from server.table.level_games import LevelGames
 from server.table.ports import TableSettings
 
 
@@ -91,7 +92,12 @@ async def build_actor(
     actor.permitted_hand = record.permitted_hand
     # A mixed table: its rotation, and where the journal's last hand left it (the next hand's
     # game follows from that: server.table.mixed); this node's actor that died knew it too.
-    actor.mix = mixed.TableRotation.of_record(record.rotation, tables.table_config(record))
+    config = tables.table_config(record)
+    actor.mix = (
+        LevelGames.of_level(record.rotation, config)  # a mixed tournament's: the row's level
+        if record.tournament_id is not None
+        else mixed.TableRotation.of_record(record.rotation, config)
+    )
     if previous is not None and previous.mix is not None:
         actor.mix = previous.mix
     elif actor.mix is not None and journal is not None:

@@ -20,6 +20,9 @@ from typing import Any, ClassVar, get_type_hints
 
 from engine import fair
 from engine.protocol import ErrorCode
+from engine.tournament.games import level_game
+from engine.tournament.spec import TournamentSpec
+from engine.tournament.structure import Level
 from server.table.ports import CommandRefused
 
 ACTION_ID_MAX = 64
@@ -306,13 +309,30 @@ class GiveUpPlayer(DirectorCommand):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SetStakes(DirectorCommand):
-    """A new level's stakes, played from the next hand (the hand in play keeps its own)."""
+    """A new level's stakes, played from the next hand (the hand in play keeps its own).
+    ``level``: a mixed tournament's level (``engine.tournament.games.LevelGame`` JSON: its
+    number, its game and the next level's), its game dealt from the next hand too; None: the
+    table's game stays (a tournament of one game)."""
 
     name: ClassVar[str] = "set_stakes"
     ante: int
     bring_in: int
     small_bet: int
     big_bet: int
+    level: dict[str, Any] | None = None
+
+    @classmethod
+    def at_level(cls, spec: TournamentSpec, level: Level, *, tournament_id: int) -> SetStakes:
+        """What a table of the tournament of ``spec`` is told of ``level``."""
+        game = level_game(spec, level)
+        return cls(
+            tournament_id=tournament_id,
+            ante=level.ante,
+            bring_in=level.bring_in,
+            small_bet=level.small_bet,
+            big_bet=level.big_bet,
+            level=game.to_dict() if game is not None else None,
+        )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

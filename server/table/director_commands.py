@@ -33,9 +33,13 @@ from dataclasses import replace
 from typing import Any, Protocol
 
 from engine.protocol import ErrorCode
+from engine.tournament.games import LevelGame
+from engine.variants import find_variant
 from server.store.table_config import config_to_json
 from server.table import commands as cmd
 from server.table import edit, operators
+from server.table.level_games import LevelGames
+from server.table.mixed import switch_game
 from server.table.player_commands import PlayerState
 from server.table.ports import CommandRefused
 
@@ -107,20 +111,41 @@ async def give_up_player(actor: Port, command: cmd.GiveUpPlayer) -> dict[str, An
 
 
 async def set_stakes(actor: Port, command: cmd.SetStakes) -> dict[str, Any]:
-    """Played from the next hand; the table's rules are written so a takeover keeps them."""
+    """Played from the next hand; the table's rules are written so a takeover keeps them. A
+    mixed tournament's level brings its game, dealt from the next hand too
+    (``server.table.level_games``): the level is written with the rules."""
     _director(actor, command)
     ante, bring_in, small, big = command.ante, command.bring_in, command.small_bet, command.big_bet
-    # Refused here (bad_config) when the stakes cannot be played, before anything is written.
-    config = replace(actor.table.config, ante=ante, bring_in=bring_in, small_bet=small, big_bet=big)
-    await actor.journal.persist(
-        "set_stakes",
-        lambda: actor.store.save_table(actor.table_id, {"config": config_to_json(config)}, None),
-    )
-    actor.table.set_stakes(ante=ante, bring_in=bring_in, small_bet=small, big_bet=big)
     table = actor.table
-    actor.publisher.publish(edit.settings_event(table.config, len(table.seats), actor.settings))
     hand = table.hand
-    return {"after_hand": hand is not None and not hand.is_over()}
+    in_hand = hand is not None and not hand.is_over()
+    level = LevelGame.from_dict(command.level) if command.level is not None else None
+    # Refused here (bad_config) when the stakes cannot be played, before anything is written.
+    config = replace(table.config, ante=ante, bring_in=bring_in, small_bet=small, big_bet=big)
+    values: dict[str, Any] = {}
+    mix = actor.mix
+    if level is not None:
+        config = replace(config, variant=find_variant(level.game))
+        if len(table.seats) > config.variant.max_players:
+            raise CommandRefused(
+                f"{config.variant.title} seats at most {config.variant.max_players}",
+                code=ErrorCode.BAD_SEAT_COUNT,
+            )
+        mix = (mix if isinstance(mix, LevelGames) else LevelGames(None, 1, config)).at_level(
+            level, config
+        )
+        values = {"variant": level.game, "rotation": mix.record()}
+    values["config"] = config_to_json(config)
+    await actor.journal.persist(
+        "set_stakes", lambda: actor.store.save_table(actor.table_id, values, None)
+    )
+    table.set_stakes(ante=ante, bring_in=bring_in, small_bet=small, big_bet=big)
+    if level is not None:
+        actor.mix = mix
+        if not in_hand:  # between hands: the level's game at once (else from the next hand)
+            switch_game(table, mix, actor.hand_number + 1)
+    actor.publisher.publish(edit.settings_event(table.config, len(table.seats), actor.settings))
+    return {"after_hand": in_hand}
 
 
 async def deal_next(actor: Port, command: cmd.DealNext) -> dict[str, Any]:

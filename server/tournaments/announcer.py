@@ -37,6 +37,7 @@ from engine.tournament.run import (
     SeatPlayer,
     TournamentRun,
 )
+from engine.tournament.spec import TournamentSpec
 from engine.tournament.structure import Break, Entry, Level
 from server.bus.memory import Bus, player_tournaments_channel, tournament_channel
 
@@ -57,28 +58,35 @@ class Notice:
     key: str
 
 
-def level_data(level: Level | None, number: int | None) -> dict[str, Any] | None:
-    """A level's stakes as the events and ``tournament_state`` show them."""
+def level_data(
+    level: Level | None, number: int | None, spec: TournamentSpec | None = None
+) -> dict[str, Any] | None:
+    """A level's stakes as the events and ``tournament_state`` show them; a mixed
+    tournament's (``spec``) its ``game`` too."""
     if level is None or number is None:
         return None
-    return {
+    data: dict[str, Any] = {
         "number": number,
         "ante": level.ante,
         "bring_in": level.bring_in,
         "small_bet": level.small_bet,
         "big_bet": level.big_bet,
     }
+    if spec is not None and spec.mixed:
+        data["game"] = spec.game_of(level)
+    return data
 
 
-def clock_data(reading: ClockReading) -> dict[str, Any]:
+def clock_data(reading: ClockReading, spec: TournamentSpec | None = None) -> dict[str, Any]:
     """Where the clock stands: the level (or the break), the next level, and when it comes
     (``seconds_left``, ``ends_at`` in seconds since the epoch, or ``hands_left``: a level of
-    hands; all null for the last level, which goes on)."""
+    hands; all null for the last level, which goes on). A mixed tournament's levels say
+    their games."""
     return {
-        "level": level_data(reading.level, reading.level_number),
+        "level": level_data(reading.level, reading.level_number, spec),
         "on_break": reading.on_break,
         "paused": reading.paused,
-        "next_level": level_data(reading.next_level, reading.level_number + 1),
+        "next_level": level_data(reading.next_level, reading.level_number + 1, spec),
         "seconds_left": reading.seconds_left,
         "ends_at": reading.ends_at,
         "hands_left": reading.hands_left,
@@ -113,7 +121,8 @@ def fact_notices(
     over = winner is not None
     if kind == "started":
         reading = run.clock.read(at) if run.clock is not None else None
-        started = {**field_data(run), **(clock_data(reading) if reading is not None else {})}
+        clock = clock_data(reading, run.spec) if reading is not None else {}
+        started = {**field_data(run), **clock}
         made.append(((EVERYONE, *sorted(run.stacks)), "started", started))
     for order in orders:
         if isinstance(order, SeatPlayer):
@@ -179,7 +188,10 @@ def fact_notices(
 
 
 def clock_notices(
-    previous: int | None, reading: ClockReading, entries: Sequence[Entry]
+    previous: int | None,
+    reading: ClockReading,
+    entries: Sequence[Entry],
+    spec: TournamentSpec | None = None,
 ) -> list[Notice]:
     """The events of the clock moving from entry ``previous`` to the reading's (None: a
     director that has just taken over, which says the entry in play again): a break, the end
@@ -187,7 +199,7 @@ def clock_notices(
     index = reading.entry_index
     if previous == index or index == 0:  # the first level is the start's (``started``)
         return []
-    data = clock_data(reading)
+    data = clock_data(reading, spec)
     if reading.on_break:
         return [Notice((EVERYONE,), "break", data, f"break:{index}")]
     notices = []
@@ -248,7 +260,7 @@ class Announcer:
             self.hand_for_hand = run.hand_for_hand
         try:
             reading = run.clock.read(at)
-            notices = clock_notices(self.entry, reading, run.spec.structure.entries)
+            notices = clock_notices(self.entry, reading, run.spec.structure.entries, run.spec)
         except Exception:  # noqa: BLE001 - never the director's end (see the class)
             log.exception("tournament %s: the clock's events were not made", self.tournament_id)
             return

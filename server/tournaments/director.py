@@ -617,16 +617,8 @@ class Director:
                 case RemovePlayer(table, player):
                     await self._tell(table, cmd.GiveUpPlayer(player=player, **self._me()))
                 case Stakes(table, level):
-                    await self._tell(
-                        table,
-                        cmd.SetStakes(
-                            ante=level.ante,
-                            bring_in=level.bring_in,
-                            small_bet=level.small_bet,
-                            big_bet=level.big_bet,
-                            **self._me(),
-                        ),
-                    )
+                    assert self.spec is not None  # a mixed tournament's level: its game too
+                    await self._tell(table, cmd.SetStakes.at_level(self.spec, level, **self._me()))
                 case Deal(table, number):
                     await self._tell(table, cmd.DealNext(number=number, **self._me()))
                 case CloseTable(table):

@@ -450,7 +450,7 @@ async def find(
         format_ = spec_of(record)
         if kind is not None and format_.kind != kind:
             continue
-        if variant is not None and format_.variant != variant:
+        if variant is not None and variant not in format_.games:  # a mixed one: any of its
             continue
         if buy_in_min is not None and format_.buy_in < buy_in_min:
             continue

@@ -159,6 +159,8 @@ def _clock(run: TournamentRun, now: float) -> dict[str, Any] | None:
         "paused": reading.paused,
         "stakes": _level(reading.level),
         "next_stakes": _level(reading.next_level),
+        "game": run.spec.game_of(reading.level) if reading.level is not None else None,
+        "next_game": run.spec.game_of(reading.next_level) if reading.next_level else None,
         "seconds_left": reading.seconds_left,
         "hands_left": reading.hands_left,
         "hand_for_hand": run.hand_for_hand,

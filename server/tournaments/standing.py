@@ -222,7 +222,7 @@ class Standings:
         state.update(field_data(run))
         state["hand_for_hand"] = run.hand_for_hand
         if run.clock is not None and not run.over:
-            state.update(clock_data(run.clock.read(self.clock())))
+            state.update(clock_data(run.clock.read(self.clock()), run.spec))
         state["you"] = player_data(run, follower.table_ids, player)
         state["results"] = results_data(run, None if run.over else LATEST)
         return state

@@ -1,5 +1,6 @@
 // Tournaments on the players' page: the list (GET /tournaments, #/tournaments), one
-// tournament (GET /tournaments/{id}, #/tournaments/{id}) with its levels, prizes and entrants,
+// tournament (GET /tournaments/{id}, #/tournaments/{id}) with its structure sheet (each level's
+// game, stakes and length: a mixed tournament switches game by level), prizes and entrants,
 // entering and taking the entry back (POST / DELETE /tournaments/{id}/register); and, over the
 // websocket, the tournament followed (subscribe_tournament: its tournament_state, then its
 // events, docs/protocol.md "Tournament events"): at a tournament's table, a bar with the level,
@@ -14,6 +15,8 @@ const ORDINAL = (n) => {
   return `${n}${suffix}`;
 };
 const fmt = (n) => Number(n).toLocaleString("en-US");
+// The games a tournament plays: one, or a mixed tournament's ("Mixed: Seven-Card Stud, Razz").
+const gamesOf = (t) => (t.games && t.games.length > 1 ? `Mixed: ${t.games.map(variantName).join(", ")}` : variantName(t.variant));
 
 const my = {
   http: null,        // (method, path, body) the page's signed-in REST call
@@ -44,7 +47,7 @@ export async function openTournamentList() {
   } catch (error) { my.notify(error.message); }
   $("tournament-rows").replaceChildren(...list.map((t) => el("tr", { dataTournament: t.id, dataStatus: t.status },
     el("td", { class: "table-name", dataLabel: "Tournament" }, el("strong", { text: t.name })),
-    el("td", { dataLabel: "Game" }, `${variantName(t.variant)} · ${STRUCTURES[t.betting] || t.betting}`),
+    el("td", { dataLabel: "Game" }, `${gamesOf(t)} · ${STRUCTURES[t.betting] || t.betting}`),
     el("td", { dataLabel: "Buy-in" }, `${fmt(t.buy_in)} + ${fmt(t.fee)}`),
     el("td", { dataLabel: "Starts" }, t.starts_at ? new Date(t.starts_at).toLocaleString() : "when full"),
     el("td", { class: "entrants", dataLabel: "Entrants" }, `${t.entrants}/${t.max_entrants}`),
@@ -66,13 +69,15 @@ export async function openTournament(id) {
   await follow(id);
 }
 
-function levelsOf(spec) {
-  let number = 0;
-  return spec.structure.entries.map((e) => {
+// The structure sheet (GET /tournaments/{id}: "sheet"); a mixed tournament's levels say
+// their game.
+function levelsOf(t) {
+  const mixed = t.games && t.games.length > 1;
+  return t.sheet.map((e) => {
     const length = e.minutes ? `${e.minutes} min` : `${e.hands} hands`;
     if (e.kind === "break") return el("li", { class: "break", text: `Break · ${length}` });
-    number += 1;
-    return el("li", { text: `Level ${number}: ${e.small_bet}/${e.big_bet}, ante ${e.ante}, bring-in ${e.bring_in} · ${length}` });
+    const game = mixed ? ` ${e.title}` : "";
+    return el("li", { dataGame: e.game, text: `Level ${e.level}:${game} ${e.small_bet}/${e.big_bet}, ante ${e.ante}, bring-in ${e.bring_in} · ${length}` });
   });
 }
 
@@ -104,13 +109,13 @@ function renderDetails(t) {
   const pool = t.status === "finished" ? `prizes paid ${fmt(prizes.reduce((a, b) => a + b, 0))}` : `prize pool ${fmt(t.prize_pool)}`;
   box.replaceChildren(
     el("h2", { text: t.name }),
-    el("p", { class: "muted", text: `${variantName(t.variant)} · ${STRUCTURES[t.betting] || t.betting} · ${t.kind === "sit_and_go" ? "Sit & Go" : "Scheduled"} · ${STATUS[t.status] || t.status}` }),
+    el("p", { class: "muted", text: `${gamesOf(t)} · ${STRUCTURES[t.betting] || t.betting} · ${t.kind === "sit_and_go" ? "Sit & Go" : "Scheduled"} · ${STATUS[t.status] || t.status}` }),
     el("p", {}, `Buy-in ${fmt(t.buy_in)} + ${fmt(t.fee)} fee · `, el("span", { class: "entrants", text: `${field}/${t.max_entrants} entrants` }),
       ` · ${pool} · starting chips ${fmt(t.spec.structure.starting_chips)}`),
     el("div", { class: "row" }, ...buttons),
     resultEl(t.id),
     el("div", { class: "panels" },
-      el("section", { class: "panel" }, el("h3", { text: "Levels" }), el("ol", { class: "levels" }, ...levelsOf(t.spec))),
+      el("section", { class: "panel" }, el("h3", { text: "Levels" }), el("ol", { class: "levels" }, ...levelsOf(t))),
       el("section", { class: "panel" }, el("h3", { text: "Prizes" }),
         prizes.length ? el("ol", { class: "payouts" }, ...prizes.map((p, i) => el("li", { text: `${ORDINAL(i + 1)}: ${fmt(p)}` })))
           : el("p", { class: "muted", text: "Paid out once two have entered" })),
@@ -262,6 +267,9 @@ function clockText(s) {
   return "–";
 }
 
+// A mixed tournament's level names its game (the events' "game"); one game's levels do not.
+const gameOf = (level) => (level.game ? ` ${variantName(level.game)}` : "");
+
 function renderBar() {
   const bar = $("tournament-bar");
   const s = my.state;
@@ -282,8 +290,8 @@ function renderBar() {
   }
   bar.replaceChildren(
     el("strong", { text: s.name }),
-    el("span", { id: "t-level", dataLevel: level?.number ?? "", text: s.on_break ? "Break" : level ? `Level ${level.number}: ${level.small_bet}/${level.big_bet}, ante ${level.ante}` : "–" }),
-    el("span", { id: "t-next", text: next ? `Next ${next.small_bet}/${next.big_bet} ${clockText(s)}` : "Last level" }),
+    el("span", { id: "t-level", dataLevel: level?.number ?? "", text: s.on_break ? "Break" : level ? `Level ${level.number}:${gameOf(level)} ${level.small_bet}/${level.big_bet}, ante ${level.ante}` : "–" }),
+    el("span", { id: "t-next", text: next ? `Next${gameOf(next)} ${next.small_bet}/${next.big_bet} ${clockText(s)}` : "Last level" }),
     el("span", { id: "t-left", dataLeft: s.players_left ?? "", text: `${s.players_left ?? "–"} left` }),
     el("span", { id: "t-average", dataAverage: s.average_stack ?? "", text: `avg ${fmt(s.average_stack ?? 0)}` }),
     el("span", { id: "t-place", text: `you: ${place}` }),

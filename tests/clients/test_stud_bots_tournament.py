@@ -1,11 +1,11 @@
 """``stud-bots --tournament`` end to end: the console script against a real server (a
 subprocess on a free port, SQLite) has its operator make a tournament, registers its bots and
 plays it to a winner: a 9-player sit-and-go from the shipped template (levels of a few hands,
-connections dropped on purpose), and a sit-and-go of 22 on tables of 8 (three tables, broken
-down to a final table). Each checks the places (1 to N; shared only by players out in the
-same hand with equal stacks), the prizes (the published payouts, summing to the prize pool),
-each prize paid to the bot's wallet through the ledger, and the books (``stud-server
-audit``)."""
+connections dropped on purpose), a sit-and-go of 22 on tables of 8 (three tables, broken down
+to a final table), and a mixed sit-and-go (each level the next game of the stud mix). Each
+checks the places (1 to N; shared only by players out in the same hand with equal stacks),
+the prizes (the published payouts, summing to the prize pool), each prize paid to the bot's
+wallet through the ledger, and the books (``stud-server audit``)."""
 
 from __future__ import annotations
 
@@ -23,6 +23,9 @@ import httpx
 import pytest
 from live_server import OPERATOR, PASSWORD, ROOT, LiveServer
 
+from engine import phh
+from engine.tournament.spec import TournamentSpec
+from engine.variants import VARIANTS
 from stud_bots.tournament import failures, parse_args, quick_spec
 
 BUDGET_SECONDS = 150.0
@@ -279,3 +282,47 @@ def test_a_quick_format_has_levels_of_hands_and_no_breaks() -> None:
     assert all("minutes" not in e for e in quick["structure"]["entries"])
     assert quick["structure"]["starting_chips"] == 100
     assert spec["structure"]["entries"][0]["minutes"] == 5  # the format given is untouched
+
+
+def test_a_mixed_sit_and_go_of_bots_switches_game_by_level_to_a_winner(
+    live: LiveServer, tmp_path: Path
+) -> None:
+    """The stud-mix format (seven-card stud, razz, stud hi-lo, a level each) as a sit-and-go
+    of 9 on tables of 8, levels two hands long: the bots play each level's game to a winner,
+    every hand recorded in its level's game, its PHH naming its variant."""
+    templates = httpx.get(f"{live.url}/tournaments/templates").json()
+    spec = copy.deepcopy(templates["stud-mix-turbo"])
+    spec.update(min_entrants=9, max_entrants=9, buy_in=100, fee=10)
+    path = tmp_path / "mixed.json"
+    path.write_text(json.dumps(spec))
+    report = play(
+        live,
+        "--tournament",
+        "new",
+        "--spec",
+        f"@{path}",
+        "--hands-per-level",
+        "2",
+        "--strategy",
+        "rules,random",
+    )
+    check_the_tournament(live, report, 9)
+    assert report["errors"] == {}, report
+    format_ = TournamentSpec.from_dict(
+        httpx.get(f"{live.url}/tournaments/{report['tournament']}").json()["spec"]
+    )
+    with sqlite3.connect(live.directory / "cardroom.db") as db:
+        rows = db.execute(
+            "SELECT h.config, h.rotation, h.phh FROM hands h JOIN tables t ON t.id = h.table_id"
+            " WHERE t.tournament_id = ?",
+            (report["tournament"],),
+        ).fetchall()
+    games = set()
+    for config_text, rotation_text, text in rows:
+        config, rotation = json.loads(config_text), json.loads(rotation_text)
+        level = format_.structure.level_of(config)
+        assert level is not None and rotation["level"] == level
+        game = format_.game_of(format_.structure.levels[level - 1])
+        assert config["variant"] == game and phh.loads(text).variant == VARIANTS[game].phh_code
+        games.add(game)
+    assert len(rows) == report["hands"] and len(games) >= 2, games

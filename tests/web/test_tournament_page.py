@@ -197,3 +197,30 @@ def test_a_player_registers_on_the_page_plays_out_and_reads_their_place_and_priz
         page.close()
         playing.kill()
         playing.wait(15)
+
+
+def test_a_mixed_tournaments_page_shows_the_game_of_each_level(
+    server: LiveServer, browser: Browser
+) -> None:
+    url = server.url
+    title = f"Stud mix {new_name('t')}"
+    boss = _token(url, OPERATOR, PASSWORD)
+    _api(url, "POST", "/admin/tournaments", boss, name=title, template="stud-mix-turbo")
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    try:
+        sign_up(page, url, new_name("web"))
+        page.click("#to-tournaments")
+        row = page.locator("#tournament-rows tr", has_text=title)
+        expect(row).to_contain_text("Mixed: Seven-Card Stud, Razz, Stud Hi-Lo")
+        row.locator("button.open-tournament").click()
+        levels = page.locator("#tournament-detail .levels li")
+        expect(levels.nth(0)).to_have_text(
+            "Level 1: Seven-Card Stud 30/60, ante 5, bring-in 10 · 5 min"
+        )
+        expect(levels.nth(1)).to_have_attribute("data-game", "razz")
+        expect(levels.nth(2)).to_contain_text("Level 3: Stud Hi-Lo (8 or better) 75/150")
+        assert not errors, errors
+    finally:
+        page.close()

@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Depends, Path, Query, Response, status
 from fastapi.responses import JSONResponse
 
+from engine.tournament.games import sheet
 from engine.tournament.payouts import payouts
 from engine.tournament.templates import TEMPLATES
 from server.accounts import ledger
@@ -23,11 +24,13 @@ from server.api.tournament_schemas import (
     PurchaseCreate,
     RegistrationCreate,
     RegistrationPublic,
+    SheetLinePublic,
     TournamentHandPagePublic,
     TournamentHandPublic,
     TournamentPublic,
     TournamentRecordPublic,
     TournamentRequestPublic,
+    TournamentSpecBody,
     TournamentSummaryPublic,
     TournamentTableSeatsPublic,
     YourEntryPublic,
@@ -70,6 +73,7 @@ async def summary(
         name=record.name,
         kind=format_.kind,
         variant=format_.variant,
+        games=list(format_.games),
         betting=format_.betting,
         buy_in=format_.buy_in,
         fee=format_.fee,
@@ -89,7 +93,10 @@ async def list_tournaments(
         Query(alias="status", description="any of these (default: registering and running)"),
     ] = None,
     kind: Annotated[Literal["sit_and_go", "scheduled"] | None, Query()] = None,
-    game: Annotated[str | None, Query(max_length=32, description="a variant's name")] = None,
+    game: Annotated[
+        str | None,
+        Query(max_length=32, description="a variant's name (a mixed tournament: any it plays)"),
+    ] = None,
     buy_in_min: Annotated[int | None, Query(ge=0, le=2**62)] = None,
     buy_in_max: Annotated[int | None, Query(ge=0, le=2**62)] = None,
 ) -> list[TournamentSummaryPublic]:
@@ -107,9 +114,13 @@ async def list_tournaments(
 
 
 @router.get("/tournaments/templates")
-async def list_templates() -> dict[str, dict[str, object]]:
-    """The shipped formats an operator may make a tournament from, by name."""
-    return {name: spec.to_dict() for name, spec in sorted(TEMPLATES.items())}
+async def list_templates() -> dict[str, TournamentSpecBody]:
+    """The shipped formats an operator may make a tournament from, by name, each as a format
+    is posted (a mixed tournament's levels name their games)."""
+    return {
+        name: TournamentSpecBody.model_validate(spec.to_dict())
+        for name, spec in sorted(TEMPLATES.items())
+    }
 
 
 @router.get("/tournaments/{tournament_id}")
@@ -159,6 +170,7 @@ async def tournament_details(
         **head.model_dump(),
         template=record.template,
         spec=record.spec,
+        sheet=[SheetLinePublic.model_validate(line.to_dict()) for line in sheet(format_)],
         draw_commitment=record.draw_commitment,
         payouts=list(payouts(pool, field, format_.payout_table)) if field >= 2 else [],
         entries=[

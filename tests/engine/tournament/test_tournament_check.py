@@ -25,6 +25,7 @@ from engine.tournament.check import (
 from engine.tournament.journal import REMOVED
 from engine.tournament.run import Disqualified, TournamentRun
 from engine.tournament.spec import TournamentSpec
+from engine.tournament.structure import Level
 from engine.tournament.templates import TEMPLATES
 
 SEED = bytes(range(32))
@@ -106,7 +107,10 @@ def play(spec_name: str, entrants: int, seed: int, *, requests: bool = False) ->
                 stacks[player] -= lost
                 stacks[winner] += lost
         seats = {seat: (p, starting[p], stacks[p]) for seat, p in state.seats.items()}
-        hands.append(PlayedHand(table, state.next_hand, seats))
+        level = spec.structure.entries[state.stakes] if state.stakes is not None else None
+        assert isinstance(level, Level)  # the stakes a table is told are a level's
+        game, stakes = spec.game_of(level), dict(level.table_stakes())
+        hands.append(PlayedHand(table, state.next_hand, seats, game, stakes))
         data = {"table": table, "number": state.next_hand, "stacks": stacks, "starting": starting}
         journal.append(Fact(len(journal) + 1, "hand", at, data))
         for order in replay(run, journal[-1]):
@@ -259,3 +263,20 @@ def test_a_seed_is_checked_against_its_commitment_and_the_draws() -> None:
     other = bytes(range(1, 33))  # committed to, but drawing other seats
     with pytest.raises(TournamentMismatch, match="but the draws and moves seated"):
         check(played, seed=other, committed=commitment(other))
+
+
+def test_a_mixed_tournament_checks_out_and_a_hand_of_another_game_does_not() -> None:
+    played = play("stud-mix-turbo", 16, 3)
+    assert len({hand.game for hand in played.hands}) >= 2
+    check(played)
+    index, hand = next((i, h) for i, h in enumerate(played.hands) if h.game == "razz")
+    played.hands[index] = dataclasses.replace(hand, game="seven_card_stud")
+    with pytest.raises(TournamentMismatch) as mismatch:
+        check(played)
+    assert f"hand {hand.number} at table {hand.table} was dealt seven_card_stud at level" in str(
+        mismatch.value
+    )
+    assert str(mismatch.value).endswith("of razz")
+    played.hands[index] = dataclasses.replace(hand, stakes={**(hand.stakes or {}), "ante": 7})
+    with pytest.raises(TournamentMismatch, match="stakes no level of the structure has"):
+        check(played)
