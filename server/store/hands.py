@@ -100,7 +100,8 @@ async def player_hands(
             id=hand.id,
             table_id=hand.table_id,
             table_name=name,
-            variant=variant,
+            # The hand's own game: a mixed table's (or tournament's) hands differ.
+            variant=(hand.config or {}).get("variant", variant),
             number=hand.number,
             seat=part.seat,
             starting=part.starting,

@@ -164,6 +164,8 @@ async def test_the_stud_mix_deals_48_hands_each_of_its_scheduled_game(
                 with contextlib.suppress(UnknownHand):
                     histories.append(await get_hand(hand.id, account, session))
             assert histories, hand.number
+            # The player's hand list and history name the hand's own game.
+            assert histories[0].variant == hand.config["variant"], hand.number
             verdict = verify(histories[0].model_dump(mode="json"))
             assert verdict.fair, (verdict.lines, hand.number)
 
