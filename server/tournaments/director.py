@@ -41,7 +41,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol, cast
 
-from sqlalchemy import CursorResult, select, update
+from sqlalchemy import CursorResult, and_, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from engine.errors import Refusal
@@ -447,32 +447,48 @@ class Director:
                     break  # the seats changed: the other tables' hands are read again
 
     async def _next_hands(self) -> list[HandFact]:
-        """The next hand of each running table, if it has been written."""
+        """The next hand of each running table, if it has been written: two queries for
+        every table together (the hands, then their players)."""
         run = self._run()
-        found = []
+        waiting = {
+            (self.table_ids[number], state.next_hand): number
+            for number, state in sorted(run.tables.items())
+            if state.allowed or state.in_hand
+        }
+        if not waiting:
+            return []
         async with self.sessionmaker() as session:
-            for number, state in sorted(run.tables.items()):
-                if not state.allowed and not state.in_hand:
-                    continue
-                table_id = self.table_ids[number]
-                hand_id = await session.scalar(
-                    select(HandRecord.id).where(
-                        HandRecord.table_id == table_id, HandRecord.number == state.next_hand
+            hands = (
+                await session.execute(
+                    select(HandRecord.id, HandRecord.table_id, HandRecord.number).where(
+                        or_(
+                            *(
+                                and_(HandRecord.table_id == table_id, HandRecord.number == hand)
+                                for table_id, hand in waiting
+                            )
+                        )
                     )
                 )
-                if hand_id is None:
-                    continue
-                rows = await session.execute(
-                    select(Account.username, HandPlayer.starting, HandPlayer.ending)
-                    .join(Account, Account.id == HandPlayer.account_id)
-                    .where(HandPlayer.hand_id == hand_id)
-                )
-                dealt = {name: (int(start), int(end)) for name, start, end in rows.all()}
-                seated = set(state.seats.values())
-                stacks = {p: dealt[p][1] if p in dealt else run.stacks[p] for p in seated}
-                starting = {p: dealt[p][0] if p in dealt else run.stacks[p] for p in seated}
-                found.append(HandFact(number, state.next_hand, stacks, starting))
-        return found
+            ).all()
+            if not hands:
+                return []
+            rows = await session.execute(
+                select(HandPlayer.hand_id, Account.username, HandPlayer.starting, HandPlayer.ending)
+                .join(Account, Account.id == HandPlayer.account_id)
+                .where(HandPlayer.hand_id.in_([hand_id for hand_id, _, _ in hands]))
+            )
+            dealt: dict[int, dict[str, tuple[int, int]]] = {}
+            for hand_id, name, start, end in rows.all():
+                dealt.setdefault(int(hand_id), {})[name] = (int(start), int(end))
+        found = []
+        for hand_id, table_id, hand in hands:
+            number = waiting[(int(table_id), int(hand))]
+            players = dealt.get(int(hand_id), {})
+            seated = set(run.tables[number].seats.values())
+            stacks = {p: players[p][1] if p in players else run.stacks[p] for p in seated}
+            starting = {p: players[p][0] if p in players else run.stacks[p] for p in seated}
+            found.append(HandFact(number, int(hand), stacks, starting))
+        return sorted(found, key=lambda hand: hand.table)
 
     # ------------------------------------------------------------------ the requests
 
