@@ -90,7 +90,7 @@ from server.store import tables as table_records
 from server.store.deck_seal import DeckSeal
 from server.table import commands as cmd
 from server.table.ports import CommandRefused
-from server.tournaments import final_deals, purchases, registry
+from server.tournaments import dispatch, final_deals, purchases, registry
 from server.tournaments.announcer import Announcer
 
 log = logging.getLogger(__name__)
@@ -372,8 +372,7 @@ class Director:
             )
             orders = self._replay(fact)
             session.add(fact)
-            for number in sorted(self._run().tables):
-                await self._make_table(session, number)
+            await self._make_tables(session, sorted(self._run().tables))
             await session.execute(
                 update(TournamentEntry)
                 .where(
@@ -395,22 +394,37 @@ class Director:
 
     async def _make_table(self, session: AsyncSession, number: int) -> None:
         """Table ``number``'s row, open (its actor opened once the fact is written)."""
+        await self._make_tables(session, [number])
+
+    async def _make_tables(self, session: AsyncSession, numbers: list[int]) -> None:
         assert self.spec is not None
-        made = await table_records.create_tournament_table(
+        made = await table_records.create_tournament_tables(
             session,
             tournament_id=self.tournament_id,
-            number=number,
+            numbers=numbers,
             config=self.spec.table_config(self.spec.structure.levels[0]),
             seats=self.spec.seats_per_table,
         )
-        self.table_ids[number] = made.id
+        self.table_ids.update((record.tournament_table or 0, record.id) for record in made)
 
     async def _open_tables(self) -> None:
+        """Every open table's actor started where the cardroom places it, a few at once."""
         async with self.sessionmaker() as session:
-            records = [await session.get(TableRecord, i) for i in self.table_ids.values()]
-        for record in records:
-            if record is not None and record.status == TableStatus.OPEN:
+            records = (
+                await session.scalars(
+                    select(TableRecord).where(
+                        TableRecord.id.in_(list(self.table_ids.values())),
+                        TableRecord.status == TableStatus.OPEN.value,
+                    )
+                )
+            ).all()
+        gate = asyncio.Semaphore(dispatch.LANES)
+
+        async def open_one(record: TableRecord) -> None:
+            async with gate:
                 await self.tables.open_table(record)
+
+        await asyncio.gather(*(open_one(record) for record in records))
 
     async def _table_ids(self, session: AsyncSession) -> dict[int, int]:
         rows = await session.execute(
@@ -623,46 +637,50 @@ class Director:
     # ------------------------------------------------------------------ the tables
 
     async def carry_out(self, orders: list[Order]) -> None:
-        """The tables told, in the order the orders came."""
-        for order in orders:
-            match order:
-                case SeatPlayer(table, seat, player, stack):
-                    await self._tell(
-                        table, cmd.SeatEntrant(player=player, seat=seat, stack=stack, **self._me())
-                    )
-                case RemovePlayer(table, player):
-                    await self._tell(table, cmd.GiveUpPlayer(player=player, **self._me()))
-                case Stakes(table, level):
-                    await self._tell(
-                        table,
-                        cmd.SetStakes(
-                            ante=level.ante,
-                            bring_in=level.bring_in,
-                            small_bet=level.small_bet,
-                            big_bet=level.big_bet,
-                            **self._me(),
-                        ),
-                    )
-                case Deal(table, number):
-                    await self._tell(table, cmd.DealNext(number=number, **self._me()))
-                case CloseTable(table):
-                    await self._close(table)
-                case KillHand(table, player):
-                    # Their hand killed at their turn; gone at its end whatever this answers.
-                    with contextlib.suppress(CommandRefused):
-                        await self._tell(table, cmd.Remove(player=player, cause=DISQUALIFIED))
-                case Moved(reason=reason, waited=waited) if self.metrics is not None:
-                    self.metrics.tournament_moved(reason, waited)
-                case AddChips(table, player, chips, stack):
-                    await self._tell(
-                        table,
-                        cmd.AddEntrantChips(player=player, chips=chips, stack=stack, **self._me()),
-                    )
-                case OpenTable(table):
-                    async with self.sessionmaker() as session:
-                        record = await session.get(TableRecord, self.table_ids[table])
-                    if record is not None:
-                        await self.tables.open_table(record)
+        """The tables told: each table in the order its orders came, the tables side by side
+        (``server.tournaments.dispatch``: a player moving leaves one table before the other
+        seats them)."""
+        await dispatch.carry_out(orders, self._carry_out_one)
+
+    async def _carry_out_one(self, order: Order) -> None:
+        match order:
+            case SeatPlayer(table, seat, player, stack):
+                await self._tell(
+                    table, cmd.SeatEntrant(player=player, seat=seat, stack=stack, **self._me())
+                )
+            case RemovePlayer(table, player):
+                await self._tell(table, cmd.GiveUpPlayer(player=player, **self._me()))
+            case Stakes(table, level):
+                await self._tell(
+                    table,
+                    cmd.SetStakes(
+                        ante=level.ante,
+                        bring_in=level.bring_in,
+                        small_bet=level.small_bet,
+                        big_bet=level.big_bet,
+                        **self._me(),
+                    ),
+                )
+            case Deal(table, number):
+                await self._tell(table, cmd.DealNext(number=number, **self._me()))
+            case CloseTable(table):
+                await self._close(table)
+            case KillHand(table, player):
+                # Their hand killed at their turn; gone at its end whatever this answers.
+                with contextlib.suppress(CommandRefused):
+                    await self._tell(table, cmd.Remove(player=player, cause=DISQUALIFIED))
+            case Moved(reason=reason, waited=waited) if self.metrics is not None:
+                self.metrics.tournament_moved(reason, waited)
+            case AddChips(table, player, chips, stack):
+                await self._tell(
+                    table,
+                    cmd.AddEntrantChips(player=player, chips=chips, stack=stack, **self._me()),
+                )
+            case OpenTable(table):
+                async with self.sessionmaker() as session:
+                    record = await session.get(TableRecord, self.table_ids[table])
+                if record is not None:
+                    await self.tables.open_table(record)
 
     async def _announce(self, kind: str, orders: list[Order]) -> None:
         """The events of the fact just taken (its orders carried out) and of the clock."""
