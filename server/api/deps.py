@@ -25,6 +25,7 @@ from server.edge.rate_limits import Gateway
 from server.edge.sessions import SessionRegistry
 from server.settings import Settings
 from server.tournaments.registry import EntryTurns
+from server.tournaments.standing import Standings
 
 
 class NotOperator(Refusal):
@@ -105,6 +106,29 @@ def get_current_user(current: CurrentToken) -> Account:
 
 
 CurrentUser = Annotated[Account, Depends(get_current_user)]
+
+
+async def get_optional_user(
+    session: SessionDep,
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
+) -> Account | None:
+    """The signed-in caller of a public route that says more to them (their own entry), or
+    None for an anonymous one. A token sent is checked all the same: a bad one is refused,
+    never taken for no token."""
+    if credentials is None:
+        return None
+    return (await tokens.resolve(session, token=credentials.credentials))[1]
+
+
+OptionalUser = Annotated[Account | None, Depends(get_optional_user)]
+
+
+def get_standings(request: Request) -> Standings:
+    standings: Standings = request.app.state.standings
+    return standings
+
+
+StandingsDep = Annotated[Standings, Depends(get_standings)]
 
 
 READING_METHODS = frozenset({"GET", "HEAD"})

@@ -142,6 +142,10 @@ class EntryPublic(BaseModel):
     prize: int | None
     rebuys: int = Field(default=0, description="the rebuys bought with this entry")
     add_on: bool = Field(default=False, description="whether it took the add-on")
+    chips: int | None = Field(
+        default=None,
+        description="a playing entry's tournament chips at its last hand's end; none otherwise",
+    )
 
 
 class DealSharePublic(BaseModel):
@@ -165,6 +169,35 @@ class DealPublic(BaseModel):
     expires_at: datetime | None = Field(description="an offer's end, unless all accept first")
 
 
+class TableSeatPublic(BaseModel):
+    seat: int
+    player: str
+    stack: int = Field(description="their tournament chips at their last hand's end")
+
+
+class TournamentTableSeatsPublic(BaseModel):
+    """One of a running tournament's tables, as its director's journal seats it."""
+
+    number: int = Field(description="the table's number in the tournament")
+    table_id: int | None = Field(description="the table's id (watch it over the websocket)")
+    seats: list[TableSeatPublic] = Field(description="its players, by seat")
+
+
+class YourEntryPublic(BaseModel):
+    """The signed-in caller's entry (their entry in play, else their latest)."""
+
+    status: str = Field(
+        description="registered, playing, out, disqualified, unregistered or refunded"
+    )
+    number: int = Field(description="1, or the count of re-entries before it plus one")
+    stack: int | None = Field(description="playing: your chips at your last hand's end")
+    table_id: int | None = Field(description="playing: your table's id (watch it)")
+    table_number: int | None = Field(description="playing: your table's number")
+    seat: int | None = Field(description="playing: your seat there")
+    place: int | None
+    prize: int | None
+
+
 class TournamentPublic(TournamentSummaryPublic):
     template: str | None
     spec: dict[str, Any]
@@ -173,7 +206,16 @@ class TournamentPublic(TournamentSummaryPublic):
         description="the prizes by place for the entries and the prize pool so far (fixed "
         "once late registration, the rebuys and the add-on are over)"
     )
-    entries: list[EntryPublic]
+    entries: list[EntryPublic] | None = Field(
+        description="every entry, in the order they came; none when asked ?entries=false"
+    )
+    tables: list[TournamentTableSeatsPublic] = Field(
+        default_factory=list,
+        description="while it runs, its tables by number with their players and chips",
+    )
+    you: YourEntryPublic | None = Field(
+        default=None, description="your own entry, signed in; none for anyone else"
+    )
     cancelled_reason: str | None
     deal: DealPublic | None = Field(
         default=None, description="the deal proposed or offered now, else the last deal made"

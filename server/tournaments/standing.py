@@ -16,6 +16,7 @@ import asyncio
 import time
 from collections import OrderedDict
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import func, select
@@ -80,6 +81,10 @@ class Follower(Director):
             if fact.kind not in journal.RECORD_KINDS:  # a record: its fact made it again
                 self._replay(fact)
             self.seq = fact.seq
+        if self.run is not None and not set(self.run.tables) <= set(self.table_ids):
+            # A table made since the ids were read (a late entry's, a takeover's): read again.
+            async with self.sessionmaker() as session:
+                self.table_ids = await self._table_ids(session)
 
     async def _seed(self, session: AsyncSession) -> bytes:
         record = await registry.get(session, tournament_id=self.tournament_id)
@@ -125,6 +130,27 @@ def results_data(run: TournamentRun, latest: int | None = None) -> list[dict[str
         {"player": f.player, "place": f.place, "prize": f.prize, "tied": f.tied}
         for f in sorted(finishes, key=lambda f: (f.place, f.player))
     ]
+
+
+@dataclass(frozen=True, slots=True)
+class Seating:
+    """A running tournament's tables as its journal has them: who sits where, each with their
+    chips at their last hand's end (``GET /tournaments/{id}``)."""
+
+    tables: list[dict[str, Any]]  # number, table_id, seats: seat, player, stack
+    stacks: dict[str, int]  # every player still in
+    where: dict[str, tuple[int | None, int, int]]  # player -> table id, number, seat
+
+
+def seating_of(run: TournamentRun, table_ids: dict[int, int]) -> Seating:
+    tables, where = [], {}
+    for number, table in sorted(run.tables.items()):
+        seats = []
+        for seat, player in sorted(table.seats.items()):
+            seats.append({"seat": seat, "player": player, "stack": run.stacks.get(player, 0)})
+            where[player] = (table_ids.get(number), number, seat)
+        tables.append({"number": number, "table_id": table_ids.get(number), "seats": seats})
+    return Seating(tables, dict(run.stacks), where)
 
 
 class Standings:
@@ -202,6 +228,14 @@ class Standings:
         state["you"] = player_data(run, follower.table_ids, player)
         state["results"] = results_data(run, None if run.over else LATEST)
         return state
+
+    async def seating(self, tournament_id: int) -> Seating | None:
+        """A running tournament's tables and stacks, read from its journal (None before
+        its start is journaled)."""
+        follower = await self._follow(tournament_id)
+        if follower.run is None:
+            return None
+        return seating_of(follower.run, follower.table_ids)
 
     async def _follow(self, tournament_id: int) -> Follower:
         kept = self._followers.get(tournament_id)

@@ -18,6 +18,8 @@ errors by code, reconnects, resyncs, and the latency from sending an action to s
 event (p50, p95, p99, in milliseconds). It exits 0 when hands were played without an error,
 1 otherwise (no hand played, any error, or a failure before play: the message on stderr).
 
+``--tournament ID`` (or ``new``) plays a tournament instead: ``stud_bots.tournament``.
+
 Given several nodes of one cardroom (``--server`` again, or a comma list), every bot's client
 tries them in turn, as the client library does: a bot outlives the node it played through. A
 lost connection costs a bot nothing but the command in flight (counted): its client
@@ -29,9 +31,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import getpass
 import json
-import os
 import random
 import secrets
 import sys
@@ -44,6 +44,17 @@ from typing import Any, TextIO, TypeVar
 import httpx
 
 from engine.variants import VARIANTS, find_variant
+from stud_bots import tournament
+from stud_bots.common import (
+    add_connection_arguments,
+    listed,
+    operator_password,
+    percentile,
+    return_chips,
+    servers_of,
+    sign_in,
+    think_range,
+)
 from stud_bots.strategies import STRATEGIES, Bot, make_bot
 from stud_client import (
     Action,
@@ -103,39 +114,13 @@ class Options:
     progress: bool = True
 
 
-def _listed(text: str, known: Sequence[str], mixed: Sequence[str], what: str) -> tuple[str, ...]:
-    names = tuple(mixed) if text == "mixed" else tuple(n.strip() for n in text.split(","))
-    for name in names:
-        if name not in known:
-            raise argparse.ArgumentTypeError(f"no {what} {name!r}; one of {', '.join(known)}")
-    return names
-
-
-def _think(text: str) -> tuple[float, float]:
-    low, _, high = text.partition("-")
-    try:
-        lo, hi = float(low), float(high or low)
-    except ValueError:
-        raise argparse.ArgumentTypeError("--think-ms is LOW-HIGH, e.g. 5-40") from None
-    if not 0 <= lo <= hi:
-        raise argparse.ArgumentTypeError("--think-ms needs 0 <= LOW <= HIGH")
-    return lo / 1000, hi / 1000
-
-
 def parse_args(argv: Sequence[str] | None = None) -> Options:
     parser = argparse.ArgumentParser(
         prog="stud-bots",
         description="Bots playing a stud server through its public websocket protocol. "
         "Progress goes to stderr; one JSON line of results to stdout.",
     )
-    parser.add_argument(
-        "--server",
-        required=True,
-        action="append",
-        metavar="URL",
-        help="base URL, e.g. http://127.0.0.1:8000; several nodes of one cardroom: repeat "
-        "it or give a comma list (tried in turn, as fallbacks)",
-    )
+    add_connection_arguments(parser)
     parser.add_argument("--tables", type=int, default=1, help="tables to open (default 1)")
     parser.add_argument("--seats", type=int, default=2, help="bots per table (default 2)")
     parser.add_argument(
@@ -159,16 +144,6 @@ def parse_args(argv: Sequence[str] | None = None) -> Options:
         default=[],
         metavar="ID",
         help="join this table instead of opening tables (repeatable)",
-    )
-    parser.add_argument(
-        "--operator",
-        help="operator account that makes the bot accounts and opens the tables "
-        "(password from STUD_OPERATOR_PASSWORD, else prompted)",
-    )
-    parser.add_argument(
-        "--operator-token",
-        default=os.environ.get("STUD_OPERATOR_TOKEN"),
-        help="an operator's access token (default: STUD_OPERATOR_TOKEN)",
     )
     parser.add_argument(
         "--table-config", default="{}", help="JSON rule settings added to every table opened"
@@ -198,9 +173,9 @@ def parse_args(argv: Sequence[str] | None = None) -> Options:
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
     try:
-        strategies = _listed(args.strategy, tuple(STRATEGIES), tuple(STRATEGIES), "strategy")
-        variants = _listed(args.variant, tuple(VARIANTS), MIXED_VARIANTS, "variant")
-        think = _think(args.think_ms)
+        strategies = listed(args.strategy, tuple(STRATEGIES), tuple(STRATEGIES), "strategy")
+        variants = listed(args.variant, tuple(VARIANTS), MIXED_VARIANTS, "variant")
+        think = think_range(args.think_ms)
         config = json.loads(args.table_config)
         if not isinstance(config, dict):
             raise argparse.ArgumentTypeError("--table-config must be a JSON object")
@@ -210,19 +185,8 @@ def parse_args(argv: Sequence[str] | None = None) -> Options:
         parser.error("--tables >= 1, --seats >= 2 and --hands >= 1")
     if args.bankroll is not None and args.bankroll < 1:
         parser.error("--bankroll >= 1")
-    if not (args.operator or args.operator_token):
-        parser.error(
-            "bot accounts are made by an operator: give --operator (password from "
-            "STUD_OPERATOR_PASSWORD, else prompted) or --operator-token"
-        )
-    password = None
-    if args.operator and not args.operator_token:
-        password = os.environ.get("STUD_OPERATOR_PASSWORD")
-        if password is None:
-            password = getpass.getpass(f"password of {args.operator}: ")
-    servers = [url.strip() for given in args.server for url in given.split(",") if url.strip()]
-    if not servers:
-        parser.error("--server needs a URL")
+    password = operator_password(parser, args)
+    servers = servers_of(parser, args)
     return Options(
         server=servers[0],
         fallback_servers=tuple(servers[1:]),
@@ -389,15 +353,6 @@ async def _leave(seat: _Seat) -> None:
         seat.errors["connection_lost"] += 1
 
 
-async def _sign_in(options: Options, admin: StudClient) -> None:
-    """The operator's credential on ``admin``: the token given, or a login."""
-    if options.operator_token:
-        admin.token = options.operator_token
-        return
-    assert options.operator and options.operator_password is not None
-    await admin.login(options.operator, options.operator_password)
-
-
 async def _open_tables(
     options: Options, admin: StudClient, run_id: str, opened: list[int]
 ) -> list[TableInfo]:
@@ -477,31 +432,6 @@ async def _close_tables(
     return [t for t in closing if t not in lobby]
 
 
-async def _return_chips(
-    admin: StudClient, names: Sequence[str], run_id: str, errors: Counter[str]
-) -> int:
-    """Hand every bot's wallet back to the house (a debit each, audited); the chips moved.
-    Refusals counted in ``errors`` by code."""
-    moved = 0
-    for name in names:
-        try:
-            balance = int((await admin.find_player(name))["balance"])
-            if balance > 0:
-                await admin.debit(name, balance, f"stud-bots run {run_id} ended")
-                moved += balance
-        except ServerError as refusal:
-            errors[refusal.code] += 1
-    return moved
-
-
-def _percentile(values: list[float], share: float) -> float | None:
-    if not values:
-        return None
-    ordered = sorted(values)
-    rank = max(0, min(len(ordered) - 1, round(share * len(ordered) + 0.5) - 1))
-    return round(ordered[rank] * 1000, 2)
-
-
 @dataclass(slots=True)
 class _Ending:
     """What the run did once play stopped: the tables it closed, the chips it handed back."""
@@ -528,9 +458,9 @@ def _report(run: _Run, seats: list[_Seat], ending: _Ending) -> dict[str, Any]:
         "resyncs": sum(s.client.stats.resyncs for s in seats),
         "retries": sum(s.client.stats.retries for s in seats),
         "latency_ms": {
-            "p50": _percentile(latencies, 0.50),
-            "p95": _percentile(latencies, 0.95),
-            "p99": _percentile(latencies, 0.99),
+            "p50": percentile(latencies, 0.50),
+            "p95": percentile(latencies, 0.95),
+            "p99": percentile(latencies, 0.99),
             "count": len(latencies),
         },
         "seconds": round(time.monotonic() - run.started, 2),
@@ -607,7 +537,12 @@ async def run(options: Options, *, progress_to: TextIO | None = None) -> dict[st
     made: list[str] = []
     ending = _Ending()
     async with StudClient(options.server, fallback_urls=options.fallback_servers) as admin:
-        await _sign_in(options, admin)
+        await sign_in(
+            admin,
+            token=options.operator_token,
+            operator=options.operator,
+            password=options.operator_password,
+        )
         progress = _Progress(state, seats, progress_to or sys.stderr)
         try:
             infos = await _open_tables(options, admin, run_id, opened)
@@ -658,7 +593,9 @@ async def run(options: Options, *, progress_to: TextIO | None = None) -> dict[st
             )
             if opened and not options.keep_tables:
                 ending.closed = await _close_tables(admin, opened, run_id, ending.errors)
-            ending.returned = await _return_chips(admin, made, run_id, ending.errors)
+            ending.returned = await return_chips(
+                admin, made, f"stud-bots run {run_id} ended", ending.errors
+            )
             if options.progress and seats:
                 progress.show(final=True)
     return _report(state, seats, ending)
@@ -682,7 +619,11 @@ def failures(report: dict[str, Any], *, chaos: bool = False) -> list[str]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """0: hands played without an error; 1: no hand, an error, or a failure before play;
-    2: a wrong command line."""
+    2: a wrong command line. With ``--tournament``: the tournament's run
+    (``stud_bots.tournament``)."""
+    given = list(sys.argv[1:] if argv is None else argv)
+    if any(arg == "--tournament" or arg.startswith("--tournament=") for arg in given):
+        return tournament.main(given)
     options = parse_args(argv)
     try:
         report = asyncio.run(run(options))

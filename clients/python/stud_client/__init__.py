@@ -9,6 +9,7 @@ Action(kind='call', amount=None)
 from stud_client.client import ClientStats, StudClient
 from stud_client.errors import ConnectionLost, ErrorCode, ServerError, StudError
 from stud_client.table import ActResult, EventStream, Table, TableEvent
+from stud_client.tournaments import TournamentEvent, TournamentFollow, Tournaments, TournamentSeat
 from stud_client.view import (
     Action,
     Clock,
@@ -37,4 +38,8 @@ __all__ = [
     "TableEvent",
     "TableInfo",
     "TableView",
+    "TournamentEvent",
+    "TournamentFollow",
+    "TournamentSeat",
+    "Tournaments",
 ]

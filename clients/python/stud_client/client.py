@@ -36,6 +36,7 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
 from stud_client.errors import ConnectionLost, ErrorCode, ServerError, StudError
 from stud_client.heartbeat import DEFAULT_KEEPALIVE, Beat, Heartbeat
 from stud_client.table import MAX_RETRY_AFTER, TRY_AGAIN, Table
+from stud_client.tournaments import Tournaments
 from stud_client.view import TableInfo
 
 __all__ = ["ClientStats", "StudClient"]
@@ -129,6 +130,8 @@ class StudClient:
         self._pending: dict[int, asyncio.Future[Any]] = {}
         self._ids = itertools.count(1)
         self._tables: dict[int, Table] = {}
+        # Tournaments: the REST calls, and those followed over the websocket.
+        self.tournaments = Tournaments(self)
         self._tasks: set[asyncio.Task[Any]] = set()
         self._runner: asyncio.Task[None] | None = None
         self._closing = False
@@ -418,6 +421,7 @@ class StudClient:
             if isinstance(result, ServerError):
                 log.warning("table %s: resync refused (%s)", table_id, result.code)
                 self._resync_soon(table_id)
+        await self.tournaments._restore()
 
     async def _run(self) -> None:
         """Read frames; when the socket drops, reconnect (backoff and jitter) and restore."""
@@ -589,6 +593,8 @@ class StudClient:
             table = self._tables.get(frame["table"])
             if table is not None:
                 table._on_event(frame)
+        elif kind == "tournament_event":
+            self.tournaments._on_frame(frame)
         elif kind == "reply":
             result = frame.get("result")
             if isinstance(result, dict) and result.get("type") == "snapshot":

@@ -53,6 +53,8 @@ TRY_AGAIN = frozenset(
         ErrorCode.DATABASE_UNAVAILABLE,
     }
 )
+# A seed's refusals that are races the client loses now and then, not errors (``_give_seed``).
+SEED_RACES = frozenset({ErrorCode.NOT_SEATED, ErrorCode.SEED_WINDOW_CLOSED})
 LISTENER_QUEUE = 4096
 MAX_RETRY_AFTER = 5.0  # the longest a command waits, as the server asked, to be tried again
 _action_ids = itertools.count(1)
@@ -408,7 +410,17 @@ class Table:
         seed = secrets.token_hex(16)  # a seed never reads as cards in a log
         try:
             reply = await self._client._request("client_seed", table=self.id, hand=hand, seed=seed)
-        except (ServerError, ConnectionLost, TimeoutError):
+        except ServerError as refusal:
+            self._seeding.discard(hand)
+            if refusal.code in SEED_RACES:
+                # The seat was given up meanwhile (a leave; a tournament's move between two
+                # hands) or the hand dealt: a race no caller can avoid, no error of theirs.
+                errors = self._client.stats.errors
+                errors[refusal.code] -= 1
+                if errors[refusal.code] <= 0:
+                    del errors[refusal.code]
+            return
+        except (ConnectionLost, TimeoutError):
             self._seeding.discard(hand)  # lost with the line: a snapshot after it tries again
             return
         if reply.get("hand") != hand:

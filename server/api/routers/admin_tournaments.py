@@ -12,7 +12,7 @@ from fastapi import APIRouter, Depends, Path, Response, status
 
 from server.accounts import audit_log
 from server.api.deps import CardroomDep, OperatorUser, SessionDep, known_query_only, staff_only
-from server.api.routers.tournaments import tournament
+from server.api.routers.tournaments import tournament_details
 from server.api.schemas import OperatorReason
 from server.api.tournament_schemas import (
     AddTimeRequestBody,
@@ -63,7 +63,7 @@ async def create_tournament(
         after=registry.summary(record),
     )
     await session.commit()
-    return await tournament(record.id, session)
+    return await tournament_details(session, record.id)
 
 
 @router.patch("/tournaments/{tournament_id}")
@@ -90,7 +90,7 @@ async def update_tournament(
         reason=body.reason,
     )
     await session.commit()
-    return await tournament(record.id, session)
+    return await tournament_details(session, record.id)
 
 
 @router.post("/tournaments/{tournament_id}/cancel")
@@ -112,7 +112,7 @@ async def cancel_tournament(
         reason=body.reason,
     )
     await session.commit()
-    return await tournament(record.id, session)
+    return await tournament_details(session, record.id)
 
 
 @router.post(

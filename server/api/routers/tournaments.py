@@ -16,7 +16,14 @@ from fastapi.responses import JSONResponse
 from engine.tournament.payouts import payouts
 from engine.tournament.templates import TEMPLATES
 from server.accounts import ledger
-from server.api.deps import CardroomDep, CurrentUser, EntryTurnsDep, SessionDep
+from server.api.deps import (
+    CardroomDep,
+    CurrentUser,
+    EntryTurnsDep,
+    OptionalUser,
+    SessionDep,
+    StandingsDep,
+)
 from server.api.tournament_schemas import (
     DealPublic,
     EntryPublic,
@@ -29,9 +36,12 @@ from server.api.tournament_schemas import (
     TournamentRecordPublic,
     TournamentRequestPublic,
     TournamentSummaryPublic,
+    TournamentTableSeatsPublic,
+    YourEntryPublic,
 )
 from server.db.models import (
     Account,
+    EntryStatus,
     TournamentEntry,
     TournamentRecord,
     TournamentRequest,
@@ -40,6 +50,7 @@ from server.db.models import (
 from server.edge.overload import SHED_RESPONSE, shed_when_busy
 from server.tournaments import final_deals, published, registry, requests, results
 from server.tournaments.announcer import announce_entry
+from server.tournaments.standing import Seating, Standings
 
 # How long a player's request waits for the tournament's director before it is answered 202.
 REQUEST_WAIT_SECONDS = 10.0
@@ -109,9 +120,34 @@ async def list_templates() -> dict[str, dict[str, object]]:
 
 
 @router.get("/tournaments/{tournament_id}")
-async def tournament(tournament_id: TournamentId, session: SessionDep) -> TournamentPublic:
+async def tournament(
+    tournament_id: TournamentId,
+    session: SessionDep,
+    standings: StandingsDep,
+    user: OptionalUser,
+    entries: Annotated[
+        bool, Query(description="false: leave the list of entries out (a big field's)")
+    ] = True,
+) -> TournamentPublic:
     """One tournament: its format, the entrants, the prize pool and the prizes by place as
-    the field stands, the commitment to its seat draw."""
+    the field stands, the commitment to its seat draw; while it runs, its tables with their
+    players and chips; signed in, your own entry (your table and seat while you play)."""
+    player = user.username if user is not None else None
+    return await tournament_details(
+        session, tournament_id, standings=standings, player=player, with_entries=entries
+    )
+
+
+async def tournament_details(
+    session: SessionDep,
+    tournament_id: int,
+    *,
+    standings: Standings | None = None,
+    player: str | None = None,
+    with_entries: bool = True,
+) -> TournamentPublic:
+    """A tournament's details (``GET /tournaments/{id}``); its tables only with the node's
+    ``standings`` (read from the journal, as ``tournament_state`` is)."""
     record = await registry.get(session, tournament_id=tournament_id)
     entries = await registry.entries(session, tournament_id=record.id)
     active = sum(1 for entry, _ in entries if entry.status in registry.ACTIVE)
@@ -121,7 +157,11 @@ async def tournament(tournament_id: TournamentId, session: SessionDep) -> Tourna
     # (those paid out as prizes too).
     field = sum(1 for entry, _ in entries if entry.status in registry.PAID)
     pool = head.prize_pool + sum(entry.prize or 0 for entry, _ in entries)
-    bought = await registry.bought(session, tournament_id=record.id)
+    bought = await registry.bought(session, tournament_id=record.id) if with_entries else {}
+    seating = None
+    if standings is not None and record.status == TournamentStatus.RUNNING:
+        seating = await standings.seating(record.id)
+    stacks = seating.stacks if seating is not None else {}
     return TournamentPublic(
         **head.model_dump(),
         template=record.template,
@@ -137,11 +177,42 @@ async def tournament(tournament_id: TournamentId, session: SessionDep) -> Tourna
                 prize=entry.prize,
                 rebuys=bought.get(entry.id, (0, False))[0],
                 add_on=bought.get(entry.id, (0, False))[1],
+                chips=stacks.get(name) if entry.status == EntryStatus.PLAYING else None,
             )
             for entry, name in entries
-        ],
+        ]
+        if with_entries
+        else None,
+        tables=[TournamentTableSeatsPublic.model_validate(t) for t in seating.tables]
+        if seating is not None
+        else [],
+        you=_yours(entries, player, seating),
         cancelled_reason=record.cancelled_reason,
         deal=await deal_now(session, record.id),
+    )
+
+
+def _yours(
+    entries: list[tuple[TournamentEntry, str]], player: str | None, seating: Seating | None
+) -> YourEntryPublic | None:
+    """The player's entry in play (else their latest), with their table and seat."""
+    mine = [entry for entry, name in entries if name == player]
+    if player is None or not mine:
+        return None
+    entry = next(
+        (e for e in mine if e.status in registry.ACTIVE), max(mine, key=lambda e: e.number)
+    )
+    playing = seating is not None and entry.status == EntryStatus.PLAYING
+    where = seating.where.get(player) if seating is not None and playing else None
+    return YourEntryPublic(
+        status=results.entry_status(entry),
+        number=entry.number,
+        stack=seating.stacks.get(player) if seating is not None and playing else None,
+        table_id=where[0] if where is not None else None,
+        table_number=where[1] if where is not None else None,
+        seat=where[2] if where is not None else None,
+        place=entry.place,
+        prize=entry.prize,
     )
 
 

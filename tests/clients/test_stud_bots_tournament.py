@@ -1,0 +1,269 @@
+"""``stud-bots --tournament`` end to end: the console script against a real server (a
+subprocess on a free port, SQLite) has its operator make a tournament, registers its bots and
+plays it to a winner: a 9-player sit-and-go from the shipped template (levels of a few hands,
+connections dropped on purpose), and a sit-and-go of 22 on tables of 8 (three tables, broken
+down to a final table). Each checks the places (1 to N, once each), the prizes (the published
+payouts, summing to the prize pool), each prize paid to the bot's wallet through the ledger,
+and the books (``stud-server audit``)."""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from live_server import OPERATOR, PASSWORD, ROOT, LiveServer
+
+from stud_bots.tournament import failures, parse_args, quick_spec
+
+BUDGET_SECONDS = 150.0
+
+
+@pytest.fixture
+def live(tmp_path: Path) -> Iterator[LiveServer]:
+    server = LiveServer(
+        tmp_path,
+        STUD_ACTION_CLOCK_SECONDS="3",
+        STUD_PAUSE_BETWEEN_HANDS_SECONDS="0.01",
+        STUD_SHOWDOWN_PAUSE_SECONDS="0",
+    )
+    server.create_operator()
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+    assert not server.errors(), server.log()[-5000:]
+
+
+def stud_bots() -> list[str]:
+    script = Path(sys.executable).with_name("stud-bots")
+    return [str(script)] if script.exists() else [sys.executable, "-m", "stud_bots.runner"]
+
+
+def play(live: LiveServer, *args: str) -> dict[str, Any]:
+    done = subprocess.run(
+        [
+            *stud_bots(),
+            "--server",
+            live.url,
+            "--operator",
+            OPERATOR,
+            "--think-ms",
+            "0",
+            "--timeout",
+            str(BUDGET_SECONDS),
+            "--seed",
+            "3",
+            *args,
+        ],
+        env={**os.environ, "STUD_OPERATOR_PASSWORD": PASSWORD},
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=BUDGET_SECONDS + 60,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    report: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    print(json.dumps(report))  # shown with -s: the run's figures
+    return report
+
+
+def check_the_tournament(live: LiveServer, report: dict[str, Any], entrants: int) -> None:
+    """Places, prizes, the ledger's prizes and the books, against what the server says."""
+    assert report["status"] == "finished" and not report["timed_out"], report
+    assert report["bots"] == report["entrants"] == entrants
+    places = {p["player"]: (p["place"], p["prize"]) for p in report["places"]}
+    assert sorted(place for place, _ in places.values()) == list(range(1, entrants + 1))
+    assert places[report["winner"]][0] == 1
+    paid = [prize for _, prize in sorted(places.values())]
+    payouts = report["payouts"]
+    assert paid[: len(payouts)] == payouts and not any(paid[len(payouts) :])
+    assert sum(payouts) == report["prize_pool"] == entrants * 100  # the template's buy-in
+    assert report["actions"] > 0 and report["hands"] > 0
+    assert report["latency_ms"]["count"] == report["actions"]
+    # The details as anyone reads them agree.
+    details = httpx.get(f"{live.url}/tournaments/{report['tournament']}").json()
+    assert {e["player"]: (e["place"], e["prize"]) for e in details["entries"]} == places
+
+    # Each prize went through the ledger, from the tournament's prize pool to the bot's
+    # wallet; the bots' chips went back to the house afterwards.
+    with sqlite3.connect(live.directory / "cardroom.db") as db:
+        prizes = dict(
+            db.execute(
+                "SELECT a.username, sum(l.amount) FROM ledger_entries l"
+                " JOIN wallets w ON w.id = l.credit_wallet_id"
+                " JOIN accounts a ON a.id = w.account_id"
+                " JOIN wallets pool ON pool.id = l.debit_wallet_id"
+                " WHERE l.kind = 'prize' AND pool.name = ?"
+                " GROUP BY a.username",
+                (f"tournament:{report['tournament']}",),
+            ).fetchall()
+        )
+        left = db.execute(
+            "SELECT sum(w.balance) FROM wallets w JOIN accounts a ON a.id = w.account_id"
+            " WHERE a.role = 'bot'"
+        ).fetchone()[0]
+    assert prizes == {name: prize for name, (_, prize) in places.items() if prize}
+    assert left == 0 and report["chips_returned"] == report["prize_pool"]
+
+    # The books: the operator's view, and stud-server audit end to end.
+    token = httpx.post(
+        f"{live.url}/auth/login", json={"username": OPERATOR, "password": PASSWORD}
+    ).json()["access_token"]
+    books = httpx.get(
+        f"{live.url}/admin/books", headers={"Authorization": f"Bearer {token}"}
+    ).json()
+    assert books["balanced"] is True, books
+    chips = entrants * 1500
+    assert books["tournaments"] == {
+        str(report["tournament"]): {"issued": chips, "removed": 0, "in_play": chips, "pool": 0}
+    }
+    audit = subprocess.run(
+        [sys.executable, "-m", "server", "audit"],
+        env=live.env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert audit.returncode == 0, audit.stdout + audit.stderr
+
+
+def test_a_sit_and_go_of_nine_bots_from_the_template_to_a_winner(live: LiveServer) -> None:
+    """The shipped 9-seat stud sit-and-go, its levels two hands long: two tables, broken to
+    one when eight are left; connections dropped on purpose, followed again after each."""
+    report = play(
+        live,
+        "--tournament",
+        "new",
+        "--template",
+        "stud-sng-9",
+        "--hands-per-level",
+        "2",
+        "--strategy",
+        "mixed",
+        "--chaos",
+        "1.0",
+    )
+    check_the_tournament(live, report, 9)
+    assert report["tables"] == 2 and report["moves"] > 0
+    assert report["strategies"] == {"random": 3, "station": 3, "rules": 3}
+    assert report["reconnects"] > 0 and report["states"] >= 9 + report["reconnects"]
+    wrong = {code for code in report["errors"] if code not in ("connection_lost", "timeout")}
+    assert not wrong, report
+
+
+def test_three_tables_of_bots_broken_down_to_a_final_table(
+    live: LiveServer, tmp_path: Path
+) -> None:
+    """A sit-and-go of 22 on tables of 8, made from a format file: three tables, then two,
+    then the final table; the bots go where the director moves them."""
+    templates = httpx.get(f"{live.url}/tournaments/templates").json()
+    spec = copy.deepcopy(templates["stud-sng-9"])
+    spec.update(min_entrants=22, max_entrants=22)
+    path = tmp_path / "format.json"
+    path.write_text(json.dumps(spec))
+    report = play(
+        live,
+        "--tournament",
+        "new",
+        "--spec",
+        f"@{path}",
+        "--hands-per-level",
+        "3",
+        "--strategy",
+        "rules,random",
+    )
+    check_the_tournament(live, report, 22)
+    assert report["errors"] == {}, report
+    assert report["tables"] == 3 and report["moves"] >= 6, report
+    assert len(report["hands_by_table"]) == 3
+
+
+def test_a_run_that_did_not_finish_fails() -> None:
+    report: dict[str, Any] = {
+        "status": "running",
+        "timed_out": True,
+        "bots": 3,
+        "places": [{"player": "a", "place": None, "prize": None}],
+        "errors": {"connection_lost": 2},
+    }
+    assert failures(report) == [
+        "the tournament is running, not finished",
+        "timed out",
+        "bots with no place: 3",
+        "errors: connection_lost x2",
+    ]
+    assert failures(report, chaos=True)[-1] == "bots with no place: 3"
+
+
+def test_the_command_line_is_checked() -> None:
+    options = parse_args(
+        ["--server", "http://x", "--operator-token", "t", "--tournament", "12", "--bots", "4"]
+    )
+    assert options.tournament == 12 and options.bots == 4
+    made = parse_args(
+        [
+            "--server",
+            "http://x",
+            "--operator-token",
+            "t",
+            "--tournament",
+            "new",
+            "--spec",
+            '{"kind": "sit_and_go"}',
+            "--hands-per-level",
+            "2",
+        ]
+    )
+    assert made.tournament is None and made.spec == {"kind": "sit_and_go"}
+    for wrong in (
+        ["--tournament", "new"],  # neither a template nor a format
+        ["--tournament", "new", "--template", "a", "--spec", "{}"],  # both
+        ["--tournament", "12", "--template", "stud-sng-9"],  # a template for one made already
+        ["--tournament", "twelve"],
+        ["--tournament", "12", "--bots", "0"],
+    ):
+        with pytest.raises(SystemExit):
+            parse_args(["--server", "http://x", "--operator-token", "t", *wrong])
+
+
+def test_a_quick_format_has_levels_of_hands_and_no_breaks() -> None:
+    spec = {
+        "structure": {
+            "starting_chips": 100,
+            "entries": [
+                {
+                    "kind": "level",
+                    "ante": 1,
+                    "bring_in": 2,
+                    "small_bet": 4,
+                    "big_bet": 8,
+                    "minutes": 5,
+                },
+                {"kind": "break", "minutes": 5},
+                {
+                    "kind": "level",
+                    "ante": 2,
+                    "bring_in": 3,
+                    "small_bet": 6,
+                    "big_bet": 12,
+                    "hands": 9,
+                },
+            ],
+        }
+    }
+    quick = quick_spec(spec, 4)
+    assert [e.get("hands") for e in quick["structure"]["entries"]] == [4, 4]
+    assert all("minutes" not in e for e in quick["structure"]["entries"])
+    assert quick["structure"]["starting_chips"] == 100
+    assert spec["structure"]["entries"][0]["minutes"] == 5  # the format given is untouched
