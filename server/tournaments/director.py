@@ -41,7 +41,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol, cast
 
-from sqlalchemy import CursorResult, and_, or_, select, update
+from sqlalchemy import CursorResult, select, tuple_, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from engine.errors import Refusal
@@ -359,7 +359,7 @@ class Director:
         in one transaction with the tournament's row locked, the entries playing, the
         tournament running and the start's fact (an entry taken back meanwhile waits)."""
         assert self.spec is not None
-        at = self.clock()
+        at, began = self.clock(), time.perf_counter()
         async with self.sessionmaker() as session:
             await registry.get(session, tournament_id=self.tournament_id, lock=True)
             entries = await registry.entries(session, tournament_id=self.tournament_id)
@@ -393,9 +393,19 @@ class Director:
             )
             await session.commit()
         self.seq = 1
+        written = time.perf_counter()
         await self._open_tables()
+        opened = time.perf_counter()
         await self.carry_out(orders)
+        told = time.perf_counter()
         await self._announce("started", orders)
+        log.info(
+            "tournament %s started: %d players at %d tables; the fact written in %.2f s, the "
+            "tables opened in %.2f s, seated and let deal in %.2f s, the players told in "
+            "%.2f s",
+            self.tournament_id, len(self._run().stacks), len(self.table_ids), written - began,
+            opened - written, told - opened, time.perf_counter() - told,
+        )  # fmt: skip
 
     async def _make_table(self, session: AsyncSession, number: int) -> None:
         """Table ``number``'s row, open (its actor opened once the fact is written)."""
@@ -480,12 +490,9 @@ class Director:
             hands = (
                 await session.execute(
                     select(HandRecord.id, HandRecord.table_id, HandRecord.number).where(
-                        or_(
-                            *(
-                                and_(HandRecord.table_id == table_id, HandRecord.number == hand)
-                                for table_id, hand in waiting
-                            )
-                        )
+                        # One statement whatever the count (its pairs bound as one parameter):
+                        # compiled once, not once a wake for each table's terms.
+                        tuple_(HandRecord.table_id, HandRecord.number).in_(list(waiting))
                     )
                 )
             ).all()
