@@ -357,7 +357,8 @@ class Director:
     async def start(self, seed: bytes) -> None:
         """The field drawn and seated, its tables made and opened, the first hands allowed:
         in one transaction with the tournament's row locked, the entries playing, the
-        tournament running and the start's fact (an entry taken back meanwhile waits)."""
+        tournament running and the start's fact (an entry taken back meanwhile waits). The
+        players are seated and told where before any table may deal."""
         assert self.spec is not None
         at, began = self.clock(), time.perf_counter()
         async with self.sessionmaker() as session:
@@ -396,15 +397,19 @@ class Director:
         written = time.perf_counter()
         await self._open_tables()
         opened = time.perf_counter()
-        await self.carry_out(orders)
-        told = time.perf_counter()
+        # The players told where they sit before their tables may deal: the first hand comes
+        # a pause after its permit, time for them to go there.
+        await self.carry_out([order for order in orders if not isinstance(order, Deal)])
+        seated = time.perf_counter()
         await self._announce("started", orders)
+        told = time.perf_counter()
+        await self.carry_out([order for order in orders if isinstance(order, Deal)])
         log.info(
             "tournament %s started: %d players at %d tables; the fact written in %.2f s, the "
-            "tables opened in %.2f s, seated and let deal in %.2f s, the players told in "
-            "%.2f s",
+            "tables opened in %.2f s, the players seated in %.2f s, told in %.2f s, the "
+            "tables let deal in %.2f s",
             self.tournament_id, len(self._run().stacks), len(self.table_ids), written - began,
-            opened - written, told - opened, time.perf_counter() - told,
+            opened - written, seated - opened, told - seated, time.perf_counter() - told,
         )  # fmt: skip
 
     async def _make_table(self, session: AsyncSession, number: int) -> None:
