@@ -49,6 +49,7 @@ from server.metrics import Metrics
 from server.settings import Settings
 from server.table.loop import Lifecycle
 from server.tournaments.directors import CardroomTables, TournamentDirectors
+from server.tournaments.registry import EntryTurns
 from server.tournaments.standing import Standings
 
 
@@ -158,6 +159,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         queue=settings.password_hash_queue,
     )
     app.state.gateway = Gateway(settings)
+    app.state.entry_turns = EntryTurns()  # entries into one tournament take turns here
     app.state.overload = LagMonitor(settings.overload_lag_seconds, app_metrics)
     app.state.head_revision = head_revision()
     install_error_handlers(app)

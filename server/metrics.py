@@ -177,6 +177,13 @@ class Metrics:
             buckets=MOVE_WAIT_BUCKETS,
             registry=registry,
         )
+        self.tournament_director_cpu = Counter(
+            "stud_tournament_director_cpu_seconds",
+            "The CPU time this node's tournament directors' own tasks spent on the event loop "
+            "(each step of the task timed; the tables' work on their orders and the database's "
+            "own threads not counted).",
+            registry=registry,
+        )
         self.tournament_requests_waiting = Gauge(
             "stud_tournament_requests_waiting",
             "Requests to running tournaments filed and not yet taken by their directors, "
@@ -234,6 +241,9 @@ class Metrics:
     def tournament_moved(self, reason: str, waited: float) -> None:
         self._child(self.tournament_moves, reason).inc()
         self._child(self.tournament_move_wait, reason).observe(waited)
+
+    def director_ran(self, cpu_seconds: float) -> None:
+        self.tournament_director_cpu.inc(cpu_seconds)
 
     def watch_tournaments(self, directors: Callable[[], Iterable[WatchedTournament]]) -> None:
         """Where the tournament gauges are read from at each scrape: this node's directors."""

@@ -24,6 +24,7 @@ from server.db.models import STAFF_ROLES, Account, Role, Token
 from server.edge.rate_limits import Gateway
 from server.edge.sessions import SessionRegistry
 from server.settings import Settings
+from server.tournaments.registry import EntryTurns
 from server.tournaments.standing import Standings
 
 
@@ -63,6 +64,11 @@ def get_cardroom(request: Request) -> Cardroom:
     return cardroom
 
 
+def get_entry_turns(request: Request) -> EntryTurns:
+    turns: EntryTurns = request.app.state.entry_turns
+    return turns
+
+
 def get_session_registry(request: Request) -> SessionRegistry:
     registry: SessionRegistry = request.app.state.sessions
     return registry
@@ -71,6 +77,7 @@ def get_session_registry(request: Request) -> SessionRegistry:
 SettingsDep = Annotated[Settings, Depends(get_settings)]
 SessionRegistryDep = Annotated[SessionRegistry, Depends(get_session_registry)]
 CardroomDep = Annotated[Cardroom, Depends(get_cardroom)]
+EntryTurnsDep = Annotated[EntryTurns, Depends(get_entry_turns)]
 PasswordsDep = Annotated[Passwords, Depends(get_passwords)]
 GatewayDep = Annotated[Gateway, Depends(get_gateway)]
 ClientAddress = Annotated[str, Depends(client_address)]

@@ -9,7 +9,7 @@ no pool: its chips are the tournament's, not money, and never touch the ledger.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
 import sqlalchemy
@@ -161,6 +161,23 @@ async def create_tournament_table(
     columns hold 1, unused (its director seats players with their chips). No chip pool: the
     ledger never sees tournament chips. Raises :class:`BadConfig`, :class:`TableNameTaken`,
     or ``LookupError`` for a tournament that is not there."""
+    (record,) = await create_tournament_tables(
+        session, tournament_id=tournament_id, numbers=[number], config=config, seats=seats
+    )
+    return record
+
+
+async def create_tournament_tables(
+    session: AsyncSession,
+    *,
+    tournament_id: int,
+    numbers: Sequence[int],
+    config: TableConfig,
+    seats: int,
+) -> list[TableRecord]:
+    """Tables ``numbers`` of a tournament, as :func:`create_tournament_table` makes one, in
+    one query for the names taken and one flush (the start of a large field opens a hundred
+    tables and more)."""
     tournament = await session.get(TournamentRecord, tournament_id)
     if tournament is None:
         raise LookupError(f"no tournament {tournament_id}")
@@ -170,29 +187,37 @@ async def create_tournament_table(
         raise BadConfig(str(exc)) from None
     if config.rake_percent:
         raise BadConfig("rake_percent: a tournament table takes no rake from its chips")
-    if not isinstance(number, int) or isinstance(number, bool) or number < 1:
-        raise BadConfig("a tournament's tables are numbered from 1")
-    suffix = f" #{number}"
-    name = tournament.name[: _NAME_MAX - len(suffix)] + suffix
-    if await session.scalar(select(TableRecord.id).where(TableRecord.name == name)) is not None:
-        raise TableNameTaken(f"a table is already named {name!r}")
-    record = TableRecord(
-        name=name,
-        variant=config.variant.name,
-        config=config_to_json(config),
-        seats=len(table.seats),
-        min_buy_in=1,
-        max_buy_in=1,
-        status=TableStatus.OPEN.value,
-        tournament_id=tournament_id,
-        tournament_table=number,
+    names: dict[str, int] = {}
+    for number in numbers:
+        if not isinstance(number, int) or isinstance(number, bool) or number < 1:
+            raise BadConfig("a tournament's tables are numbered from 1")
+        suffix = f" #{number}"
+        names[tournament.name[: _NAME_MAX - len(suffix)] + suffix] = number
+    taken = await session.scalar(
+        select(TableRecord.name).where(TableRecord.name.in_(list(names))).limit(1)
     )
-    session.add(record)
+    if taken is not None:
+        raise TableNameTaken(f"a table is already named {taken!r}")
+    records = [
+        TableRecord(
+            name=name,
+            variant=config.variant.name,
+            config=config_to_json(config),
+            seats=len(table.seats),
+            min_buy_in=1,
+            max_buy_in=1,
+            status=TableStatus.OPEN.value,
+            tournament_id=tournament_id,
+            tournament_table=number,
+        )
+        for name, number in names.items()
+    ]
+    session.add_all(records)
     try:
         await session.flush()
     except IntegrityError:
-        raise TableNameTaken(f"a table is already named {name!r}") from None
-    return record
+        raise TableNameTaken(f"a table is already named one of {sorted(names)}") from None
+    return records
 
 
 _NAME_MAX = 64  # tables.name

@@ -34,7 +34,7 @@ from server.db.models import (
 from server.store.deck_seal import DeckSeal
 from server.tournaments import registry
 from server.tournaments.announcer import clock_data, field_data
-from server.tournaments.director import Director, Tables
+from server.tournaments.director import REPLAY_SLICE, Director, Tables
 
 ACTIVE = (EntryStatus.REGISTERED, EntryStatus.PLAYING)
 """An entry still in the tournament (``registry.ACTIVE``)."""
@@ -67,7 +67,9 @@ class Follower(Director):
                 ).all()
             )
             seed = await self._seed(session) if self.run is None and facts else b""
-        for fact in facts:
+        for count, fact in enumerate(facts, 1):
+            if count % REPLAY_SLICE == 0:
+                await asyncio.sleep(0)  # a long journal is not folded in one go
             if self.run is None:
                 assert self.spec is not None
                 self.run = TournamentRun(

@@ -17,7 +17,14 @@ from engine.tournament.games import sheet
 from engine.tournament.payouts import payouts
 from engine.tournament.templates import TEMPLATES
 from server.accounts import ledger
-from server.api.deps import CardroomDep, CurrentUser, OptionalUser, SessionDep, StandingsDep
+from server.api.deps import (
+    CardroomDep,
+    CurrentUser,
+    EntryTurnsDep,
+    OptionalUser,
+    SessionDep,
+    StandingsDep,
+)
 from server.api.tournament_schemas import (
     DealPublic,
     EntryPublic,
@@ -280,6 +287,7 @@ async def register(
     user: CurrentUser,
     session: SessionDep,
     cardroom: CardroomDep,
+    turns: EntryTurnsDep,
     response: Response,
 ) -> RegistrationPublic | JSONResponse:
     """Enter the tournament: the buy-in and the fee leave your wallet now. The same
@@ -288,9 +296,14 @@ async def register(
     director, 202 while it has not)."""
     account_id, name = user.id, user.username  # the rollback below expires the row
     try:
-        made = await registry.register(
-            session, tournament_id=tournament_id, account_id=account_id, request_id=body.request_id
-        )
+        async with turns.of(tournament_id):
+            made = await registry.register(
+                session,
+                tournament_id=tournament_id,
+                account_id=account_id,
+                request_id=body.request_id,
+            )
+            await session.commit()
     except registry.RegistrationClosed:
         await session.rollback()
         record = await registry.get(session, tournament_id=tournament_id)
@@ -300,7 +313,6 @@ async def register(
         return await _enter_late(
             tournament_id, body.request_id, account_id, name, session, cardroom
         )
-    await session.commit()
     if not made.made:
         response.status_code = status.HTTP_200_OK
     else:
@@ -434,11 +446,16 @@ def _waiting(request: TournamentRequest) -> JSONResponse:
 
 @router.delete("/tournaments/{tournament_id}/register")
 async def unregister(
-    tournament_id: TournamentId, user: CurrentUser, session: SessionDep, cardroom: CardroomDep
+    tournament_id: TournamentId,
+    user: CurrentUser,
+    session: SessionDep,
+    cardroom: CardroomDep,
+    turns: EntryTurnsDep,
 ) -> RegistrationPublic:
     """Take your entry back before the start: the buy-in and the fee return to your wallet."""
-    entry = await registry.unregister(session, tournament_id=tournament_id, account_id=user.id)
-    await session.commit()
+    async with turns.of(tournament_id):
+        entry = await registry.unregister(session, tournament_id=tournament_id, account_id=user.id)
+        await session.commit()
     await _announce(session, cardroom, entry, user.username, "unregistered")
     return _registration(entry, created=False)
 

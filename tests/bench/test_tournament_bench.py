@@ -1,0 +1,43 @@
+"""``bench/tournament.py`` keeps working: a small scheduled tournament of bots (two tables,
+short levels) registered in a burst and played to a winner on the embedded default, its
+figures all there, nothing refused or lost."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from benches import run_bench
+
+
+def test_a_small_tournament_is_played_to_a_winner_and_reported(tmp_path: Path) -> None:
+    report = tmp_path / "tournament.json"
+    done = run_bench(
+        "tournament.py",
+        *("--entrants", "16", "--level-minutes", "0.15", "--starting-chips", "400"),
+        *("--think", "0.02,0.1", "--workers", "1", "--json", str(report)),
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    figures = json.loads(report.read_text())
+    burst = figures["registration"]
+    assert burst["entrants"] == 16 and burst["failures"] == 0
+    assert figures["not_connected"] == 0
+    assert figures["tables_at_start"] == 2
+    assert figures["winner"] is not None and figures["to_winner_s"] > 0
+    assert figures["players_left"] == 1
+    assert figures["hands"] > 0 and figures["acts_timed"] > 0
+    assert 0 < figures["p50_ms"] <= figures["p99_ms"]
+    assert figures["minutes_p99_ms"] and figures["pauses"] > 0
+    moves = figures["moves"]
+    assert moves["by_reason"].get("final_table", 0) > 0  # the two tables met at one
+    assert sum(moves["hands_waited"].values()) == sum(moves["by_reason"].values())
+    assert figures["director_cpu_s"] > 0
+    assert figures["errors"] == {} and figures["trouble"] == {}
+    assert "to the winner:" in done.stdout and "director:" in done.stdout
+
+
+def test_too_few_entrants_are_refused() -> None:
+    done = run_bench("tournament.py", "--entrants", "1", timeout=60)
+    assert done.returncode == 2
+    assert "--entrants: at least 2" in done.stderr
