@@ -173,7 +173,8 @@ def test_a_sit_and_go_of_nine_bots_from_the_template_to_a_winner(live: LiveServe
     assert report["tables"] == 2 and report["moves"] > 0
     assert report["strategies"] == {"random": 3, "station": 3, "rules": 3}
     assert report["reconnects"] > 0 and report["states"] >= 9 + report["reconnects"]
-    wrong = {code for code in report["errors"] if code not in ("connection_lost", "timeout")}
+    faults = ("connection_lost", "timeout", "table_unavailable")  # the chaos's reconnects
+    wrong = {code for code in report["errors"] if code not in faults}
     assert not wrong, report
 
 

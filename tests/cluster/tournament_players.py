@@ -48,15 +48,28 @@ class Entrant:
     async def watch(self, table_id: int) -> None:
         """The table watched, once a node runs it (a new table may be on its way to one)."""
 
+        closed = False
+
         async def watched() -> Table | None:
+            nonlocal closed
             try:
                 return await self.client.watch(table_id)
             except ServerError as error:
+                if error.code == "table_closed":  # broken before this entrant got there
+                    closed = True
+                    return None
                 if error.code not in ("table_unavailable", "table_moved"):
                     raise
                 return None
 
-        table = await eventually(watched, 30, f"{self.name} watches table {table_id}")
+        async def watched_or_closed() -> Table | bool | None:
+            table = await watched()
+            return table if table is not None else (True if closed else None)
+
+        found = await eventually(watched_or_closed, 30, f"{self.name} watches table {table_id}")
+        if not isinstance(found, Table):
+            return
+        table = found
         self.tables[table_id] = table
         self.tasks.append(asyncio.create_task(self._play(table), name=f"{self.name}@{table_id}"))
 

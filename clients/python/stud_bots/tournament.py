@@ -86,7 +86,9 @@ T = TypeVar("T")
 NEW = "new"
 MAKING_AT_ONCE = 16  # bot accounts made and registered side by side
 FAR_START = timedelta(days=1)  # a new scheduled tournament's start until its bots are in
-CHAOS_FAULTS = frozenset({"connection_lost", "timeout", "missed_turn"})
+# A table_unavailable is the server's "try again" to a bot reconnecting while its table
+# changes hands or closes: the bot asks its state again.
+CHAOS_FAULTS = frozenset({"connection_lost", "timeout", "missed_turn", "table_unavailable"})
 
 
 @dataclass(slots=True)
