@@ -6,14 +6,21 @@ and the latency percentiles of the report."""
 from __future__ import annotations
 
 import argparse
+import asyncio
 import getpass
+import json
 import os
+import sys
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Coroutine, Sequence
+from typing import Any
 
-from stud_client import ServerError, StudClient
+import httpx
+
+from stud_client import ServerError, StudClient, StudError
 
 __all__ = [
+    "report_and_exit_code",
     "add_connection_arguments",
     "listed",
     "operator_password",
@@ -127,3 +134,23 @@ def percentile(values: list[float], share: float) -> float | None:
     ordered = sorted(values)
     rank = max(0, min(len(ordered) - 1, round(share * len(ordered) + 0.5) - 1))
     return round(ordered[rank] * 1000, 2)
+
+
+def report_and_exit_code(
+    play: Coroutine[Any, Any, dict[str, Any]],
+    failures: Callable[[dict[str, Any]], list[str]],
+) -> int:
+    """Both runners' ending: the report as one JSON line, each failure on stderr; 0 when
+    there is none, 1 otherwise or on a failure before play, 130 when interrupted."""
+    try:
+        report = asyncio.run(play)
+    except (StudError, OSError, httpx.HTTPError) as error:
+        print(f"stud-bots: {error}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    print(json.dumps(report), flush=True)
+    wrong = failures(report)
+    for reason in wrong:
+        print(f"stud-bots: {reason}", file=sys.stderr)
+    return 1 if wrong else 0

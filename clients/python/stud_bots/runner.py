@@ -41,8 +41,6 @@ from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TextIO, TypeVar
 
-import httpx
-
 from engine.variants import VARIANTS, find_variant
 from stud_bots import tournament
 from stud_bots.common import (
@@ -50,6 +48,7 @@ from stud_bots.common import (
     listed,
     operator_password,
     percentile,
+    report_and_exit_code,
     return_chips,
     servers_of,
     sign_in,
@@ -625,18 +624,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if any(arg == "--tournament" or arg.startswith("--tournament=") for arg in given):
         return tournament.main(given)
     options = parse_args(argv)
-    try:
-        report = asyncio.run(run(options))
-    except (StudError, OSError, httpx.HTTPError) as error:
-        print(f"stud-bots: {error}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        return 130
-    print(json.dumps(report), flush=True)
-    wrong = failures(report, chaos=bool(options.chaos))
-    for reason in wrong:
-        print(f"stud-bots: {reason}", file=sys.stderr)
-    return 1 if wrong else 0
+    return report_and_exit_code(
+        run(options), lambda report: failures(report, chaos=bool(options.chaos))
+    )
 
 
 if __name__ == "__main__":

@@ -64,6 +64,7 @@ from stud_bots.common import (
     listed,
     operator_password,
     percentile,
+    report_and_exit_code,
     return_chips,
     servers_of,
     sign_in,
@@ -582,18 +583,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     """0: the tournament finished, every bot placed, no error; 1: otherwise, or a failure
     before play; 2: a wrong command line."""
     options = parse_args(argv)
-    try:
-        report = asyncio.run(run(options))
-    except (StudError, OSError, httpx.HTTPError) as error:
-        print(f"stud-bots: {error}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        return 130
-    print(json.dumps(report), flush=True)
-    wrong = failures(report, chaos=bool(options.chaos))
-    for reason in wrong:
-        print(f"stud-bots: {reason}", file=sys.stderr)
-    return 1 if wrong else 0
+    return report_and_exit_code(
+        run(options), lambda report: failures(report, chaos=bool(options.chaos))
+    )
 
 
 if __name__ == "__main__":
