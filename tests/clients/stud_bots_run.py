@@ -8,12 +8,11 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from live_server import PASSWORD, ROOT, LiveServer
+from live_server import PASSWORD, ROOT
 
 
 def stud_bots_command() -> list[str]:
@@ -46,20 +45,6 @@ def report_of(done: subprocess.CompletedProcess[str]) -> dict[str, Any]:
     report: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
     print(json.dumps(report))  # shown with -s: the run's figures
     return report
-
-
-@contextmanager
-def serving(directory: Path, **settings: str) -> Iterator[LiveServer]:
-    """A live server with the operator's account, stopped at the end; a test's server must
-    have logged no error."""
-    server = LiveServer(directory, **settings)
-    server.create_operator()
-    server.start()
-    try:
-        yield server
-    finally:
-        server.stop()
-    assert not server.errors(), server.log()[-5000:]
 
 
 def check_places(places: dict[str, tuple[int, int]], payouts: list[int]) -> None:

@@ -16,7 +16,7 @@ from typing import Any
 import httpx
 import pytest
 from live_server import OPERATOR, PASSWORD, LiveServer
-from stud_bots_run import report_of, run_stud_bots, serving
+from stud_bots_run import report_of, run_stud_bots
 
 from stud_bots.runner import MIXED_VARIANTS, failures, main, parse_args
 
@@ -28,9 +28,11 @@ BUDGET_SECONDS = 120.0
 
 @pytest.fixture
 def live(tmp_path: Path) -> Iterator[LiveServer]:
-    with serving(
+    server = LiveServer(
         tmp_path, STUD_ACTION_CLOCK_SECONDS="2", STUD_PAUSE_BETWEEN_HANDS_SECONDS="0.01"
-    ) as server:
+    )
+    server.create_operator()
+    with server.running():
         yield server
 
 

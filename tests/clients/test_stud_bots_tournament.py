@@ -21,7 +21,7 @@ from typing import Any
 import httpx
 import pytest
 from live_server import OPERATOR, PASSWORD, ROOT, LiveServer
-from stud_bots_run import check_report_places, report_of, run_stud_bots, serving
+from stud_bots_run import check_report_places, report_of, run_stud_bots
 
 from engine import phh
 from engine.tournament.spec import TournamentSpec
@@ -33,12 +33,14 @@ BUDGET_SECONDS = 150.0
 
 @pytest.fixture
 def live(tmp_path: Path) -> Iterator[LiveServer]:
-    with serving(
+    server = LiveServer(
         tmp_path,
         STUD_ACTION_CLOCK_SECONDS="3",
         STUD_PAUSE_BETWEEN_HANDS_SECONDS="0.01",
         STUD_SHOWDOWN_PAUSE_SECONDS="0",
-    ) as server:
+    )
+    server.create_operator()
+    with server.running():
         yield server
 
 
