@@ -59,7 +59,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
@@ -447,15 +447,21 @@ class Probe:
 
 
 class Workers:
-    """The bot processes and their pipes."""
+    """The bot processes and their pipes; each runs ``target(pipe, think)`` (load_bots's
+    worker by default, bench/tournament.py's entrants for that bench)."""
 
-    def __init__(self, count: int, think: tuple[float, float]) -> None:
+    def __init__(
+        self,
+        count: int,
+        think: tuple[float, float],
+        target: Callable[[Connection, tuple[float, float]], None] = worker_main,
+    ) -> None:
         context = multiprocessing.get_context("spawn")
         self.pipes: list[Connection] = []
         self.processes: list[BaseProcess] = []
         for _ in range(count):
             parent, child = context.Pipe()
-            process = context.Process(target=worker_main, args=(child, think), daemon=True)
+            process = context.Process(target=target, args=(child, think), daemon=True)
             process.start()
             self.pipes.append(parent)
             self.processes.append(process)

@@ -36,7 +36,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import multiprocessing
 import os
 import platform
 import re
@@ -47,8 +46,6 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime, timedelta
-from multiprocessing.connection import Connection
-from multiprocessing.process import BaseProcess
 from pathlib import Path
 from typing import Any
 
@@ -68,6 +65,7 @@ from load import (  # noqa: E402
     Probe,
     ProcessSample,
     ServerCounts,
+    Workers,
     bot_account,
     login,
     percentile,
@@ -134,35 +132,6 @@ def tournament_format(options: Options) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------------- the entrants
-
-
-class Workers:
-    """The entrants' processes and their pipes."""
-
-    def __init__(self, count: int, think: tuple[float, float]) -> None:
-        context = multiprocessing.get_context("spawn")
-        self.pipes: list[Connection] = []
-        self.processes: list[BaseProcess] = []
-        for _ in range(count):
-            parent, child = context.Pipe()
-            process = context.Process(target=worker_main, args=(child, think), daemon=True)
-            process.start()
-            self.pipes.append(parent)
-            self.processes.append(process)
-
-    async def ask(self, messages: Sequence[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
-        for pipe, message in zip(self.pipes, messages, strict=True):
-            pipe.send(message)
-        answers = await asyncio.gather(*(asyncio.to_thread(pipe.recv) for pipe in self.pipes))
-        return [tuple(answer) for answer in answers]
-
-    def stop(self) -> None:
-        for pipe in self.pipes:
-            pipe.send(("stop",))
-        for process in self.processes:
-            process.join(30)
-            if process.is_alive():
-                process.kill()
 
 
 @dataclass(frozen=True)
@@ -458,7 +427,7 @@ async def play(options: Options, room: Cardroom) -> dict[str, Any]:
         if options.burst_only:
             return figures
 
-        workers = Workers(options.workers, options.think)
+        workers = Workers(options.workers, options.think, target=worker_main)
         try:
             specs = [
                 EntrantSpec(name, token, base, tournament, seed)

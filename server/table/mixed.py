@@ -77,7 +77,7 @@ class TableRotation:
         if self.last is not None and self.last_config is not None:
             following = self._following(number, self.last, self.last_config)
             self.game = Scheduled(self.last, self.last_config, following)
-            self.told = _announced(number, self.game).encode()
+            self.told = announced_game(number, self.game).encode()
         else:
             self.game, self.told = None, None
 
@@ -127,7 +127,7 @@ class TableRotation:
             self.last = self.last_config = None
             return None
         self.last, self.last_config = scheduled.position, scheduled.config
-        event = _announced(number, scheduled)
+        event = announced_game(number, scheduled)
         self.told = event.encode()
         return event
 
@@ -170,7 +170,7 @@ class TableRotation:
         return {"rotation": spec, "from_hand": self.from_hand}
 
 
-def _announced(number: int, scheduled: Scheduled) -> GameAnnounced:
+def announced_game(number: int, scheduled: Scheduled) -> GameAnnounced:
     """What the table tells of hand ``number``'s game (the ``game`` event)."""
     position = scheduled.position
     return GameAnnounced(

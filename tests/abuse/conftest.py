@@ -15,12 +15,8 @@ def live(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[LiveServer]
     extra = getattr(request, "param", {})
     server = LiveServer(tmp_path, **{**DEFAULT_LIMITS, **extra})
     server.create_operator()
-    server.start()
-    try:
+    with server.running():
         yield server
-    finally:
-        server.stop()
-        assert not server.errors(), server.log()[-5000:]
 
 
 @pytest.fixture

@@ -22,12 +22,8 @@ _tables = itertools.count(1)
 def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     server = LiveServer(Path(tmp_path_factory.mktemp("live")))
     server.create_operator()
-    server.start()
-    try:
+    with server.running():
         yield server
-    finally:
-        server.stop()
-        assert not server.errors(), server.log()[-5000:]
 
 
 @pytest.fixture(scope="module")

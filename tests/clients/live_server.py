@@ -10,7 +10,8 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
@@ -123,6 +124,16 @@ class LiveServer:
             process.wait()
         if self._log is not None:
             self._log.close()
+
+    @contextmanager
+    def running(self) -> Iterator[LiveServer]:
+        """Started for the block, stopped after it; a test's server must log no error."""
+        self.start()
+        try:
+            yield self
+        finally:
+            self.stop()
+        assert not self.errors(), self.log()[-5000:]
 
     def log(self) -> str:
         return self.log_path.read_text() if self.log_path.exists() else ""

@@ -18,7 +18,7 @@ from typing import Any
 import httpx
 import pytest
 from live_server import OPERATOR, PASSWORD, ROOT, LiveServer
-from test_stud_bots import stud_bots
+from stud_bots_run import report_of, run_stud_bots, stud_bots_command
 
 from engine import phh, phh_replay
 from engine.rotation import Position, Rotation, next_position
@@ -64,7 +64,6 @@ def mixed_table(live: LiveServer) -> int:
 
 def bots(live: LiveServer, table_id: int, hands: int, seed: int) -> list[str]:
     return [
-        *stud_bots(),
         "--server",
         live.url,
         "--table",
@@ -114,16 +113,7 @@ def check_the_rotation(rows: list[tuple[Any, ...]]) -> None:
 
 def test_bots_play_48_hands_of_the_stud_mix(live: LiveServer, tmp_path: Path) -> None:
     table_id = mixed_table(live)
-    done = subprocess.run(
-        bots(live, table_id, 48, seed=3),
-        env={**os.environ, "STUD_OPERATOR_PASSWORD": PASSWORD},
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=210,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    report = json.loads(done.stdout.strip().splitlines()[-1])
+    report = report_of(run_stud_bots(bots(live, table_id, 48, seed=3), timeout=210))
     assert report["hands"] >= 48 and report["errors"] == {}, report
     rows = [row for row in hands_of(tmp_path, table_id) if row[0] <= 48]
     assert len(rows) == 48
@@ -141,7 +131,7 @@ def test_a_server_killed_mid_rotation_deals_on_at_the_same_game_and_count(
 ) -> None:
     table_id = mixed_table(live)
     playing = subprocess.Popen(
-        bots(live, table_id, 30, seed=4),
+        [*stud_bots_command(), *bots(live, table_id, 30, seed=4)],
         env={**os.environ, "STUD_OPERATOR_PASSWORD": PASSWORD},
         cwd=ROOT,
         stdout=subprocess.PIPE,

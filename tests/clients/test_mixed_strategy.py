@@ -11,9 +11,10 @@ from typing import Any, cast
 from twin import FakeClient, snapshot
 
 from engine.events import Event
-from engine.rotation import Position, Rotation, Scheduled, schedule
-from engine.table_events import GameAnnounced, HandNumber
+from engine.rotation import Position, Rotation, schedule
+from engine.table_events import HandNumber
 from engine.variants import TableConfig
+from server.table.mixed import announced_game
 from stud_bots.strategies import RuleBot
 from stud_client import StudClient, Table
 from tests.engine.decks import new_hand, play
@@ -53,21 +54,6 @@ class Frames:
             self.table._on_event(frame)
 
 
-def announced(number: int, scheduled: Scheduled) -> GameAnnounced:
-    position = scheduled.position
-    return GameAnnounced(
-        number,
-        scheduled.config.variant.name,
-        scheduled.config.variant.title,
-        position.hand,
-        position.of,
-        scheduled.hands_left,
-        scheduled.next_config.variant.name,
-        scheduled.next_config.variant.title,
-        scheduled.text,
-    )
-
-
 def test_the_rules_bot_plays_each_hand_of_a_mixed_table_by_its_own_game() -> None:
     players = ["bot", "p1", "p2"]
     table = Table(cast(StudClient, FakeClient("bot")), 1)
@@ -88,7 +74,7 @@ def test_the_rules_bot_plays_each_hand_of_a_mixed_table_by_its_own_game() -> Non
     for number in (1, 2):
         scheduled = schedule(MIX, position, players=3)
         position, config = scheduled.position, scheduled.config
-        frames.send([HandNumber(number), announced(number, scheduled)])
+        frames.send([HandNumber(number), announced_game(number, scheduled)])
         hand = new_hand(CARDS, config, 500)
         frames.send(list(hand.events))
         frames.send(play(hand, *OPENING[config.variant.name]))

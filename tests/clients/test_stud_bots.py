@@ -6,11 +6,8 @@ back with the house. A run that plays no hand exits 1; ``--keep-tables`` keeps t
 from __future__ import annotations
 
 import json
-import os
 import socket
 import sqlite3
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,7 +15,8 @@ from typing import Any
 
 import httpx
 import pytest
-from live_server import OPERATOR, PASSWORD, ROOT, LiveServer
+from live_server import OPERATOR, PASSWORD, LiveServer
+from stud_bots_run import report_of, run_stud_bots
 
 from stud_bots.runner import MIXED_VARIANTS, failures, main, parse_args
 
@@ -34,26 +32,16 @@ def live(tmp_path: Path) -> Iterator[LiveServer]:
         tmp_path, STUD_ACTION_CLOCK_SECONDS="2", STUD_PAUSE_BETWEEN_HANDS_SECONDS="0.01"
     )
     server.create_operator()
-    server.start()
-    try:
+    with server.running():
         yield server
-    finally:
-        server.stop()
-    assert not server.errors(), server.log()[-5000:]
-
-
-def stud_bots() -> list[str]:
-    script = Path(sys.executable).with_name("stud-bots")
-    return [str(script)] if script.exists() else [sys.executable, "-m", "stud_bots.runner"]
 
 
 def test_two_hundred_hands_on_four_tables_without_an_error(
     live: LiveServer, tmp_path: Path
 ) -> None:
     started = time.monotonic()
-    done = subprocess.run(
+    done = run_stud_bots(
         [
-            *stud_bots(),
             "--server",
             live.url,
             "--tables",
@@ -75,16 +63,10 @@ def test_two_hundred_hands_on_four_tables_without_an_error(
             "--seed",
             "1",
         ],
-        env={**os.environ, "STUD_OPERATOR_PASSWORD": PASSWORD},
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
         timeout=BUDGET_SECONDS + 60,
     )
     elapsed = time.monotonic() - started
-    assert done.returncode == 0, done.stderr[-3000:]
-    report = json.loads(done.stdout.strip().splitlines()[-1])
-    print(json.dumps(report))  # shown with -s: the latency figures of the run
+    report = report_of(done)
     assert "hands" in done.stderr and "[" in done.stderr  # the progress bar
     assert not report["timed_out"]
     assert report["hands"] >= HANDS
@@ -168,9 +150,8 @@ def test_bots_take_several_servers_and_play_on_through_lost_connections(
         s.bind(("127.0.0.1", 0))
         nobody = f"http://127.0.0.1:{s.getsockname()[1]}"  # closed once the block ends
     hands = 30
-    done = subprocess.run(
+    done = run_stud_bots(
         [
-            *stud_bots(),
             "--server",
             f"{nobody},{live.url}",
             "--tables",
@@ -191,15 +172,9 @@ def test_bots_take_several_servers_and_play_on_through_lost_connections(
             "2",
             "--quiet",
         ],
-        env={**os.environ, "STUD_OPERATOR_PASSWORD": PASSWORD},
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
         timeout=150,
     )
-    assert done.returncode == 0, done.stderr[-3000:]
-    report = json.loads(done.stdout.strip().splitlines()[-1])
-    print(json.dumps(report))
+    report = report_of(done)
     assert not report["timed_out"] and report["hands"] >= hands, report
     assert report["reconnects"] >= 3, report
     assert report["bots"] == 3
@@ -222,13 +197,8 @@ def _operator(url: str) -> dict[str, str]:
 
 
 def _run_bots(live: LiveServer, *args: str) -> tuple[int, dict[str, Any], str]:
-    done = subprocess.run(
-        [*stud_bots(), "--server", live.url, "--operator", OPERATOR, "--quiet", *args],
-        env={**os.environ, "STUD_OPERATOR_PASSWORD": PASSWORD},
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
+    done = run_stud_bots(
+        ["--server", live.url, "--operator", OPERATOR, "--quiet", *args], timeout=120
     )
     return done.returncode, json.loads(done.stdout.strip().splitlines()[-1]), done.stderr
 

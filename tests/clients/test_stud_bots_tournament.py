@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import copy
 import json
-import os
 import sqlite3
 import subprocess
 import sys
@@ -22,6 +21,7 @@ from typing import Any
 import httpx
 import pytest
 from live_server import OPERATOR, PASSWORD, ROOT, LiveServer
+from stud_bots_run import check_report_places, report_of, run_stud_bots
 
 from engine import phh
 from engine.tournament.spec import TournamentSpec
@@ -40,69 +40,45 @@ def live(tmp_path: Path) -> Iterator[LiveServer]:
         STUD_SHOWDOWN_PAUSE_SECONDS="0",
     )
     server.create_operator()
-    server.start()
-    try:
+    with server.running():
         yield server
-    finally:
-        server.stop()
-    assert not server.errors(), server.log()[-5000:]
-
-
-def stud_bots() -> list[str]:
-    script = Path(sys.executable).with_name("stud-bots")
-    return [str(script)] if script.exists() else [sys.executable, "-m", "stud_bots.runner"]
 
 
 def play(live: LiveServer, *args: str) -> dict[str, Any]:
-    done = subprocess.run(
-        [
-            *stud_bots(),
-            "--server",
-            live.url,
-            "--operator",
-            OPERATOR,
-            "--think-ms",
-            "0",
-            "--timeout",
-            str(BUDGET_SECONDS),
-            "--seed",
-            "3",
-            *args,
-        ],
-        env={**os.environ, "STUD_OPERATOR_PASSWORD": PASSWORD},
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=BUDGET_SECONDS + 60,
+    options = ["--operator", OPERATOR, "--think-ms", "0", "--timeout", str(BUDGET_SECONDS)]
+    return report_of(
+        run_stud_bots(
+            ["--server", live.url, *options, "--seed", "3", *args], timeout=BUDGET_SECONDS + 60
+        )
     )
-    assert done.returncode == 0, done.stderr[-3000:]
-    report: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
-    print(json.dumps(report))  # shown with -s: the run's figures
-    return report
 
 
-def check_places(places: dict[str, tuple[int, int]], payouts: list[int]) -> None:
-    """Places 1 to N, players out in the same hand with equal stacks sharing one (the next
-    place then the one after the group), each group paid the prizes of the places it takes
-    between them, everyone else by the payouts; the prizes summing to the payouts."""
-    ordered = sorted(place for place, _ in places.values())
-    assert all(place == ordered.index(place) + 1 for place in ordered), ordered
-    for place in set(ordered):
-        shared = [prize for at, prize in places.values() if at == place]
-        due = payouts[place - 1 : place - 1 + len(shared)]
-        assert sum(shared) == sum(due), (place, shared, due)
-    assert sum(prize for _, prize in places.values()) == sum(payouts)
+def play_format(
+    live: LiveServer, directory: Path, template: str, hands_per_level: int, **changes: Any
+) -> dict[str, Any]:
+    """A sit-and-go of a shipped template with ``changes``, given to the bots as a format
+    file, played by bots of the rules and random strategies."""
+    spec = copy.deepcopy(httpx.get(f"{live.url}/tournaments/templates").json()[template])
+    spec.update(changes)
+    path = directory / "format.json"
+    path.write_text(json.dumps(spec))
+    return play(
+        live,
+        "--tournament",
+        "new",
+        "--spec",
+        f"@{path}",
+        "--hands-per-level",
+        str(hands_per_level),
+        "--strategy",
+        "rules,random",
+    )
 
 
 def check_the_tournament(live: LiveServer, report: dict[str, Any], entrants: int) -> None:
     """Places, prizes, the ledger's prizes and the books, against what the server says."""
     assert report["status"] == "finished" and not report["timed_out"], report
-    assert report["bots"] == report["entrants"] == entrants
-    places = {p["player"]: (p["place"], p["prize"]) for p in report["places"]}
-    assert len(places) == entrants and places[report["winner"]][0] == 1
-    assert [p for p, _ in places.values()].count(1) == 1
-    check_places(places, report["payouts"])
-    assert sum(report["payouts"]) == report["prize_pool"] == entrants * 100  # the buy-ins
+    places = check_report_places(report, entrants)
     assert report["actions"] > 0 and report["hands"] > 0
     assert report["latency_ms"]["count"] == report["actions"]
     # The details as anyone reads them agree.
@@ -183,22 +159,7 @@ def test_three_tables_of_bots_broken_down_to_a_final_table(
 ) -> None:
     """A sit-and-go of 22 on tables of 8, made from a format file: three tables, then two,
     then the final table; the bots go where the director moves them."""
-    templates = httpx.get(f"{live.url}/tournaments/templates").json()
-    spec = copy.deepcopy(templates["stud-sng-9"])
-    spec.update(min_entrants=22, max_entrants=22)
-    path = tmp_path / "format.json"
-    path.write_text(json.dumps(spec))
-    report = play(
-        live,
-        "--tournament",
-        "new",
-        "--spec",
-        f"@{path}",
-        "--hands-per-level",
-        "3",
-        "--strategy",
-        "rules,random",
-    )
+    report = play_format(live, tmp_path, "stud-sng-9", 3, min_entrants=22, max_entrants=22)
     check_the_tournament(live, report, 22)
     assert report["errors"] == {}, report
     assert report["tables"] == 3 and report["moves"] >= 6, report
@@ -291,21 +252,8 @@ def test_a_mixed_sit_and_go_of_bots_switches_game_by_level_to_a_winner(
     """The stud-mix format (seven-card stud, razz, stud hi-lo, a level each) as a sit-and-go
     of 9 on tables of 8, levels two hands long: the bots play each level's game to a winner,
     every hand recorded in its level's game, its PHH naming its variant."""
-    templates = httpx.get(f"{live.url}/tournaments/templates").json()
-    spec = copy.deepcopy(templates["stud-mix-turbo"])
-    spec.update(min_entrants=9, max_entrants=9, buy_in=100, fee=10)
-    path = tmp_path / "mixed.json"
-    path.write_text(json.dumps(spec))
-    report = play(
-        live,
-        "--tournament",
-        "new",
-        "--spec",
-        f"@{path}",
-        "--hands-per-level",
-        "2",
-        "--strategy",
-        "rules,random",
+    report = play_format(
+        live, tmp_path, "stud-mix-turbo", 2, min_entrants=9, max_entrants=9, buy_in=100, fee=10
     )
     check_the_tournament(live, report, 9)
     assert report["errors"] == {}, report

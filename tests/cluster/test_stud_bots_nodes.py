@@ -7,32 +7,19 @@ and the books (``stud-server audit``), as on one node."""
 
 from __future__ import annotations
 
-import json
-import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
-from cluster_harness import OPERATOR, PASSWORD, ROOT, Cluster, eventually
+from cluster_harness import OPERATOR, PASSWORD, Cluster, eventually
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "clients"))
+from stud_bots_run import check_report_places, report_of, run_stud_bots  # noqa: E402
 
 pytestmark = pytest.mark.cluster
 
 ENTRANTS = 9
 BUDGET_SECONDS = 180.0
-
-
-def check_places(places: dict[str, tuple[int, int]], payouts: list[int]) -> None:
-    """Places 1 to N, players out in the same hand with equal stacks sharing one (the next
-    place then the one after the group), each group paid the prizes of the places it takes
-    between them, everyone else by the payouts; the prizes summing to the payouts."""
-    ordered = sorted(place for place, _ in places.values())
-    assert all(place == ordered.index(place) + 1 for place in ordered), ordered
-    for place in set(ordered):
-        shared = [prize for at, prize in places.values() if at == place]
-        due = payouts[place - 1 : place - 1 + len(shared)]
-        assert sum(shared) == sum(due), (place, shared, due)
-    assert sum(prize for _, prize in places.values()) == sum(payouts)
 
 
 async def test_a_sit_and_go_of_bots_on_two_nodes(cluster: Cluster) -> None:
@@ -46,11 +33,8 @@ async def test_a_sit_and_go_of_bots_on_two_nodes(cluster: Cluster) -> None:
         return True
 
     await eventually(both_known, 30, "each node hears the other")
-    script = Path(sys.executable).with_name("stud-bots")
-    command = [str(script)] if script.exists() else [sys.executable, "-m", "stud_bots.runner"]
-    done = subprocess.run(
+    done = run_stud_bots(
         [
-            *command,
             "--server",
             cluster.node("A").url,
             "--server",
@@ -71,24 +55,15 @@ async def test_a_sit_and_go_of_bots_on_two_nodes(cluster: Cluster) -> None:
             "5",
             "--quiet",
         ],
-        env={**cluster.env, "STUD_OPERATOR_PASSWORD": PASSWORD},
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
         timeout=BUDGET_SECONDS + 60,
+        env=cluster.env,
+        password=PASSWORD,
     )
-    assert done.returncode == 0, done.stderr[-3000:]
-    report: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
-    print(json.dumps(report))
+    report = report_of(done)
     assert report["status"] == "finished" and report["errors"] == {}, report
-    assert report["bots"] == report["entrants"] == ENTRANTS
     # Spread over both nodes (5 and 4 at first; a bot may have failed over since).
     assert set(report["servers"]) == {cluster.node("A").url, cluster.node("B").url}, report
-    places = {p["player"]: (p["place"], p["prize"]) for p in report["places"]}
-    assert len(places) == ENTRANTS and places[report["winner"]][0] == 1
-    assert [p for p, _ in places.values()].count(1) == 1
-    check_places(places, report["payouts"])
-    assert sum(report["payouts"]) == report["prize_pool"] == ENTRANTS * 100  # the buy-ins
+    places = check_report_places(report, ENTRANTS)
 
     # Both nodes ran its tables and served its bots: the details as each says them agree.
     tournament_id = report["tournament"]

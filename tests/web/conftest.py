@@ -35,12 +35,8 @@ def artifacts() -> Path:
 @pytest.fixture(scope="module")
 def demo_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     server = LiveServer(Path(tmp_path_factory.mktemp("web")), **DEMO)
-    server.start()
-    try:
+    with server.running():
         yield server
-    finally:
-        server.stop()
-        assert not server.errors(), server.log()[-5000:]
 
 
 @pytest.fixture(scope="module")
@@ -49,12 +45,8 @@ def staffed_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveSer
     server = LiveServer(Path(tmp_path_factory.mktemp("console")), **DEMO)
     server.create_operator()
     server.create_operator(SUPPORT, role="support")
-    server.start()
-    try:
+    with server.running():
         yield server
-    finally:
-        server.stop()
-        assert not server.errors(), server.log()[-5000:]
 
 
 # Module scope: Playwright's sync API keeps an event loop running in this thread while it

@@ -6,10 +6,7 @@ seats at phone and desk widths, eight of them, every name whole."""
 from __future__ import annotations
 
 import contextlib
-import os
 import re
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -22,6 +19,7 @@ from live_server import OPERATOR, PASSWORD, LiveServer
 from page_steps import PASSWORD as PLAYER_PASSWORD
 from page_steps import new_name, open_table, sign_up
 from playwright.sync_api import Browser, Page, expect
+from table_players import playing_at
 
 from engine.variants import VARIANTS
 
@@ -79,15 +77,7 @@ def room(staffed_server: LiveServer) -> Iterator[Room]:
     players = [f"player-{n}-with-a-rather-long-name" for n in range(1, 9)]
     for name in players:
         _api(url, "POST", "/auth/register", username=name, password=PLAYER_PASSWORD)
-    playing = subprocess.Popen(
-        [sys.executable, str(Path(__file__).with_name("table_players.py")), url, str(eight)]
-        + players,
-        env={**os.environ, "STUD_PLAYERS_PASSWORD": PLAYER_PASSWORD},
-        cwd=Path(__file__).resolve().parents[2],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
+    with playing_at(url, eight, players, PLAYER_PASSWORD):
         deadline = time.monotonic() + 60
         while True:
             line = next(t for t in _api(url, "GET", "/tables") if t["id"] == eight)
@@ -96,9 +86,6 @@ def room(staffed_server: LiveServer) -> Iterator[Room]:
             assert time.monotonic() < deadline, f"the eight did not sit and play: {line}"
             time.sleep(0.2)
         yield Room(url, eight, players)
-    finally:
-        playing.kill()
-        playing.wait(15)
 
 
 def _errors(page: Page) -> list[str]:

@@ -5,9 +5,6 @@ switch and an operator's new rotation."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -20,6 +17,7 @@ from live_server import OPERATOR, PASSWORD, LiveServer
 from page_steps import PASSWORD as PLAYER_PASSWORD
 from page_steps import new_name, sign_up
 from playwright.sync_api import Browser, Page, expect
+from table_players import playing_at
 
 from engine.rotation import Rotation, positions
 
@@ -76,19 +74,8 @@ def mix(staffed_server: LiveServer) -> Iterator[Mix]:
     players = [new_name("mixer") for _ in range(3)]
     for name in players:
         _api(url, "POST", "/auth/register", username=name, password=PLAYER_PASSWORD)
-    playing = subprocess.Popen(
-        [sys.executable, str(Path(__file__).with_name("table_players.py")), url, str(table_id)]
-        + players,
-        env={**os.environ, "STUD_PLAYERS_PASSWORD": PLAYER_PASSWORD},
-        cwd=Path(__file__).resolve().parents[2],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
+    with playing_at(url, table_id, players, PLAYER_PASSWORD):
         yield Mix(url, table_id, boss)
-    finally:
-        playing.kill()
-        playing.wait(15)
 
 
 def _errors(page: Page) -> list[str]:

@@ -19,10 +19,9 @@ import pytest
 
 from engine.events import ActionTaken, Event, announced, decode
 from engine.play import play_random_hand
-from engine.rotation import Rotation, Scheduled, schedule
+from engine.rotation import Rotation, schedule
 from engine.table_events import (
     ChipsAdded,
-    GameAnnounced,
     HandNumber,
     Leaving,
     RotationChanged,
@@ -33,6 +32,7 @@ from engine.table_events import (
 )
 from engine.table_view import TablePicture
 from engine.variants import VARIANTS, TableConfig, find_variant
+from server.table.mixed import announced_game
 from tests.server.live import conversations
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -140,22 +140,6 @@ def test_the_documented_conversations_fold_alike() -> None:
 
 
 # --------------------------------------------------------------------------- recorded hands
-
-
-def announced_game(number: int, scheduled: Scheduled) -> GameAnnounced:
-    """A mixed table's ``game`` event for hand ``number`` (as server.table.mixed tells it)."""
-    position = scheduled.position
-    return GameAnnounced(
-        number,
-        scheduled.config.variant.name,
-        scheduled.config.variant.title,
-        position.hand,
-        position.of,
-        scheduled.hands_left,
-        scheduled.next_config.variant.name,
-        scheduled.next_config.variant.title,
-        scheduled.text,
-    )
 
 
 def recorded_cases(

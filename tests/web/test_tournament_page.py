@@ -38,12 +38,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
         STUD_SHOWDOWN_PAUSE_SECONDS="0.3",
     )
     server.create_operator()
-    server.start()
-    try:
+    with server.running():
         yield server
-    finally:
-        server.stop()
-        assert not server.errors(), server.log()[-5000:]
 
 
 def _api(url: str, method: str, path: str, token: str | None = None, **body: Any) -> Any:

@@ -114,12 +114,8 @@ async def test_the_limit_is_a_setting(tmp_path: Path) -> None:
 @pytest.fixture(scope="module")
 def node(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     server = LiveServer(Path(tmp_path_factory.mktemp("body-limit")))
-    server.start()
-    try:
+    with server.running():
         yield server
-    finally:
-        server.stop()
-        assert not server.errors(), server.log()[-5000:]
 
 
 def memory(pid: int) -> tuple[int, int]:
