@@ -23,6 +23,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from engine.errors import ConfigError
+from engine.protocol import ErrorCode
 from engine.rotation import Position, Rotation, Scheduled, hands_to_switch, schedule
 from engine.table import Table
 from engine.table_events import GameAnnounced, RotationChanged
@@ -32,7 +33,7 @@ from server.store.records import AuditNote
 from server.store.table_config import config_from_json
 from server.table import commands as cmd
 from server.table.journal import Journal
-from server.table.ports import TableStore
+from server.table.ports import CommandRefused, TableStore
 from server.table.publisher import Publisher
 
 __all__ = ["TableRotation", "set_rotation", "switch_game"]
@@ -148,6 +149,18 @@ class TableRotation:
         if left is None:  # a level's end cannot be counted in hands: the next hand
             return next_number
         return self.last_number + left + 1
+
+    def check_seats(self, number: int, seats: int) -> None:
+        """``seats`` fit the game of hand ``number`` (``bad_rotation`` if not): a turn in play
+        goes on under its own game up to the switch to a rotation set since, which the routes
+        judge seat counts against."""
+        variant = self.next_config(number).variant
+        if seats > variant.max_players:
+            raise CommandRefused(
+                f"seats: {variant.title}, dealt from hand {number}, seats at most "
+                f"{variant.max_players}",
+                code=ErrorCode.BAD_ROTATION,
+            )
 
     def picture(self) -> dict[str, Any]:
         """The rotation as a snapshot shows it: its games, its unit, from which hand, and the

@@ -280,3 +280,32 @@ async def test_the_lobby_lists_a_mixed_table_with_its_rotation_and_the_game_in_p
     line = next(t for t in (await client.get("/tables")).json() if t["id"] == mix)
     assert (line["variant"], line["variant_title"]) == ("razz", "Razz")
     assert line["rotation"] == listed["Mix"]["rotation"]
+
+
+async def test_seats_a_game_still_in_play_cannot_deal_are_refused(
+    client: httpx.AsyncClient, boss: dict[str, str], app: FastAPI
+) -> None:
+    # Stud then eight-card stud (seven seats at most), four hands each, at a table of seven.
+    rotation = {
+        "games": [{"variant": "seven_card_stud"}, {"variant": "eight_card_stud"}],
+        "hands": 4,
+    }
+    made = await create(client, boss, rotation)
+    table_id = made.json()["id"]
+    actor = actor_of(app, table_id)
+    for player in ("ann", "bob", "cat"):
+        await player_token(client, player)
+        await submit(actor, "sit", player, buy_in=1_000)
+    await play(actor, lambda: actor.hand_number >= 5, rng=random.Random(5))
+    assert actor.table.config.variant.name == "eight_card_stud"  # its turn: hands 5 to 8
+    # A rotation of stud alone, dealt once eight-card stud's turn is over (hand 9)...
+    url = f"/admin/tables/{table_id}"
+    changed = await client.put(
+        f"{url}/rotation", headers=boss, json={"rotation": {"games": [rotation["games"][0]]}}
+    )
+    assert changed.status_code == 200 and changed.json()["rotation"]["from_hand"] == 9
+    # ...does not make eight seats fit the eight-card stud still to be dealt before it.
+    refused = await client.patch(url, headers=boss, json={"seats": 8})
+    assert refused.status_code == 400 and error_code(refused) == "bad_rotation", refused.text
+    await play(actor, lambda: actor.hand_number > 9, rng=random.Random(6))
+    assert len(actor.table.seats) == 7
