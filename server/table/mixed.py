@@ -18,11 +18,12 @@ taken away (``null``) leaves the table its own rules (``config``) from the switc
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from engine.errors import ConfigError
+from engine.protocol import ErrorCode
 from engine.rotation import Position, Rotation, Scheduled, hands_to_switch, schedule
 from engine.table import Table
 from engine.table_events import GameAnnounced, RotationChanged
@@ -32,7 +33,7 @@ from server.store.records import AuditNote
 from server.store.table_config import config_from_json
 from server.table import commands as cmd
 from server.table.journal import Journal
-from server.table.ports import TableStore
+from server.table.ports import CommandRefused, TableStore
 from server.table.publisher import Publisher
 
 __all__ = ["TableRotation", "set_rotation", "switch_game"]
@@ -149,6 +150,14 @@ class TableRotation:
             return next_number
         return self.last_number + left + 1
 
+    def check_seats(self, number: int, seats: int) -> None:
+        """``seats`` fit every game the table may deal from hand ``number`` (``bad_rotation``
+        if not): the game of a turn in play, which goes on up to the switch to a rotation set
+        since, and the rotation's. The routes judge a change on the row they read, which an
+        operator's other change may have changed since."""
+        rotation = self.rotation.games if self.rotation is not None else ()
+        _check_seats((self.next_config(number), *rotation), seats)
+
     def picture(self) -> dict[str, Any]:
         """The rotation as a snapshot shows it: its games, its unit, from which hand, and the
         game of the hand in progress (or the last dealt) as the ``game`` event told it."""
@@ -168,6 +177,16 @@ class TableRotation:
         """The table row's ``rotation`` column."""
         spec = self.rotation.to_dict() if self.rotation is not None else None
         return {"rotation": spec, "from_hand": self.from_hand}
+
+
+def _check_seats(games: Sequence[TableConfig], seats: int) -> None:
+    for config in games:
+        variant = config.variant
+        if seats > variant.max_players:
+            raise CommandRefused(
+                f"seats: {variant.title} seats at most {variant.max_players}, the table {seats}",
+                code=ErrorCode.BAD_ROTATION,
+            )
 
 
 def announced_game(number: int, scheduled: Scheduled) -> GameAnnounced:
@@ -199,6 +218,13 @@ def switch_game(table: Table, mix: TableRotation | None, number: int) -> None:
 # ---------------------------------------------------------------------- the operator's command
 
 
+class Pending(Protocol):
+    """An operator's new settings waiting for the hand's end (``operators.TableOps``)."""
+
+    @property
+    def pending(self) -> dict[str, Any] | None: ...
+
+
 class Port(Protocol):
     """What an operator's change of the rotation needs of the table's actor."""
 
@@ -215,6 +241,9 @@ class Port(Protocol):
     def hand_number(self) -> int: ...
 
     @property
+    def ops(self) -> Pending: ...
+
+    @property
     def holds_play(self) -> bool: ...
 
 
@@ -225,6 +254,10 @@ async def set_rotation(actor: Port, command: cmd.SetRotation) -> dict[str, Any]:
     base = actor.mix.base if actor.mix is not None else table.config
     spec = command.rotation
     rotation = Rotation.from_dict(spec) if spec is not None else None
+    if rotation is not None:  # the seats now, and those new settings bring at the hand's end
+        pending = actor.ops.pending
+        seats = max(len(table.seats), int(pending["seats"]) if pending is not None else 0)
+        _check_seats(rotation.games, seats)
     hand = table.hand
     in_hand = hand is not None and not hand.is_over()
     idle = not in_hand and (actor.holds_play or len(table.dealt_in()) < 2)

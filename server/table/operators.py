@@ -155,6 +155,8 @@ async def change_settings(actor: Port, command: cmd.ChangeSettings) -> dict[str,
     _open(actor)
     values = command.settings
     actor.table.check_seat_count(int(values["seats"]))
+    if actor.mix is not None:  # the game dealt next too (a turn in play outlasts its rotation)
+        actor.mix.check_seats(actor.hand_number + 1, int(values["seats"]))
     note = _note(command, AuditAction.TABLE_UPDATE, changes=True)
     await actor.store.save_table(actor.table_id, dict(values), note)
     actor.ops.pending = dict(values)

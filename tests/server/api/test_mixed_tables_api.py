@@ -14,8 +14,12 @@ from fastapi import FastAPI
 from play import play, submit, wait_for
 from server_helpers import FAST_HASHING, bearer, error_code, operator_token, player_token
 
+from server.db.models import TableRecord
 from server.settings import Settings
+from server.table import commands as cmd
+from server.table import edit
 from server.table.actor import TableActor
+from server.table.ports import CommandRefused
 
 STUD_MIX: dict[str, Any] = {
     "games": [
@@ -280,3 +284,84 @@ async def test_the_lobby_lists_a_mixed_table_with_its_rotation_and_the_game_in_p
     line = next(t for t in (await client.get("/tables")).json() if t["id"] == mix)
     assert (line["variant"], line["variant_title"]) == ("razz", "Razz")
     assert line["rotation"] == listed["Mix"]["rotation"]
+
+
+async def test_seats_a_game_still_in_play_cannot_deal_are_refused(
+    client: httpx.AsyncClient, boss: dict[str, str], app: FastAPI
+) -> None:
+    # Stud then eight-card stud (seven seats at most), four hands each, at a table of seven.
+    rotation = {
+        "games": [{"variant": "seven_card_stud"}, {"variant": "eight_card_stud"}],
+        "hands": 4,
+    }
+    made = await create(client, boss, rotation)
+    table_id = made.json()["id"]
+    actor = actor_of(app, table_id)
+    for player in ("ann", "bob", "cat"):
+        await player_token(client, player)
+        await submit(actor, "sit", player, buy_in=1_000)
+    await play(actor, lambda: actor.hand_number >= 5, rng=random.Random(5))
+    assert actor.table.config.variant.name == "eight_card_stud"  # its turn: hands 5 to 8
+    # A rotation of stud alone, dealt once eight-card stud's turn is over (hand 9)...
+    url = f"/admin/tables/{table_id}"
+    changed = await client.put(
+        f"{url}/rotation", headers=boss, json={"rotation": {"games": [rotation["games"][0]]}}
+    )
+    assert changed.status_code == 200 and changed.json()["rotation"]["from_hand"] == 9
+    # ...does not make eight seats fit the eight-card stud still to be dealt before it.
+    refused = await client.patch(url, headers=boss, json={"seats": 8})
+    assert refused.status_code == 400 and error_code(refused) == "bad_rotation", refused.text
+    await play(actor, lambda: actor.hand_number > 9, rng=random.Random(6))
+    assert len(actor.table.seats) == 7
+
+
+OPERATOR = {"player": "boss", "operator_id": 1}
+EIGHT_CARD_MIX = {"games": [{"variant": "seven_card_stud"}, {"variant": "eight_card_stud"}]}
+
+
+async def seven_seats_in_play(client: httpx.AsyncClient, boss: dict[str, str], app: FastAPI) -> int:
+    """A table of one game and seven seats, a hand in progress; its id."""
+    made = await client.post("/admin/tables", headers=boss, json={"name": "Plain", "seats": 7})
+    table_id = made.json()["id"]
+    actor = actor_of(app, table_id)
+    for player in ("ann", "bob", "cat"):
+        await player_token(client, player)
+        await submit(actor, "sit", player, buy_in=1_000)
+    await play(actor, lambda: actor.hand_number >= 1, rng=random.Random(7))
+    return int(table_id)
+
+
+async def test_a_rotation_judged_on_seats_changed_since_is_refused_at_the_table(
+    client: httpx.AsyncClient, boss: dict[str, str], app: FastAPI
+) -> None:
+    """Eight seats for the hand's end, then a rotation its route judged on the row before
+    (seven seats): eight-card stud could not deal, and the table refuses it."""
+    table_id = await seven_seats_in_play(client, boss, app)
+    actor = actor_of(app, table_id)
+    grown = await client.patch(f"/admin/tables/{table_id}", headers=boss, json={"seats": 8})
+    assert grown.status_code == 200 and grown.json()["after_hand"] is True
+    with pytest.raises(CommandRefused) as refused:
+        await actor.submit(cmd.SetRotation(**OPERATOR, rotation=EIGHT_CARD_MIX))
+    assert refused.value.code == "bad_rotation"
+    await play(actor, lambda: actor.hand_number >= 3, rng=random.Random(8))
+    assert len(actor.table.seats) == 8 and actor.mix is None
+
+
+async def test_seats_judged_on_a_row_without_the_rotation_since_are_refused_at_the_table(
+    client: httpx.AsyncClient, boss: dict[str, str], app: FastAPI
+) -> None:
+    """A rotation with eight-card stud taken, then eight seats its route judged on the row
+    before it (no rotation): the table refuses them."""
+    table_id = await seven_seats_in_play(client, boss, app)
+    actor = actor_of(app, table_id)
+    async with app.state.cardroom.sessionmaker() as session:
+        record = await session.get(TableRecord, table_id)
+        assert record is not None
+        values = edit.merged(record, {"seats": 8})
+    await actor.submit(cmd.SetRotation(**OPERATOR, rotation=EIGHT_CARD_MIX))
+    with pytest.raises(CommandRefused) as refused:
+        await actor.submit(cmd.ChangeSettings(**OPERATOR, settings=values))
+    assert refused.value.code == "bad_rotation"
+    await play(actor, lambda: actor.hand_number >= 10, rng=random.Random(9))
+    assert len(actor.table.seats) == 7
+    assert actor.table.config.variant.name == "eight_card_stud"
