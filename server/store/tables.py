@@ -48,6 +48,11 @@ def check_table(
         table = Table(config, seats)
     except (ConfigError, EngineError) as exc:
         raise BadConfig(str(exc)) from None
+    if config.ante_by_position is not None:
+        raise BadConfig(
+            "ante_by_position: for replaying recorded hands; a table's ante is the same for "
+            "every seat, however many are dealt in"
+        )
     if config.absent_hands != "killed_when_action_reaches":
         raise BadConfig(
             "absent_hands: a cash table kills an absent hand when the action reaches it"

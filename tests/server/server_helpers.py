@@ -68,6 +68,11 @@ EVERY_RULE: dict[str, Any] = {
     # The one value a cash table takes (the other is the tournament tables' rule 8).
     "absent_hands": "killed_when_action_reaches",
 }
+# What a table takes of them: not ante_by_position, which replays recorded hands only (its
+# length the players dealt in, which a table cannot promise).
+EVERY_TABLE_RULE: dict[str, Any] = {
+    name: value for name, value in EVERY_RULE.items() if name != "ante_by_position"
+}
 
 
 async def register(

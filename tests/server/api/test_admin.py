@@ -5,7 +5,7 @@ from typing import Any
 
 import httpx
 import pytest
-from server_helpers import EVERY_RULE, bearer, error_code, operator_token, player_token
+from server_helpers import EVERY_TABLE_RULE, bearer, error_code, operator_token, player_token
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from engine.variants import TableConfig
@@ -22,7 +22,7 @@ async def test_operator_creates_a_table_with_every_rule(
         headers=bearer(token),
         json={
             "name": "Five alive",
-            "config": EVERY_RULE,
+            "config": EVERY_TABLE_RULE,
             "seats": 10,
             "min_buy_in": 100,
             "max_buy_in": 600,
@@ -33,7 +33,7 @@ async def test_operator_creates_a_table_with_every_rule(
     assert (table["variant"], table["seats"], table["status"]) == ("five_card_stud", 10, "open")
     assert (table["min_buy_in"], table["max_buy_in"]) == (100, 600)
     stored = table["config"]
-    assert {name: stored[name] for name in EVERY_RULE} == EVERY_RULE
+    assert {name: stored[name] for name in EVERY_TABLE_RULE} == EVERY_TABLE_RULE
     # The stored config is the full rule set: one key per engine setting, no more.
     assert set(stored) == {field.name for field in dataclasses.fields(TableConfig)}
 
@@ -80,6 +80,8 @@ async def test_a_new_table_has_an_empty_chip_pool(
         {"config": {"all_in_full_fraction": 1.5}},
         {"config": {"max_raises": -1}},
         {"config": {"low_qualifier": 4}},
+        # Recorded hands' antes by position: a table cannot promise how many are dealt in.
+        {"config": {"ante_by_position": [1, 1, 1]}},
         {"config": {"variant": "seven_card_stud"}, "seats": 9},
         {"seats": 1},
         {"min_buy_in": 1},

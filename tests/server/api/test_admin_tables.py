@@ -456,6 +456,7 @@ async def test_new_settings_take_effect_at_the_next_hand(room: Room, host: str) 
         ({"config": {"bring_in": 9}}, "bad_config"),
         ({"config": {"variant": "texas_holdem"}}, "bad_config"),
         ({"config": {"no_such_rule": 1}}, "bad_config"),
+        ({"config": {"ante_by_position": [1, 1]}}, "bad_config"),
         ({"min_buy_in": 600}, "bad_config"),  # above the maximum of 500
         ({"min_buy_in": 1}, "bad_config"),  # does not cover a hand
     ],

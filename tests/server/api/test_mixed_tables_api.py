@@ -120,6 +120,11 @@ async def test_a_mixed_table_is_made_from_its_rotation(
             {"seats": 8},
             "games[1]",
         ),
+        (
+            {**STUD_MIX, "games": [{"variant": "razz", "rules": {"ante_by_position": [1, 1]}}]},
+            {},
+            "games[0]",
+        ),
         (STUD_MIX, {"config": {"variant": "razz"}}, "config"),
     ],
 )

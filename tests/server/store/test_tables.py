@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 import pytest
-from server_helpers import EVERY_RULE
+from server_helpers import EVERY_TABLE_RULE
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -12,11 +12,11 @@ from server.store.table_config import config_from_json
 
 
 async def test_a_stored_table_gives_back_its_engine_config(session: AsyncSession) -> None:
-    record = await tables.create(session, name="Five", config=EVERY_RULE, seats=6)
+    record = await tables.create(session, name="Five", config=EVERY_TABLE_RULE, seats=6)
     await session.commit()
     again = await tables.get(session, table_id=record.id)
     assert again is not None
-    assert tables.table_config(again) == config_from_json(EVERY_RULE)
+    assert tables.table_config(again) == config_from_json(EVERY_TABLE_RULE)
     assert tables.table_config(again).variant is VARIANTS["five_card_stud"]
 
 
