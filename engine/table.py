@@ -23,8 +23,7 @@ next hand (:meth:`Table.set_stakes`).
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
-from typing import NamedTuple
+from dataclasses import replace
 
 from engine.cards import Deck
 from engine.errors import ConfigError, IllegalAction, InvalidAction
@@ -42,63 +41,16 @@ from engine.table_events import (
     TimeCollected,
     WaitingList,
 )
+from engine.table_seats import (
+    DISQUALIFIED,
+    Bust,
+    Departure,
+    Seat,
+    SeatingRules,
+    SeatOffer,
+    Transfer,
+)
 from engine.variants import TableConfig
-
-# The removal (``Seat.removed``) of a player disqualified from a tournament.
-DISQUALIFIED = "disqualified"
-
-
-@dataclass(slots=True)
-class Seat:
-    player: str
-    stack: int
-    sitting_out: bool = False
-    sit_out_next_hand: bool = False
-    leaving: bool = False
-    pending_chips: int = 0
-    removed: str | None = None  # an operator's removal: why ("kicked", "suspended")
-
-
-@dataclass(frozen=True, slots=True)
-class SeatingRules:
-    """The table's buy-in range, and how long a freed seat is held for the first player
-    waiting (the server's clock counts it; here it is what the offer says)."""
-
-    min_buy_in: int = 20
-    max_buy_in: int = 1000
-    offer_seconds: float = 30.0
-
-
-class SeatOffer(NamedTuple):
-    """A freed seat held for the first player on the waiting list."""
-
-    player: str
-    seat: int
-
-
-class Departure(NamedTuple):
-    """A player who left the table, with the chips they took away."""
-
-    seat: int
-    player: str
-    chips: int
-
-
-class Transfer(NamedTuple):
-    """A tournament player the director took away from a table, to seat elsewhere."""
-
-    player: str
-    chips: int
-    sitting_out: bool  # still away: blinded off at their new table too
-
-
-class Bust(NamedTuple):
-    """A player a hand left without chips, with the chips they began it with: players out
-    in the same hand finish by them (a tournament director's places)."""
-
-    seat: int
-    player: str
-    starting_chips: int
 
 
 class Table:
@@ -601,3 +553,15 @@ def _check_tournament_config(config: TableConfig, tournament: bool) -> None:
 def _check_chips(chips: int) -> None:
     if not isinstance(chips, int) or isinstance(chips, bool) or chips <= 0:
         raise InvalidAction("chips must be a positive whole number", code=ErrorCode.BAD_AMOUNT)
+
+
+__all__ = [
+    "DISQUALIFIED",
+    "Bust",
+    "Departure",
+    "Seat",
+    "SeatOffer",
+    "SeatingRules",
+    "Table",
+    "Transfer",
+]
