@@ -6,7 +6,8 @@ each with a reply and tells everyone what changed through events on the bus. It 
 while two or more players sit in, runs the clocks (:mod:`server.table.clocks`), acts for
 absent players by the rules (a forced bring-in is posted, a check where it can, else a
 fold), and contains its own crashes: a hand that blows up is cancelled with every chip
-returned, and the table plays on.
+returned, and the table plays on (three errors in a row with no hand finishing in between
+pause it until an operator resumes it: :func:`server.table.operators.pause_after_errors`).
 
 The parts, each readable alone: the rules of the table and its seating in the pure
 ``engine.table.Table``; the players' commands (:mod:`server.table.player_commands`); the
@@ -116,6 +117,7 @@ class TableActor(TableLoop):
         )
         self.hand_number = 0
         self.hands_cancelled = 0
+        self.errors_in_a_row = 0  # errors contained since a hand last finished
         # When the table last moved (a deal, an action, a time-out; ``clock`` time): the
         # back office's live list flags a hand that stays still too long.
         self.last_action_at: float | None = None
@@ -283,7 +285,16 @@ class TableActor(TableLoop):
         return self.clock()
 
     async def _contain(self, error: Exception) -> None:
+        """Void the hand, and try again at the next hand's time; errors every try, no hand
+        finishing, pause the table (:func:`server.table.operators.pause_after_errors`)."""
         await self.commit(Void("internal_error"))
+        self.errors_in_a_row += 1
+        self.metrics.table_errors.inc()
+        if self.errors_in_a_row >= operators.ERRORS_TO_PAUSE:
+            self.errors_in_a_row = 0  # resumed, the table has as many tries again
+            await operators.pause_after_errors(self)
+        elif self.table.hand is None:
+            self.schedule_next_hand()  # an error before the deal leaves no hand to end
 
     # ------------------------------------------------------------------ the database away
 
@@ -519,6 +530,7 @@ class TableActor(TableLoop):
         )
         await self.journal.save_hand(record)
         self.metrics.hands_finished.inc()
+        self.errors_in_a_row = 0
         # Saved: from here on the stored stacks are the hand's final ones, so nothing may
         # cancel it (a cancel would put back the starting stacks).
         showdown = hand.result().showdown
