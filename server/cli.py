@@ -36,7 +36,7 @@ from server.db import data_dir, migrate
 from server.db.models import STAFF_ROLES, Role
 from server.db.session import is_outage, make_engine, make_sessionmaker
 from server.settings import Settings
-from server.store import table_store
+from server.store import books
 from server.store.deck_seal import DeckKeyError
 
 log = logging.getLogger("stud_server")
@@ -250,7 +250,7 @@ async def audit(settings: Settings) -> tuple[int, list[str]]:
                 f"cannot audit: the database is at revision {revision or 'none'}, this "
                 f"code's is {head} (stud-server migrate)"
             ]
-        check = await table_store.audit_books(make_sessionmaker(engine))
+        check = await books.audit_books(make_sessionmaker(engine))
     except Exception as error:
         if not is_outage(error):
             raise

@@ -91,6 +91,11 @@ class Metrics:
             "Hands voided, every chip back (an error, a hand that could not be resumed).",
             registry=registry,
         )
+        self.table_errors = Counter(
+            "stud_table_errors",
+            "Errors a table contained (its hand voided); three in a row pause it (reason errors).",
+            registry=registry,
+        )
         self.actions = Counter(
             "stud_actions",
             "Actions applied to hands, by kind (timeout: the clock acted for the player).",

@@ -11,7 +11,7 @@ table acts for them when their turn comes, and at once when it is their turn alr
 
 These are the player's own choice, made earlier (no ``timeout`` on the ``action`` event).
 Such a turn is played at once and never announced: no ``turn`` event and no clock for it
-(the actor's ``_tell_hand`` leaves it out), and its ``action`` says ``absent`` (the
+(the actor's ``tell_hand`` leaves it out), and its ``action`` says ``absent`` (the
 hand's record leaves the turn out too, ``engine.events.announced``). Only a turn already
 announced, the player leaving during it, is answered as a plain action. They are written
 like any other action, so a resumed hand replays them. A player who sits in

@@ -6,17 +6,19 @@ each with a reply and tells everyone what changed through events on the bus. It 
 while two or more players sit in, runs the clocks (:mod:`server.table.clocks`), acts for
 absent players by the rules (a forced bring-in is posted, a check where it can, else a
 fold), and contains its own crashes: a hand that blows up is cancelled with every chip
-returned, and the table plays on.
+returned, and the table plays on (three errors in a row with no hand finishing in between
+pause it until an operator resumes it: :func:`server.table.operators.pause_after_errors`).
 
 The parts, each readable alone: the rules of the table and its seating in the pure
 ``engine.table.Table``; the players' commands (:mod:`server.table.player_commands`); the
 clocks; the write-ahead (:mod:`server.table.journal`: nothing is shown before it is written,
 and the table pauses while the database is away); the records of hands and their replay
-(:mod:`server.table.dealing`); the numbered events (:mod:`server.table.publisher`); the
-snapshot (:mod:`server.table.snapshot`). Its life is the loop's (:mod:`server.table.loop`):
-an explicit state with the moves it allows. A store that finds the table run by another node
-(a newer fencing token) stops the actor at once, without writing anything. A tournament's table
-(``tournament_id``) deals on its director's permits (:mod:`server.table.director_commands`).
+(:mod:`server.table.dealing`); a hand's deal (:mod:`server.table.hand_start`); the numbered
+events (:mod:`server.table.publisher`); the snapshot (:mod:`server.table.snapshot`). Its life
+is the loop's (:mod:`server.table.loop`): an explicit state with the moves it allows. A store
+that finds the table run by another node (a newer fencing token) stops the actor at once,
+without writing anything. A tournament's table (``tournament_id``) deals on its director's
+permits (:mod:`server.table.director_commands`).
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ import asyncio
 import logging
 import random
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from engine import fair2
@@ -35,9 +37,7 @@ from engine.protocol import ErrorCode
 from engine.table import Departure, SeatingRules, Table
 from engine.table_events import (
     Clock,
-    DeckCommitted,
     HandCancelled,
-    HandNumber,
     TablePaused,
     TableUnpaused,
 )
@@ -50,11 +50,11 @@ from server.table import (
     absence,
     dealing,
     director_commands,
+    hand_start,
     mixed,
     operators,
     player_commands,
     removal,
-    time_collection,
     turns,
 )
 from server.table import commands as cmd
@@ -62,7 +62,7 @@ from server.table.clocks import TableClocks
 from server.table.journal import Journal
 from server.table.lease import LeaseProof
 from server.table.loop import TableLoop
-from server.table.moves import AbsentAction, Change, Move, PlayerAction, Timeout, Void
+from server.table.moves import AbsentAction, Change, PlayerAction, Timeout, Void
 from server.table.player_commands import PlayerState
 from server.table.ports import CommandRefused, TableSettings, TableStore
 from server.table.publisher import Publisher
@@ -117,6 +117,7 @@ class TableActor(TableLoop):
         )
         self.hand_number = 0
         self.hands_cancelled = 0
+        self.errors_in_a_row = 0  # errors contained since a hand last finished
         # When the table last moved (a deal, an action, a time-out; ``clock`` time): the
         # back office's live list flags a hand that stays still too long.
         self.last_action_at: float | None = None
@@ -234,8 +235,7 @@ class TableActor(TableLoop):
             self.player_state(player).sat_out_at = None
         self.hand_number = live.number
         self.journal.resumed(live)
-        self._starting = {player: stack for _, player, stack in live.players}
-        self._players_in_hand = {seat: player for seat, player, _ in live.players}
+        self.dealt(live.players)
         for action in live.actions:
             action_id = action.get("action_id")
             actor = self._players_in_hand.get(action.get("seat", -1))
@@ -258,10 +258,12 @@ class TableActor(TableLoop):
             self._unresumable = None
             await self.commit(Void("resume_failed", reason, unresumable=live))
         elif hand is not None and hand.is_over():
-            await self._finish_hand()  # its last action was written, its record was not
+            await self.finish_hand()  # its last action was written, its record was not
         elif hand is not None:
             self._start_clock()
-            self._commit_next_hand()  # the commitment the previous node made is gone with it
+            hand_start.commit_next_hand(
+                self
+            )  # the commitment the previous node made is gone with it
             await self.commit()  # who asked to leave, in the resumed hand
         if self.table.hand is None:
             await operators.between_hands(self)
@@ -283,7 +285,16 @@ class TableActor(TableLoop):
         return self.clock()
 
     async def _contain(self, error: Exception) -> None:
+        """Void the hand, and try again at the next hand's time; errors every try, no hand
+        finishing, pause the table (:func:`server.table.operators.pause_after_errors`)."""
         await self.commit(Void("internal_error"))
+        self.errors_in_a_row += 1
+        self.metrics.table_errors.inc()
+        if self.errors_in_a_row >= operators.ERRORS_TO_PAUSE:
+            self.errors_in_a_row = 0  # resumed, the table has as many tries again
+            await operators.pause_after_errors(self)
+        elif self.table.hand is None:
+            self.schedule_next_hand()  # an error before the deal leaves no hand to end
 
     # ------------------------------------------------------------------ the database away
 
@@ -304,7 +315,7 @@ class TableActor(TableLoop):
         elif self.clocks.offer_until is None:
             self.clocks.hold_offer()
 
-    def _tell_hand(self, events: list[Event], after: list[Event] | None = None) -> None:
+    def tell_hand(self, events: list[Event], after: list[Event] | None = None) -> None:
         """Publish a hand's events (then ``after``, table events they caused), and start the
         clock of the next seat to act. A turn of a seat gone from the hand is not told: the
         table plays it at once (:mod:`server.table.absence`), its action marked ``absent``."""
@@ -378,6 +389,11 @@ class TableActor(TableLoop):
         """The hand in progress's players, by seat (as dealt)."""
         return self._players_in_hand
 
+    def dealt(self, players: Sequence[tuple[int, str, int]]) -> None:
+        """The hand dealt to ``players`` (seat, player, chips at its start), until recorded."""
+        self._starting = {player: stack for _, player, stack in players}
+        self._players_in_hand = {seat: player for seat, player, _ in players}
+
     async def commit(self, change: Change | None = None) -> dict[str, Any] | None:
         """The one path of every change to the hand in play: a player's action, an absent
         seat's, a time-out, a void. A move is applied to the hand (refused, it changes
@@ -400,15 +416,15 @@ class TableActor(TableLoop):
             self.last_action_at = self.clock()
             await self.journal.record(self.hand_number, move)
             self.metrics.action(move.counted)
-            spent = self._settle_clock(move, state)
+            spent = turns.settle_clock(self.clocks, move, state)
             if isinstance(move, PlayerAction):
                 assert state is not None and move.action_id is not None
                 seq = self.seq + sum(1 for e in events if e.to is None)
                 reply = {"seq": seq, "accepted": True}
                 state.remember(move.action_id, seq)
-            self._tell_hand(events, after=spent)
+            self.tell_hand(events, after=spent)
             if hand.is_over():
-                await self._finish_hand()
+                await self.finish_hand()
             move = self._absent_move()
         return reply
 
@@ -418,22 +434,6 @@ class TableActor(TableLoop):
             checks_when_free=lambda player: self.player_state(player).check_when_free,
             on_clock=self.clocks.deadline is not None,
         )
-
-    def _settle_clock(self, move: Move, state: PlayerState | None) -> list[Event]:
-        """The turn's clock after ``move``: the time bank it spent (all of it, timed out;
-        none, a turn played at once), and the event saying so."""
-        if isinstance(move, AbsentAction) and move.at_once:
-            return []
-        if state is None:
-            self.clocks.stop_turn()
-            return []
-        before = state.time_bank
-        if isinstance(move, Timeout):
-            self.clocks.stop_turn()
-            state.time_bank = 0.0
-        else:
-            state.time_bank = self.clocks.end_turn(before)
-        return turns.bank_changed(move.seat, before, state.time_bank)
 
     async def _void(self, void: Void) -> None:
         """Every chip of the hand back where it came from. The hand was not persisted (that
@@ -502,7 +502,7 @@ class TableActor(TableLoop):
                     if chips is not None:
                         await self.settle_departure(Departure(seat, name, chips))
         if self.clocks.next_hand_due():
-            await self._start_hand()
+            await hand_start.start_hand(self)
 
     # ------------------------------------------------------------------ hands
 
@@ -514,90 +514,10 @@ class TableActor(TableLoop):
 
     def schedule_next_hand(self, *, after_showdown: bool = False) -> None:
         if self.table.hand is None and not self.holds_play and len(self.table.dealt_in()) >= 2:
-            self._commit_next_hand()
+            hand_start.commit_next_hand(self)
             self.clocks.schedule_next_hand(after_showdown=after_showdown)
 
-    def _commit_next_hand(self) -> None:
-        """Draw the next hand's server seed and publish its commitment, unless done: client
-        seeds are taken from then until its deal (a stacked deck has none)."""
-        number = self.hand_number + 1
-        if self.deck_factory is not None or (
-            self.next_deal is not None and self.next_deal.number == number
-        ):
-            return
-        self.next_deal = dealing.NextDeal(
-            number, dealing.server_seed(self.rng_factory), self.table_id, self.deck_method
-        )
-        self.publisher.publish(DeckCommitted(hand=number, commitment=self.next_deal.commitment))
-
-    async def _start_hand(self) -> None:
-        if len(self.table.dealt_in()) < 2 or self.holds_play:
-            return
-        mixed.switch_game(self.table, self.mix, self.hand_number + 1)  # between hands only
-        due = time_collection.fees_due(
-            self.table,
-            fee=self.settings.time_fee,
-            period=self.settings.time_fee_period,
-            now=self.wall_clock(),
-            paid_until=lambda player: self.player_state(player).time_paid_until,
-        )
-        for n in due.short:  # a stack that cannot pay sits out
-            occupant = self.table.seats[n]
-            assert occupant is not None
-            self.tell(self.table.sit_out(n, busted=True))
-            self.player_state(occupant.player).sat_out_at = self.clock()
-        fees = due.fees
-        dealt = self.table.dealt_in()
-        if len(dealt) < 2:
-            return
-        seats = self.table.seats
-        players = [
-            (n, seats[n].player, seats[n].stack - fees.get(n, 0))  # type: ignore[union-attr]
-            for n in dealt
-        ]
-        number = self.hand_number + 1
-        self._commit_next_hand()  # dealt without the pause between hands: no seed came
-        committed, self.next_deal = self.next_deal, None
-        deal = committed.deal(players) if committed is not None else None
-        deck, deck_record = dealing.new_deck(self.deck_factory, deal)
-        config = self.ops.config_json(self.table.config)
-        game = self.mix.schedule(number, players=len(dealt)) if self.mix is not None else None
-        paid_until = due.paid_until
-        live = LiveHandState(
-            self.table_id,
-            number,
-            deck_record,
-            players,
-            config=config,
-            time_fees={seats[n].player: fee for n, fee in fees.items()},  # type: ignore[union-attr]
-            time_paid_until=paid_until,
-            # Away and dealt in (a tournament table's players sitting out): killed at the deal.
-            absent=tuple(n for n in dealt if seats[n].sitting_out),  # type: ignore[union-attr]
-            rotation=game.position.to_dict() if game is not None else None,
-        )
-        await self.journal.start_hand(live)
-        for n, fee in fees.items():  # written with the hand's start: out of the stacks now
-            occupant = seats[n]
-            assert occupant is not None
-            self.tell(self.table.collect_time(n, fee))
-            self.player_state(occupant.player).time_paid_until = paid_until
-        self.hand_number = number
-        hand = self.table.start_hand(deck)
-        self.between_hands.clear()
-        self.last_action_at = self.clock()
-        self._starting = {player: stack for _, player, stack in players}
-        self._players_in_hand = {seat: player for seat, player, _ in players}
-        self.publisher.publish(HandNumber(hand=self.hand_number))
-        told = self.mix.dealt(number, game) if self.mix is not None else None
-        if told is not None:  # a mixed table's game, and where its rotation stands
-            self.publisher.publish(told)
-        self._tell_hand(list(hand.events))
-        # The next hand's seeds may come in all through this one.
-        self._commit_next_hand()
-        if hand.is_over():  # every hand but one killed at the deal (a tournament's rule 8)
-            await self._finish_hand()
-
-    async def _finish_hand(self) -> None:
+    async def finish_hand(self) -> None:
         hand = self.table.hand
         assert hand is not None and hand.is_over()
         record = dealing.finished_record(
@@ -610,6 +530,7 @@ class TableActor(TableLoop):
         )
         await self.journal.save_hand(record)
         self.metrics.hands_finished.inc()
+        self.errors_in_a_row = 0
         # Saved: from here on the stored stacks are the hand's final ones, so nothing may
         # cancel it (a cancel would put back the starting stacks).
         showdown = hand.result().showdown

@@ -9,7 +9,8 @@ store, then plays it and tells the players. What waits for the hand in progress 
 settings, a pause, a close) is kept in :class:`TableOps` and done between hands
 (:func:`between_hands`); what is written survives a restart and a takeover, since the
 cardroom builds each actor with it (:meth:`TableOps.restore`). The handlers reach the
-actor through :class:`Port`, what they need of it.
+actor through :class:`Port`, what they need of it. A table whose hands keep hitting errors
+pauses itself the way an operator's pause does (:func:`pause_after_errors`, reason ``errors``).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from engine.table_events import OperatorClosed, OperatorPaused, OperatorResumed
 from engine.variants import TableConfig
 from server.accounts.audit_log import AuditAction
 from server.db.types import utcnow
-from server.store.records import AuditNote
+from server.store.records import AuditNote, TableTakenOver
 from server.store.table_config import config_to_json
 from server.table import commands as cmd
 from server.table import edit
@@ -41,6 +42,10 @@ from server.table.publisher import Publisher
 log = logging.getLogger(__name__)
 
 VOIDED = "operator_void"  # the reason of a hand an operator voided (``hand_cancelled``)
+# A table whose tries to play end in an error this many times in a row, no hand finishing in
+# between, pauses itself (reason ``ERRORS``) until an operator resumes it.
+ERRORS_TO_PAUSE = 3
+ERRORS = "errors"
 
 
 @dataclass(slots=True)
@@ -188,6 +193,30 @@ async def pause(actor: Port, command: cmd.PauseTable) -> dict[str, Any]:
     actor.clocks.cancel_next_hand()
     actor.publisher.publish(OperatorPaused(reason=reason, after_hand=after_hand))
     return {"after_hand": after_hand}
+
+
+async def pause_after_errors(actor: Port) -> None:
+    """The table pauses itself, as an operator's pause does (written, told, no new hand), when
+    errors keep voiding its hands: an operator resumes it once the cause is fixed. Not written
+    when the database does not take it: paused on this node all the same."""
+    if actor.ops.holds_play:
+        return
+    try:
+        await actor.store.save_table(
+            actor.table_id, {"paused_reason": ERRORS, "paused_at": utcnow()}, None
+        )
+    except TableTakenOver:
+        raise
+    except Exception:  # noqa: BLE001 - the pause holds here, unwritten
+        log.exception("table %s: could not write its pause after errors", actor.table_id)
+    actor.ops.paused = ERRORS
+    actor.clocks.cancel_next_hand()
+    actor.publisher.publish(OperatorPaused(reason=ERRORS, after_hand=_in_hand(actor)))
+    log.error(
+        "table %s: paused after %s errors in a row; resume it once their cause is fixed",
+        actor.table_id,
+        ERRORS_TO_PAUSE,
+    )
 
 
 async def resume(actor: Port, command: cmd.ResumeTable) -> dict[str, Any]:

@@ -2,18 +2,22 @@
 seat the table plays for, :mod:`server.table.absence`), a turn's bank spent when it ends, a
 turn out of time, and the banks refilled after each hand.
 
-Decisions only: each function is given what it needs and says what happens, with the
-events that tell it; the actor (``TableActor``) keeps the banks and runs the clocks.
+Each function is given what it needs and says what happens, with the events that tell it
+(:func:`settle_clock` also ends the turn on the table's clocks and sets the bank it spent); the
+actor (``TableActor``) keeps the banks and runs the clocks.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from typing import Protocol
 
 from engine.events import Event
 from engine.table import Table
 from engine.table_events import TimeBank
 from server.table.absence import reason_absent
+from server.table.clocks import TableClocks
+from server.table.moves import AbsentAction, Move, Timeout
 
 
 def bank_changed(seat: int, before: float, after: float) -> list[Event]:
@@ -21,6 +25,29 @@ def bank_changed(seat: int, before: float, after: float) -> list[Event]:
     if round(before, 1) == round(after, 1):
         return []
     return [TimeBank(seat=seat, time_bank=round(after, 1))]
+
+
+class Banked(Protocol):
+    """A player's time bank (``PlayerState``)."""
+
+    time_bank: float
+
+
+def settle_clock(clocks: TableClocks, move: Move, state: Banked | None) -> list[Event]:
+    """The turn's clock after ``move``: the time bank it spent (all of it, timed out;
+    none, a turn played at once), and the event saying so."""
+    if isinstance(move, AbsentAction) and move.at_once:
+        return []
+    if state is None:
+        clocks.stop_turn()
+        return []
+    before = state.time_bank
+    if isinstance(move, Timeout):
+        clocks.stop_turn()
+        state.time_bank = 0.0
+    else:
+        state.time_bank = clocks.end_turn(before)
+    return bank_changed(move.seat, before, state.time_bank)
 
 
 def clocked_seat(table: Table) -> int | None:

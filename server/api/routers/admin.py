@@ -23,7 +23,8 @@ from server.api.deps import (
     staff_only,
 )
 from server.api.schemas import BooksPublic, TableCreate, TablePublic
-from server.store import table_store, tables
+from server.store import tables
+from server.store.books import audit_books
 from server.store.table_config import TableConfigJson
 
 router = APIRouter(
@@ -87,7 +88,7 @@ async def books(_staff: StaffUser, request: Request) -> BooksPublic:
     its pool, every hand nets to zero after its rake, and every tournament's chips and
     prize pool are what it issued and took (read from one snapshot of the
     database, as ``stud-server audit`` reads it, while the tables play on)."""
-    check = await table_store.audit_books(request.app.state.sessionmaker)
+    check = await audit_books(request.app.state.sessionmaker)
     return BooksPublic(
         balanced=check.balanced,
         granted=check.books.granted,

@@ -8,15 +8,7 @@ from fastapi import APIRouter, Depends
 
 from engine.protocol import ErrorCode
 from server.accounts import audit_log, players
-from server.api.deps import (
-    CardroomDep,
-    OperatorUser,
-    SessionDep,
-    SessionRegistryDep,
-    known_query_only,
-    staff_only,
-)
-from server.api.schemas import (
+from server.api.admin_schemas import (
     KickCreate,
     KickPublic,
     RemovalPublic,
@@ -24,6 +16,14 @@ from server.api.schemas import (
     SuspendPublic,
     SuspensionPublic,
     UnsuspendPublic,
+)
+from server.api.deps import (
+    CardroomDep,
+    OperatorUser,
+    SessionDep,
+    SessionRegistryDep,
+    known_query_only,
+    staff_only,
 )
 from server.cardroom import suspensions
 

@@ -10,8 +10,9 @@ from __future__ import annotations
 from fastapi import APIRouter, Depends, status
 
 from server.accounts import bot_accounts
+from server.api.admin_schemas import BotCreate, BotPublic
 from server.api.deps import OperatorUser, SessionDep, SettingsDep, known_query_only, staff_only
-from server.api.schemas import AccountPublic, BotCreate, BotPublic
+from server.api.schemas import AccountPublic
 
 router = APIRouter(
     prefix="/admin", tags=["admin"], dependencies=[Depends(staff_only), Depends(known_query_only)]

@@ -14,20 +14,19 @@ from fastapi import APIRouter, Depends, Query
 from pydantic import AwareDatetime
 
 from server.accounts import audit_log, ledger, players
-from server.api.deps import OperatorUser, SessionDep, StaffUser, known_query_only, staff_only
-from server.api.schemas import (
+from server.api.admin_schemas import (
     AdjustmentCreate,
     AdjustmentPublic,
     AuditEntryPublic,
     AuditPagePublic,
-    HandLinePublic,
-    LedgerLinePublic,
     PlayerLinePublic,
     PlayerPagePublic,
     PlayerPublic,
     SeatPublic,
     SuspensionPublic,
 )
+from server.api.deps import OperatorUser, SessionDep, StaffUser, known_query_only, staff_only
+from server.api.schemas import HandLinePublic, LedgerLinePublic
 from server.cardroom import suspensions
 from server.store import hands
 

@@ -39,10 +39,11 @@ from server.db.models import Account, HandRecord, LiveHand, Role, TableRecord
 from server.db.session import make_engine, make_sessionmaker
 from server.settings import Settings
 from server.store import tables
+from server.store.books import check_books
 from server.store.deck_seal import DeckSeal
 from server.store.fencing import claim_table
 from server.store.records import TableTakenOver
-from server.store.table_store import DatabaseTableStore, check_books, seated_players
+from server.store.table_store import DatabaseTableStore, seated_players
 from server.table import absence, commands
 from server.table.actor import TableActor
 from server.table.ports import CommandRefused, TableSettings

@@ -19,7 +19,8 @@ from server.cardroom.table_stats import STATS_WINDOW, TableStats
 from server.db.models import HandRecord, LiveAction, LiveHand, TableRecord
 from server.db.session import make_sessionmaker
 from server.settings import Settings
-from server.store.table_store import check_books, seated_players
+from server.store.books import check_books
+from server.store.table_store import seated_players
 
 
 @pytest.fixture

@@ -29,7 +29,7 @@ from server.db.models import AuditEntry, HandRecord, TableRecord
 from server.db.session import make_engine, make_sessionmaker
 from server.settings import Settings
 from server.store import tables
-from server.store.table_store import check_books
+from server.store.books import check_books
 from server.table.ports import CommandRefused
 
 pytestmark = [needs_redis, needs_postgresql]

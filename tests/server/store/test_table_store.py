@@ -16,9 +16,10 @@ from server.db.models import HandPlayer, HandRecord, SeatRecord
 from server.db.session import make_sessionmaker
 from server.settings import Settings
 from server.store import tables
+from server.store.books import check_books
 from server.store.deck_seal import DeckSeal
 from server.store.records import FinishedHand
-from server.store.table_store import BooksError, DatabaseTableStore, check_books, table_chips
+from server.store.table_store import BooksError, DatabaseTableStore, table_chips
 from server.table.actor import TableActor
 from server.table.ports import CommandRefused, TableSettings
 

@@ -25,8 +25,9 @@ from server.db.models import LedgerEntry, LiveHand, Role, TableRecord, Wallet
 from server.db.session import make_sessionmaker
 from server.settings import Settings
 from server.store import tables
+from server.store.books import check_books
 from server.store.deck_seal import DeckSeal
-from server.store.table_store import DatabaseTableStore, check_books, seated_players
+from server.store.table_store import DatabaseTableStore, seated_players
 from server.table import commands as cmd
 from server.table.actor import TableActor
 from server.table.ports import CommandRefused, TableSettings

@@ -28,8 +28,8 @@ from server.db.models import Account, HandRecord, LiveAction, Role
 from server.db.session import make_sessionmaker
 from server.settings import Settings
 from server.store import tables
+from server.store.books import check_books
 from server.store.hands import UnknownHand
-from server.store.table_store import check_books
 from server.verify import verify
 
 STUD_MIX: dict[str, Any] = {

@@ -30,8 +30,9 @@ from server.db.models import HandPlayer, LedgerEntry
 from server.db.session import make_engine, make_sessionmaker
 from server.settings import Settings
 from server.store import tables
+from server.store.books import check_books
 from server.store.deck_seal import DeckSeal
-from server.store.table_store import DatabaseTableStore, check_books, seated_players, time_paid
+from server.store.table_store import DatabaseTableStore, seated_players, time_paid
 from server.table import time_collection
 from server.table.actor import TableActor
 from server.table.ports import TableSettings

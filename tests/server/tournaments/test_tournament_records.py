@@ -40,7 +40,7 @@ from server.db.models import (
 )
 from server.db.session import make_sessionmaker
 from server.settings import Settings
-from server.store.table_store import audit_books
+from server.store.books import audit_books
 from server.verify import download_tournament, main, verify_tournament
 
 
