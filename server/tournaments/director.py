@@ -88,8 +88,8 @@ from server.tournaments import (
     registry,
     settlement,
 )
-from server.tournaments.announcer import Announcer
-from server.tournaments.director_hands import HandFact
+from server.tournaments.announcer import Announcer, Told
+from server.tournaments.director_hands import WrittenHand
 
 log = logging.getLogger(__name__)
 
@@ -363,31 +363,53 @@ class Director:
     # ------------------------------------------------------------------ the hands
 
     async def take_new_hands(self) -> None:
-        """Every hand the tables wrote since the last one taken, table by table in order."""
-        while True:
-            found = await self._next_hands()
+        """Every hand the tables wrote since the last one taken: the hands of each read
+        taken together (:meth:`_take_hands`), until a read finds none."""
+        while not self._run().over:
+            found = await director_hands.written(self.sessionmaker, self._run(), self.table_ids)
             if not found:
                 return
-            for hand in found:
-                orders = await self._take(
-                    "hand",
-                    {
-                        "table": hand.table,
-                        "number": hand.number,
-                        "stacks": hand.stacks,
-                        "starting": hand.starting,
-                    },
-                    self.clock(),
-                )
-                await self.carry_out(orders)
-                await self._announce("hand", orders)
-                if self._run().over:
-                    return
-                if any(isinstance(order, SeatPlayer | RemovePlayer) for order in orders):
-                    break  # the seats changed: the other tables' hands are read again
+            await self._take_hands(found)
 
-    async def _next_hands(self) -> list[HandFact]:
-        return await director_hands.next_hands(self.sessionmaker, self._run(), self.table_ids)
+    async def _take_hands(self, found: list[WrittenHand]) -> None:
+        """The hands of a read, table by table, in one transaction: each replayed against the
+        run as the ones before it left it (``director_hands.fact_of``; one whose table no
+        longer waits for it left for the next read) and journaled with what it settles, its
+        events made then; once committed, all their orders carried out together (each
+        table's in order, a player moving let go before being seated elsewhere), then each
+        fact's events told, in order. A director stopped before the commit took none."""
+        run, seq = self._run(), self.seq
+        orders: list[Order] = []
+        told: list[Told] = []
+        async with self.sessionmaker() as session:
+            for hand in found:
+                taken = director_hands.fact_of(hand, run)
+                if taken is None:
+                    continue
+                at = self.clock()
+                fact = TournamentFact(
+                    tournament_id=self.tournament_id,
+                    seq=seq + 1,
+                    kind="hand",
+                    at=at,
+                    data=taken.data(),
+                )
+                its = self._replay(fact)
+                session.add(fact)
+                seq = await self._settle(session, fact, its)
+                orders += its
+                told.append(
+                    self.announcer.told(
+                        run, self.table_ids, seq=seq, kind="hand", orders=its, at=at
+                    )
+                )
+                if run.over:
+                    break
+            await session.commit()
+        self.seq = seq
+        await self.carry_out(orders)
+        for each in told:
+            await self.announcer.tell(each)
 
     async def take_requests(self) -> None:
         """The requests waiting, in the order they came, each a fact of the journal or refused
