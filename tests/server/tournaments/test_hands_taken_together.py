@@ -10,13 +10,15 @@ chips they brought), its journal checked as ``stud-verify --tournament`` checks 
 sit-and-go on one node whose director is shown the tables' hands only once every waiting
 table has written its own: each read taken in one commit, each table whose hand was taken
 and may deal again told so, the journal fair by ``stud-verify`` and the books by
-``stud-server audit``."""
+``stud-server audit``; and a director stopped in the middle of a read, which took none of its
+hands (the next takes them all from the journal)."""
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
 import random
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import httpx
@@ -134,23 +136,18 @@ def settings(database_url: str) -> Settings:
     )
 
 
-async def test_the_hands_of_a_read_are_taken_in_one_commit_and_every_table_dealt_again(
-    app: FastAPI,
-    client: httpx.AsyncClient,
-    settings: Settings,
-    session: AsyncSession,
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    loop = asyncio.get_running_loop()
+def all_together() -> Callable[..., Awaitable[list[WrittenHand]]]:
+    """The director's reads, shown the hands once every waiting table has written its own
+    (or a second after some had): reads of several tables' hands, as at a big field."""
     read = director_hands.written
     held: list[float] = []  # since when a read found some tables' hands, not all
 
-    async def all_together(
+    async def together(
         sessionmaker: async_sessionmaker[AsyncSession],
         run: TournamentRun,
         table_ids: dict[int, int],
     ) -> list[WrittenHand]:
-        """The hands once every waiting table has written its own (or after a second)."""
+        loop = asyncio.get_running_loop()
         found = await read(sessionmaker, run, table_ids)
         waiting = sum(1 for state in run.tables.values() if state.allowed or state.in_hand)
         if found and len(found) < waiting:
@@ -160,6 +157,17 @@ async def test_the_hands_of_a_read_are_taken_in_one_commit_and_every_table_dealt
         held.clear()
         return found
 
+    return together
+
+
+async def test_the_hands_of_a_read_are_taken_in_one_commit_and_every_table_dealt_again(
+    app: FastAPI,
+    client: httpx.AsyncClient,
+    settings: Settings,
+    session: AsyncSession,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(director_hands, "written", all_together())
     told: list[Order] = []
     carry_out = Director.carry_out
 
@@ -208,7 +216,6 @@ async def test_the_hands_of_a_read_are_taken_in_one_commit_and_every_table_dealt
             if state is not None and state.allowed:
                 assert Deal(int(hand["table"]), state.next_hand) in told, (hand, told)
 
-    monkeypatch.setattr(director_hands, "written", all_together)
     monkeypatch.setattr(Director, "carry_out", telling)
     monkeypatch.setattr(Director, "_take_hands", counting)
     tournament_id = await run_sit_and_go(app, client, settings, session, players=9, seats=3)
@@ -220,3 +227,44 @@ async def test_the_hands_of_a_read_are_taken_in_one_commit_and_every_table_dealt
     assert verdict.fair, verdict.lines
     status, lines = await cli.audit(settings)
     assert status == 0, lines
+
+
+async def test_a_director_stopped_mid_read_took_none_of_its_hands(
+    app: FastAPI,
+    client: httpx.AsyncClient,
+    settings: Settings,
+    session: AsyncSession,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Stopped with a later hand of a read settled, before the commit: the next director
+    finds the journal where the read began (none of its hands taken), takes them again,
+    and the tournament plays out with every hand once and its journal fair."""
+    settle = Director._settle
+    stopped: list[int] = []  # the journal's last fact when the director stopped
+    loaded: list[int] = []  # the journal's last fact as the next director loaded it
+
+    async def stopping(
+        self: Director, session: AsyncSession, fact: TournamentFact, orders: list[Order]
+    ) -> int:
+        last = await settle(self, session, fact, orders)
+        if not stopped and fact.kind == "hand" and fact.seq > self.seq + 1:
+            stopped.append(self.seq)
+            raise RuntimeError("the node stopped here")
+        return last
+
+    load = Director.load
+
+    async def loading(self: Director) -> None:
+        await load(self)
+        if stopped and not loaded:
+            loaded.append(self.seq)
+
+    monkeypatch.setattr(director_hands, "written", all_together())
+    monkeypatch.setattr(Director, "_settle", stopping)
+    monkeypatch.setattr(Director, "load", loading)
+    tournament_id = await run_sit_and_go(app, client, settings, session, players=9, seats=3)
+
+    assert stopped, "no read took several hands"
+    assert loaded == stopped
+    verdict = verify_tournament(await download_tournament(client, tournament_id))
+    assert verdict.fair, verdict.lines
