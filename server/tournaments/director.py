@@ -7,14 +7,16 @@ facts and carries out its orders:
   wrote it (the chips of every player seated at the table at its start and end, from the
   ``hands`` and ``hand_players`` rows), the clock's wakes. Each fact is journaled
   (``tournament_facts``) in one transaction with what it settles: the players out placed and
-  paid (their prizes through the ledger), the tournament finished. A director that takes over
+  paid (their prizes through the ledger), the tournament finished (``settlement``); the
+  hands of one read all in one transaction (``director_hands``). A director that takes over
   replays the journal into the same state.
 * **Orders to the tables** (``server.table.director_commands``: seat a player with chips,
   take one away, the next hand's stakes, the permit to deal the next hand) are carried out
-  after the fact is written. Each is safe to repeat, and a director that takes over first
-  makes the tables match the state it replayed (:meth:`Director.reconcile`): a player taken
-  from one table and not yet seated at the other is seated where the state says, never on
-  both, and nothing else is done until then.
+  after the fact is written (a read's hands: all of theirs together, ``dispatch``). Each is
+  safe to repeat, and a director that takes over first makes the tables match the state it
+  replayed (:meth:`Director.reconcile`): a player taken from one table and not yet seated at
+  the other is seated where the state says, never on both, and nothing else is done until
+  then.
 * **Deals at the final table** (``server.tournaments.final_deals``): a player's proposal,
   acceptance or decline is a request, taken as a fact like an operator's; what a fact decided
   of a deal is journaled after it as a record, and a deal made is paid in its transaction.
@@ -25,6 +27,7 @@ facts and carries out its orders:
 * **Hearing the tables.** The director reads each table's new hands from the database: the
   bus only wakes it (a table's ``hand_ended`` or ``hand_cancelled``), so an event lost on the
   bus delays it by at most ``poll_seconds`` and changes nothing.
+* **Requests** (``server.tournaments.director_requests``), in the order they came.
 * **Entries, rebuys and add-ons in play** (``server.tournaments.purchases``): requests whose
   fact is paid for in its transaction (checked first: a refusal debits nothing); a new table
   a late entrant needs is made in it too; an entry out before the prizes are fixed is marked
