@@ -209,6 +209,14 @@ def clock_notices(
     return notices
 
 
+@dataclass(frozen=True, slots=True)
+class Told:
+    """A fact's events, made, to publish: its notices and the fact (the journal's seq)."""
+
+    seq: int
+    notices: list[Notice]
+
+
 class Announcer:
     """A director's voice: the events of each fact and of the clock, published on the bus.
     A failure to publish is logged, never the director's end (the events are a courtesy: the
@@ -231,11 +239,27 @@ class Announcer:
         at: float,
     ) -> None:
         """The events of the fact ``seq`` (its orders carried out), then of the clock."""
+        await self.tell(self.told(run, table_ids, seq=seq, kind=kind, orders=orders, at=at))
+
+    def told(
+        self,
+        run: TournamentRun,
+        table_ids: Mapping[int, int],
+        *,
+        seq: int,
+        kind: str,
+        orders: Sequence[Order],
+        at: float,
+    ) -> Told:
+        """The events of the fact ``seq``, then of the clock, made from the state it left
+        (``run`` now): a fact taken with others (the hands of a read, taken together) has
+        them made as it is replayed, and published once every order of them is carried out
+        (:meth:`tell`)."""
         try:
             notices = fact_notices(run, table_ids, seq=seq, kind=kind, orders=orders, at=at)
         except Exception:  # noqa: BLE001 - never the director's end (see the class)
             log.exception("tournament %s: fact %s's events were not made", self.tournament_id, seq)
-            return
+            return Told(seq, [])
         if kind == "started":
             self.entry = 0  # the start says the first level
             self.hand_for_hand = False
@@ -249,13 +273,19 @@ class Announcer:
                 )
             )
         self.hand_for_hand = run.hand_for_hand
-        await self.publish(notices, seq)
-        await self.clock(run, seq=seq, at=at)
+        return Told(seq, [*notices, *self._clock_notices(run, at)])
+
+    async def tell(self, told: Told) -> None:
+        """A fact's events, made by :meth:`told`, published."""
+        await self.publish(told.notices, told.seq)
 
     async def clock(self, run: TournamentRun, *, seq: int, at: float) -> None:
         """A new level or a break (or its end) since the last look, if the clock moved."""
+        await self.publish(self._clock_notices(run, at), seq)
+
+    def _clock_notices(self, run: TournamentRun, at: float) -> list[Notice]:
         if run.clock is None or run.over:
-            return
+            return []
         if self.hand_for_hand is None:
             self.hand_for_hand = run.hand_for_hand
         try:
@@ -263,9 +293,9 @@ class Announcer:
             notices = clock_notices(self.entry, reading, run.spec.structure.entries, run.spec)
         except Exception:  # noqa: BLE001 - never the director's end (see the class)
             log.exception("tournament %s: the clock's events were not made", self.tournament_id)
-            return
+            return []
         self.entry = reading.entry_index
-        await self.publish(notices, seq)
+        return notices
 
     async def publish(self, notices: Sequence[Notice], seq: int) -> None:
         for notice in notices:

@@ -7,14 +7,16 @@ facts and carries out its orders:
   wrote it (the chips of every player seated at the table at its start and end, from the
   ``hands`` and ``hand_players`` rows), the clock's wakes. Each fact is journaled
   (``tournament_facts``) in one transaction with what it settles: the players out placed and
-  paid (their prizes through the ledger), the tournament finished. A director that takes over
+  paid (their prizes through the ledger), the tournament finished (``settlement``); the
+  hands of one read all in one transaction (``director_hands``). A director that takes over
   replays the journal into the same state.
 * **Orders to the tables** (``server.table.director_commands``: seat a player with chips,
   take one away, the next hand's stakes, the permit to deal the next hand) are carried out
-  after the fact is written. Each is safe to repeat, and a director that takes over first
-  makes the tables match the state it replayed (:meth:`Director.reconcile`): a player taken
-  from one table and not yet seated at the other is seated where the state says, never on
-  both, and nothing else is done until then.
+  after the fact is written (a read's hands: all of theirs together, ``dispatch``). Each is
+  safe to repeat, and a director that takes over first makes the tables match the state it
+  replayed (:meth:`Director.reconcile`): a player taken from one table and not yet seated at
+  the other is seated where the state says, never on both, and nothing else is done until
+  then.
 * **Deals at the final table** (``server.tournaments.final_deals``): a player's proposal,
   acceptance or decline is a request, taken as a fact like an operator's; what a fact decided
   of a deal is journaled after it as a record, and a deal made is paid in its transaction.
@@ -25,6 +27,7 @@ facts and carries out its orders:
 * **Hearing the tables.** The director reads each table's new hands from the database: the
   bus only wakes it (a table's ``hand_ended`` or ``hand_cancelled``), so an event lost on the
   bus delays it by at most ``poll_seconds`` and changes nothing.
+* **Requests** (``server.tournaments.director_requests``), in the order they came.
 * **Entries, rebuys and add-ons in play** (``server.tournaments.purchases``): requests whose
   fact is paid for in its transaction (checked first: a refusal debits nothing); a new table
   a late entrant needs is made in it too; an entry out before the prizes are fixed is marked
@@ -38,30 +41,23 @@ import contextlib
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any, Protocol, cast
+from typing import Any, Protocol
 
-from sqlalchemy import CursorResult, select, tuple_, update
+from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from engine.errors import Refusal
 from engine.protocol import ErrorCode
 from engine.table import DISQUALIFIED
 from engine.tournament import journal
-from engine.tournament.offers import DealMade
 from engine.tournament.run import (
     AddChips,
-    Busted,
     CloseTable,
     Deal,
-    Disqualified,
-    Finished,
     KillHand,
     Moved,
     OpenTable,
     Order,
-    Placed,
-    PrizesFixed,
     RemovePlayer,
     SeatPlayer,
     Stakes,
@@ -73,15 +69,12 @@ from server.bus.memory import Bus, table_channel, tournament_requests_channel
 from server.db.models import (
     Account,
     EntryStatus,
-    HandPlayer,
-    HandRecord,
     SeatRecord,
     TableRecord,
     TableStatus,
     TournamentEntry,
     TournamentFact,
     TournamentRecord,
-    TournamentRequest,
     TournamentStatus,
 )
 from server.db.types import utcnow
@@ -90,40 +83,24 @@ from server.store import tables as table_records
 from server.store.deck_seal import DeckSeal
 from server.table import commands as cmd
 from server.table.ports import CommandRefused
-from server.tournaments import dispatch, final_deals, purchases, registry
-from server.tournaments.announcer import Announcer
+from server.tournaments import (
+    director_hands,
+    director_requests,
+    dispatch,
+    purchases,
+    registry,
+    settlement,
+)
+from server.tournaments.announcer import Announcer, Told
+from server.tournaments.director_hands import WrittenHand
 
 log = logging.getLogger(__name__)
 
 WAKING_EVENTS = frozenset({"hand_ended", "hand_cancelled", "request"})
 
-# What each request becomes in the journal (``server.tournaments.requests``).
-REQUEST_FACTS = {
-    "pause": "paused",
-    "resume": "resumed",
-    # an operator's moves, disqualifications and added time
-    "move": "moved",
-    "disqualify": "disqualified",
-    "add_time": "time_added",
-    **final_deals.REQUEST_FACTS,
-    **purchases.PAID_FACTS,
-}
-_OVER = ErrorCode.TOURNAMENT_OVER
 # Facts replayed between two turns of the event loop: a director taking over a field of a
 # thousand replays thousands of facts, half a second in one go.
 REPLAY_SLICE = 200
-
-
-def records(orders: list[Order]) -> list[tuple[str, dict[str, Any]]]:
-    """The records of a fact's orders (``engine.tournament.journal.RECORD_KINDS``), in their
-    order: (kind, data): a deal's, and the chips a disqualified player took out of play."""
-    found: list[tuple[str, dict[str, Any]]] = []
-    for order in orders:
-        if isinstance(order, Disqualified):
-            found.append((journal.REMOVED, {"player": order.player, "chips": order.chips}))
-        else:
-            found += final_deals.records([order])
-    return found
 
 
 class Tables(Protocol):
@@ -134,16 +111,6 @@ class Tables(Protocol):
     async def open_table(self, record: TableRecord) -> Any: ...
 
     async def submit(self, table_id: int, command: cmd.TableCommand) -> dict[str, Any]: ...
-
-
-@dataclass(frozen=True, slots=True)
-class HandFact:
-    """A hand of a tournament table, as the director takes it."""
-
-    table: int
-    number: int
-    stacks: dict[str, int]
-    starting: dict[str, int]
 
 
 class Director:
@@ -264,7 +231,7 @@ class Director:
                 raise ValueError(f"fact {fact.seq - 1}'s deal records are missing")
             else:
                 orders = self._replay(fact)
-                expected = records(orders)
+                expected = settlement.records(orders)
                 self.replayed = (fact.kind, orders)
             self.seq = fact.seq
         return seed
@@ -288,69 +255,11 @@ class Director:
     async def _settle(
         self, session: AsyncSession, fact: TournamentFact, orders: list[Order]
     ) -> int:
-        """The places and prizes a fact decided, the deals, and the tournament's end; the
-        journal's last fact after it (its deal records follow it)."""
-        seq = fact.seq
-        for kind, data in records(orders):
-            seq += 1
-            session.add(
-                TournamentFact(
-                    tournament_id=self.tournament_id, seq=seq, kind=kind, at=fact.at, data=data
-                )
-            )
-        for order in orders:
-            if isinstance(order, DealMade):
-                await final_deals.pay(session, self.tournament_id, order)
-            elif isinstance(order, Placed):
-                await self._pay(session, order)
-            elif isinstance(order, Disqualified):
-                await self._disqualify(session, order)
-            elif isinstance(order, Busted):
-                await purchases.mark_out(session, self.tournament_id, order.player, order.entry)
-            elif isinstance(order, OpenTable):
-                await self._make_table(session, order.table)
-            elif isinstance(order, PrizesFixed):
-                log.info("tournament %s: prizes fixed %s", self.tournament_id, order)
-            elif isinstance(order, Finished):
-                await session.execute(
-                    update(TournamentRecord)
-                    .where(TournamentRecord.id == self.tournament_id)
-                    .values(status=TournamentStatus.FINISHED.value, finished_at=utcnow())
-                )
-        return seq
-
-    async def _disqualify(self, session: AsyncSession, order: Disqualified) -> None:
-        """Out with no place and no prize (the journal says why: its ``disqualified``
-        fact, and the chips that left play: its ``chips_removed`` record)."""
-        entry = await purchases.entry_in_play(
-            session,
-            tournament_id=self.tournament_id,
-            player=order.player,
-            ordinal=self._run().entries[order.player],
+        """What the fact settles, written in its transaction (``server.tournaments.settlement``);
+        the journal's last fact after it (its deal records follow it)."""
+        return await settlement.settle(
+            session, run=self._run(), fact=fact, orders=orders, make_table=self._make_table
         )
-        entry.status, entry.left_at = EntryStatus.OUT.value, utcnow()
-        entry.place = None
-        entry.prize = entry.prize or 0
-        await session.flush()
-
-    async def _pay(self, session: AsyncSession, placed: Placed) -> None:
-        finish = placed.finish
-        entry = await purchases.entry_in_play(
-            session, tournament_id=self.tournament_id, player=finish.player, ordinal=placed.entry
-        )
-        if entry.status != EntryStatus.OUT.value:  # out now; else out since it busted
-            entry.status, entry.left_at = EntryStatus.OUT.value, utcnow()
-        entry.place = finish.place
-        entry.prize = (entry.prize or 0) + finish.prize  # a deal's amounts paid already
-        if finish.prize:
-            await ledger.pay_prize(
-                session,
-                account_id=entry.account_id,
-                tournament_id=self.tournament_id,
-                amount=finish.prize,
-                entry=registry.entry_reference(entry),
-            )
-        await session.flush()
 
     # ------------------------------------------------------------------ the start
 
@@ -457,188 +366,58 @@ class Director:
     # ------------------------------------------------------------------ the hands
 
     async def take_new_hands(self) -> None:
-        """Every hand the tables wrote since the last one taken, table by table in order."""
-        while True:
-            found = await self._next_hands()
+        """Every hand the tables wrote since the last one taken: the hands of each read
+        taken together (:meth:`_take_hands`), until a read finds none."""
+        while not self._run().over:
+            found = await director_hands.written(self.sessionmaker, self._run(), self.table_ids)
             if not found:
                 return
-            for hand in found:
-                orders = await self._take(
-                    "hand",
-                    {
-                        "table": hand.table,
-                        "number": hand.number,
-                        "stacks": hand.stacks,
-                        "starting": hand.starting,
-                    },
-                    self.clock(),
-                )
-                await self.carry_out(orders)
-                await self._announce("hand", orders)
-                if self._run().over:
-                    return
-                if any(isinstance(order, SeatPlayer | RemovePlayer) for order in orders):
-                    break  # the seats changed: the other tables' hands are read again
+            await self._take_hands(found)
 
-    async def _next_hands(self) -> list[HandFact]:
-        """The next hand of each running table, if it has been written: two queries for
-        every table together (the hands, then their players)."""
-        run = self._run()
-        waiting = {
-            (self.table_ids[number], state.next_hand): number
-            for number, state in sorted(run.tables.items())
-            if state.allowed or state.in_hand
-        }
-        if not waiting:
-            return []
+    async def _take_hands(self, found: list[WrittenHand]) -> None:
+        """The hands of a read, table by table, in one transaction: each replayed against the
+        run as the ones before it left it (``director_hands.fact_of``; one whose table no
+        longer waits for it left for the next read) and journaled with what it settles, its
+        events made then; once committed, all their orders carried out together (each
+        table's in order, a player moving let go before being seated elsewhere), then each
+        fact's events told, in order. A director stopped before the commit took none."""
+        run, seq = self._run(), self.seq
+        orders: list[Order] = []
+        told: list[Told] = []
         async with self.sessionmaker() as session:
-            hands = (
-                await session.execute(
-                    select(HandRecord.id, HandRecord.table_id, HandRecord.number).where(
-                        # One statement whatever the count (its pairs bound as one parameter):
-                        # compiled once, not once a wake for each table's terms.
-                        tuple_(HandRecord.table_id, HandRecord.number).in_(list(waiting))
+            for hand in found:
+                taken = director_hands.fact_of(hand, run)
+                if taken is None:
+                    continue
+                at = self.clock()
+                fact = TournamentFact(
+                    tournament_id=self.tournament_id,
+                    seq=seq + 1,
+                    kind="hand",
+                    at=at,
+                    data=taken.data(),
+                )
+                its = self._replay(fact)
+                session.add(fact)
+                seq = await self._settle(session, fact, its)
+                orders += its
+                told.append(
+                    self.announcer.told(
+                        run, self.table_ids, seq=seq, kind="hand", orders=its, at=at
                     )
                 )
-            ).all()
-            if not hands:
-                return []
-            rows = await session.execute(
-                select(HandPlayer.hand_id, Account.username, HandPlayer.starting, HandPlayer.ending)
-                .join(Account, Account.id == HandPlayer.account_id)
-                .where(HandPlayer.hand_id.in_([hand_id for hand_id, _, _ in hands]))
-            )
-            dealt: dict[int, dict[str, tuple[int, int]]] = {}
-            for hand_id, name, start, end in rows.all():
-                dealt.setdefault(int(hand_id), {})[name] = (int(start), int(end))
-        found = []
-        for hand_id, table_id, hand in hands:
-            number = waiting[(int(table_id), int(hand))]
-            players = dealt.get(int(hand_id), {})
-            seated = set(run.tables[number].seats.values())
-            stacks = {p: players[p][1] if p in players else run.stacks[p] for p in seated}
-            starting = {p: players[p][0] if p in players else run.stacks[p] for p in seated}
-            found.append(HandFact(number, int(hand), stacks, starting))
-        return sorted(found, key=lambda hand: hand.table)
-
-    # ------------------------------------------------------------------ the requests
+                if run.over:
+                    break
+            await session.commit()
+        self.seq = seq
+        await self.carry_out(orders)
+        for each in told:
+            await self.announcer.tell(each)
 
     async def take_requests(self) -> None:
-        """The requests waiting, in the order they came: each a fact of the journal, or
-        refused with nothing changed; either way marked done in the fact's transaction."""
-        async with self.sessionmaker() as session:
-            waiting = list(
-                (
-                    await session.scalars(
-                        select(TournamentRequest)
-                        .where(
-                            TournamentRequest.tournament_id == self.tournament_id,
-                            TournamentRequest.done_at.is_(None),
-                        )
-                        .order_by(TournamentRequest.id)
-                    )
-                ).all()
-            )
-        for request in waiting:
-            if self._run().over:
-                await self._refuse(request, Refusal("the tournament is over", code=_OVER))
-                continue
-            kind = REQUEST_FACTS.get(request.kind)
-            if kind is None:
-                await self._refuse(request, Refusal(f"no request {request.kind!r}"))
-                continue
-            fact = TournamentFact(
-                tournament_id=self.tournament_id,
-                seq=self.seq + 1,
-                kind=kind,
-                at=self.clock(),
-                data=dict(request.data),
-            )
-            if request.kind in purchases.PAID_FACTS:
-                await self._take_paid(request, fact)
-                continue
-            try:
-                orders = self._replay(fact)
-            except Refusal as refusal:  # the run's state is as it was
-                await self._refuse(request, refusal)
-                continue
-            async with self.sessionmaker() as session:
-                session.add(fact)
-                last = await self._settle(session, fact, orders)
-                outcome = {"ok": True, **self._taken(request, orders)}
-                await self._done(session, request, outcome, fact_seq=fact.seq)
-                await session.commit()
-            self.seq = last
-            await self.carry_out(orders)
-            await self._announce(kind, orders)
-
-    def _taken(self, request: TournamentRequest, orders: list[Order]) -> dict[str, Any]:
-        """What an operator's move or disqualification did: done (where to, the chips out
-        of play), or waiting for the player's hand to end (at which table)."""
-        run, player = self._run(), request.data.get("player")
-        if request.kind not in ("move", "disqualify") or not isinstance(player, str):
-            return {}
-        for order in orders:
-            if isinstance(order, SeatPlayer) and order.player == player:
-                return {"table": order.table, "seat": order.seat, "chips": order.stack}
-            if isinstance(order, Disqualified) and order.player == player:
-                return {"chips_removed": order.chips}
-        waiting = [n for n, t in run.tables.items() if player in t.seats.values()]
-        return {"after_hand_at": waiting[0] if waiting else None}
-
-    async def _take_paid(self, request: TournamentRequest, fact: TournamentFact) -> None:
-        """A player's entry, rebuy or add-on: checked (a refusal changes nothing, debits
-        nothing), then the fact, its money and what it settles in one transaction."""
-        assert self.spec is not None
-        async with self.sessionmaker() as session:
-            try:
-                account = await purchases.check(session, self._run(), self.spec, fact)
-            except Refusal as refusal:
-                await session.rollback()
-                await self._refuse(request, refusal)
-                return
-            orders = self._replay(fact)
-            entry = await purchases.pay(
-                session,
-                tournament_id=self.tournament_id,
-                spec=self.spec,
-                fact=fact,
-                account=account,
-                request=request,
-            )
-            session.add(fact)
-            last = await self._settle(session, fact, orders)
-            outcome = purchases.outcome(self.spec, fact, entry)
-            await self._done(session, request, outcome, fact_seq=fact.seq)
-            await session.commit()
-        self.seq = last
-        await self.carry_out(orders)
-        await self._announce(fact.kind, orders)
-
-    async def _refuse(self, request: TournamentRequest, refusal: Refusal) -> None:
-        async with self.sessionmaker() as session:
-            await self._done(
-                session, request, {"code": refusal.code.value, "message": refusal.message}
-            )
-            await session.commit()
-
-    async def _done(
-        self,
-        session: AsyncSession,
-        request: TournamentRequest,
-        outcome: dict[str, Any],
-        *,
-        fact_seq: int | None = None,
-    ) -> None:
-        """The request marked done, unless another director marked it first (then this
-        transaction fails, as its fact's number is taken too)."""
-        done = await session.execute(
-            update(TournamentRequest)
-            .where(TournamentRequest.id == request.id, TournamentRequest.done_at.is_(None))
-            .values(done_at=utcnow(), outcome=outcome, fact_seq=fact_seq)
-        )
-        if cast(CursorResult[Any], done).rowcount != 1:
-            raise RuntimeError(f"request {request.id} was taken by another director")
+        """The requests waiting, in the order they came, each a fact of the journal or refused
+        (``server.tournaments.director_requests``)."""
+        await director_requests.take_requests(self)
 
     async def wake_if_due(self) -> None:
         run = self._run()

@@ -79,3 +79,16 @@ async def test_a_failed_lane_stops_the_waves_after_its_own() -> None:
     with pytest.raises(LookupError, match="table 2 is gone"):
         await carry_out(orders, one)
     assert done == [Deal(1, 1), RemovePlayer(3, "bob")]  # not table 2's next, nor wave two
+
+
+def test_the_orders_of_several_facts_taken_together_keep_each_tables_order() -> None:
+    """The hands of a read taken together (``Director.take_new_hands``): their facts' orders
+    carried out as one list. Table 1's hand moves ann to table 2, whose hand (taken next)
+    moves her on to table 3: she leaves each table before the next seats her, and each
+    table's orders keep the facts' order (seated at table 2 before its permit)."""
+    first: list[Order] = [RemovePlayer(1, "ann"), SeatPlayer(2, 4, "ann", 900), Deal(1, 5)]
+    second: list[Order] = [RemovePlayer(2, "ann"), SeatPlayer(3, 0, "ann", 900), Deal(2, 8)]
+    one, two, three = waves(first + second)
+    assert one == {1: [RemovePlayer(1, "ann")]}
+    assert two == {2: [SeatPlayer(2, 4, "ann", 900), RemovePlayer(2, "ann")], 1: [Deal(1, 5)]}
+    assert three == {3: [SeatPlayer(3, 0, "ann", 900)], 2: [Deal(2, 8)]}
