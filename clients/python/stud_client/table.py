@@ -17,7 +17,7 @@ import secrets
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import orjson
 
@@ -58,6 +58,26 @@ SEED_RACES = frozenset({ErrorCode.NOT_SEATED, ErrorCode.SEED_WINDOW_CLOSED})
 LISTENER_QUEUE = 4096
 MAX_RETRY_AFTER = 5.0  # the longest a command waits, as the server asked, to be tried again
 _action_ids = itertools.count(1)
+T = TypeVar("T")
+
+
+async def wait_until(
+    changed: Callable[[], asyncio.Event],
+    current: Callable[[], T],
+    predicate: Callable[[T], bool],
+    timeout: float | None,
+) -> T:
+    """The first ``current()`` (the one now included) for which ``predicate`` holds, looked
+    at again each time the ``changed()`` event of the moment is set (a table's view, a
+    tournament follow). The event is taken before ``current``: a change in between is not
+    missed."""
+    async with asyncio.timeout(timeout):
+        while True:
+            event = changed()
+            now = current()
+            if predicate(now):
+                return now
+            await event.wait()
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,13 +182,7 @@ class Table:
         self, predicate: Callable[[TableView], bool], timeout: float | None = None
     ) -> TableView:
         """The first view (the current one included) for which ``predicate`` holds."""
-        async with asyncio.timeout(timeout):
-            while True:
-                changed = self._changed
-                current = self.view
-                if predicate(current):
-                    return current
-                await changed.wait()
+        return await wait_until(lambda: self._changed, lambda: self.view, predicate, timeout)
 
     # ------------------------------------------------------------------ commands
 
