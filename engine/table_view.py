@@ -372,9 +372,11 @@ class TablePicture:
 
     # ------------------------------------------------------------------ ways out
 
-    def hand_view(self) -> dict[str, Any] | None:
+    def hand_view(self, *, pots: bool = True, detached: bool = True) -> dict[str, Any] | None:
         """The hand as the seat I was dealt in it may see it (``engine.views.view``; not
-        dealt in: as a spectator), or None."""
+        dealt in: as a spectator), or None; ``pots`` and ``detached`` as
+        :meth:`engine.views.HandFold.view` takes them. Folded one event at a time: the events
+        added since the last call only."""
         hand = self.hand
         if not hand:
             return None
@@ -384,7 +386,7 @@ class TablePicture:
             self._fold = fold
         if fold.count < len(hand):
             fold.feed(hand[fold.count :])
-        return fold.view(self.dealt)
+        return fold.view(self.dealt, pots=pots, detached=detached)
 
     def snapshot(self) -> dict[str, Any]:
         """The table part of a snapshot: seats, ``you``, the hand (its number and picture),

@@ -190,11 +190,12 @@ class HandFold:
         self.over = over
         self.count = count
 
-    def public(self) -> dict[str, Any]:
-        """The public picture (no viewer's own cards); its seats are the fold's own."""
+    def public(self, *, pots: bool = True) -> dict[str, Any]:
+        """The public picture (no viewer's own cards); its seats are the fold's own.
+        ``pots`` false: without the picture's ``pots`` (a reader that does not show them)."""
         turn = self.turn
         seats = self.seats
-        return {
+        picture = {
             "viewer": None,
             "variant": self.variant,
             "street": self.street,
@@ -206,25 +207,38 @@ class HandFold:
             "announcements": [a.encode() for a in self.announcements],
             "awards": [a.encode() for a in self.awards],
             "over": self.over,
-            "pots": pots_of(seats),
         }
+        if pots:
+            picture["pots"] = pots_of(seats)
+        return picture
 
-    def view(self, viewer: int | None) -> dict[str, Any]:
+    def view(
+        self, viewer: int | None, *, pots: bool = True, detached: bool = True
+    ) -> dict[str, Any]:
         """The picture ``viewer`` (None: a spectator) is entitled to, as :func:`view` gives
-        it: nothing in it is the fold's, so more events change nothing of it."""
-        picture = self.public()
+        it: nothing in it is the fold's, so more events change nothing of it. ``detached``
+        false: the seats' entries and lists are the fold's own (not to be changed, and read
+        before the next event: a reader that copies what it keeps); ``pots`` as in
+        :meth:`public`."""
+        picture = self.public(pots=pots)
+        own = self.own.get(viewer, ()) if viewer is not None else ()
         seats: dict[int, dict[str, Any]] = {}
         for number, entry in self.seats.items():
-            seat = dict(entry)
-            seat["up"] = list(entry["up"])
-            seat["down"] = list(entry["down"])
-            if "hand" in entry:
-                seat["hand"] = dict(entry["hand"])
+            if detached:
+                seat = dict(entry)
+                seat["up"] = list(entry["up"])
+                seat["down"] = list(entry["down"])
+                if "hand" in entry:
+                    seat["hand"] = dict(entry["hand"])
+            elif number == viewer:
+                seat = dict(entry)
+            else:
+                seat = entry
+            if number == viewer:
+                seat["down"] = list(own)
             seats[number] = seat
-        if viewer is not None and viewer in seats:
-            seats[viewer]["down"] = list(self.own.get(viewer, ()))
         picture["viewer"] = viewer
-        picture["common"] = list(self.common)
+        picture["common"] = list(self.common) if detached else self.common
         picture["seats"] = seats
         return picture
 

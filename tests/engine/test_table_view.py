@@ -109,6 +109,8 @@ def test_a_fold_kept_event_by_event_is_the_fold_of_the_whole_hand() -> None:
             for viewer in (None, 0, 3):
                 picture = fold.view(viewer)
                 assert picture == view(hand.events[:count], viewer), (variant, count, viewer)
+                read = fold.view(viewer, pots=False, detached=False)
+                assert read == {k: v for k, v in picture.items() if k != "pots"}
                 given.append((count, viewer, picture, json(picture)))
         for count, viewer, picture, as_then in given:
             assert json(picture) == as_then, (variant, count, viewer)

@@ -462,7 +462,7 @@ class Table:
 
     def _build(self) -> TableView:
         table = self._picture
-        picture = table.hand_view()
+        picture = table.hand_view(pots=False, detached=False)  # read here, kept as tuples
         hand_seats: dict[int, dict[str, Any]] = picture["seats"] if picture else {}
         over = bool(picture and picture["over"])
         seats = []
