@@ -136,9 +136,9 @@ class Table:
         self._picture = TablePicture(0, client.player)  # the table, folded by the engine
         self._turn_seq: int | None = None
         self._clock: Clock | None = None  # the picture's clock, as a monotonic deadline
-        self._version = 0
         self._view: TableView | None = None
-        self._changed = asyncio.Event()
+        # Set at the next change; made only when something waits for one (``wait_for``).
+        self._changed: asyncio.Event | None = None
         self._listeners: list[asyncio.Queue[TableEvent]] = []
         self._synced = asyncio.Event()
         self._acting: list[float] = []  # [sent at, seen at]: the act in flight
@@ -182,7 +182,14 @@ class Table:
         self, predicate: Callable[[TableView], bool], timeout: float | None = None
     ) -> TableView:
         """The first view (the current one included) for which ``predicate`` holds."""
-        return await wait_until(lambda: self._changed, lambda: self.view, predicate, timeout)
+        return await wait_until(self._next_change, lambda: self.view, predicate, timeout)
+
+    def _next_change(self) -> asyncio.Event:
+        """The event the next change sets (the view or a listener's event)."""
+        changed = self._changed
+        if changed is None:
+            changed = self._changed = asyncio.Event()
+        return changed
 
     # ------------------------------------------------------------------ commands
 
@@ -450,10 +457,11 @@ class Table:
             del self.seeds[min(self.seeds)]
 
     def _changed_now(self, event: TableEvent) -> None:
-        self._version += 1
         self._view = None
-        changed, self._changed = self._changed, asyncio.Event()
-        changed.set()
+        changed = self._changed
+        if changed is not None:  # a waiter's: the next one waits for the change after
+            self._changed = None
+            changed.set()
         for queue in self._listeners:
             if queue.full():
                 with contextlib.suppress(asyncio.QueueEmpty):
