@@ -58,6 +58,8 @@ SEED_RACES = frozenset({ErrorCode.NOT_SEATED, ErrorCode.SEED_WINDOW_CLOSED})
 LISTENER_QUEUE = 4096
 MAX_RETRY_AFTER = 5.0  # the longest a command waits, as the server asked, to be tried again
 _action_ids = itertools.count(1)
+# A seat not dealt in: SeatView's hand fields, from ``in_hand`` to ``shown``, as they default.
+_NOT_IN_HAND = (False, 0, 0, (), (), 0, False, False, False)
 T = TypeVar("T")
 
 
@@ -137,6 +139,8 @@ class Table:
         self._turn_seq: int | None = None
         self._clock: Clock | None = None  # the picture's clock, as a monotonic deadline
         self._view: TableView | None = None
+        # seat -> (its fields, its SeatView) as the last view built it
+        self._seat_views: dict[int, tuple[tuple[Any, ...], SeatView]] = {}
         # Set at the next change; made only when something waits for one (``wait_for``).
         self._changed: asyncio.Event | None = None
         self._listeners: list[asyncio.Queue[TableEvent]] = []
@@ -474,25 +478,22 @@ class Table:
         hand_seats: dict[int, dict[str, Any]] = picture["seats"] if picture else {}
         over = bool(picture and picture["over"])
         seats = []
+        kept = self._seat_views
         for number, seat in enumerate(table.seats):
             h = hand_seats.get(number)
             if h is None:
-                seats.append(
-                    SeatView(
-                        number,
-                        seat.player,
-                        seat.stack,
-                        seat.pending_chips,
-                        seat.sitting_out,
-                        seat.leaving,
-                        seat.connected,
-                        sit_out_next_hand=seat.sit_out_next_hand,
-                    )
+                key: tuple[Any, ...] = (
+                    seat.player,
+                    seat.stack,
+                    seat.pending_chips,
+                    seat.sitting_out,
+                    seat.leaving,
+                    seat.connected,
+                    *_NOT_IN_HAND,
+                    seat.sit_out_next_hand,
                 )
-                continue
-            seats.append(
-                SeatView(
-                    number,
+            else:
+                key = (
                     seat.player,
                     seat.stack if over else h["stack"],
                     seat.pending_chips,
@@ -508,9 +509,17 @@ class Table:
                     h["folded"],
                     h["all_in"],
                     h["shown"],
-                    sit_out_next_hand=seat.sit_out_next_hand,
+                    seat.sit_out_next_hand,
                 )
-            )
+            # A seat alike since the last view is the same (frozen) SeatView: most events
+            # change one seat or none.
+            last = kept.get(number)
+            if last is not None and last[0] == key:
+                seats.append(last[1])
+            else:
+                made = SeatView(number, *key)
+                kept[number] = (key, made)
+                seats.append(made)
         legal = picture["legal"] if picture else None
         return TableView(
             table=self.id,
