@@ -67,7 +67,7 @@ from engine.table_events import (
     WaitingList,
 )
 from engine.variants import VARIANTS
-from engine.views import view
+from engine.views import HandFold
 
 if TYPE_CHECKING:
     from engine.table import Table
@@ -129,6 +129,8 @@ class TablePicture:
         "committed",
         "game",
         "rotation",
+        "_fold",
+        "_folded",
     )
 
     def __init__(self, seat_count: int, me: str | None = None) -> None:
@@ -157,6 +159,10 @@ class TablePicture:
         # and ``from_hand``, as the snapshot's ``rotation`` (its ``game`` apart) or an
         # operator's ``rotation_changed`` says them (None: a table of one game).
         self.rotation: dict[str, Any] | None = None
+        # The hand's fold, kept across views: the list of events it folded (``hand``, which
+        # only grows until a new hand replaces it) and how far.
+        self._fold: HandFold | None = None
+        self._folded: list[Event] | None = None
 
     # ------------------------------------------------------------------ ways in
 
@@ -366,12 +372,21 @@ class TablePicture:
 
     # ------------------------------------------------------------------ ways out
 
-    def hand_view(self) -> dict[str, Any] | None:
+    def hand_view(self, *, pots: bool = True, detached: bool = True) -> dict[str, Any] | None:
         """The hand as the seat I was dealt in it may see it (``engine.views.view``; not
-        dealt in: as a spectator), or None."""
-        if not self.hand:
+        dealt in: as a spectator), or None; ``pots`` and ``detached`` as
+        :meth:`engine.views.HandFold.view` takes them. Folded one event at a time: the events
+        added since the last call only."""
+        hand = self.hand
+        if not hand:
             return None
-        return view(self.hand, self.dealt)
+        fold = self._fold
+        if fold is None or self._folded is not hand or fold.count > len(hand):
+            fold, self._folded = HandFold(), hand
+            self._fold = fold
+        if fold.count < len(hand):
+            fold.feed(hand[fold.count :])
+        return fold.view(self.dealt, pots=pots, detached=detached)
 
     def snapshot(self) -> dict[str, Any]:
         """The table part of a snapshot: seats, ``you``, the hand (its number and picture),

@@ -15,7 +15,8 @@ import pytest
 from live_server import MakePlayer, OpenTable
 
 from stud_bots import passive
-from stud_bots.runner import Options, _play, _Run, _Seat
+from stud_bots.runner import Options, _play
+from stud_bots.seats import Run, Seat
 from stud_client import Action, LegalActions, StudClient, Table, TableEvent, TableView
 
 TIMEOUT = 30.0
@@ -178,8 +179,8 @@ async def test_a_bot_acts_on_its_turn_when_a_snapshot_of_it_comes_while_it_think
     info = next(t for t in await client.tables() if t.id == table_id)
     bot = ResyncedWhileThinking(client)
     assert client.player is not None
-    seat = _Seat(client.player, "passive", bot, client, info, 200, random.Random(1), table=table)
-    playing = asyncio.create_task(_play(seat, _Run(Options(server=client.base_url))))
+    seat = Seat(client.player, "passive", bot, client, info, 200, random.Random(1), table=table)
+    playing = asyncio.create_task(_play(seat, Run(Options(server=client.base_url))))
     try:
         await table.wait_for(lambda v: v.me is not None, TIMEOUT)
         gate.shut = True  # from here on, the bot sees nothing until its turn is out

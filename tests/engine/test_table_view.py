@@ -10,7 +10,7 @@ import orjson
 import engine.table_view
 from engine.cards import Deck
 from engine.events import decode
-from engine.play import random_action
+from engine.play import play_random_hand, random_action
 from engine.table import Table
 from engine.table_events import (
     ChipsAdded,
@@ -23,7 +23,8 @@ from engine.table_events import (
     WaitingList,
 )
 from engine.table_view import TablePicture
-from engine.variants import TableConfig
+from engine.variants import VARIANTS, TableConfig
+from engine.views import HandFold, view
 
 
 def json(value: object) -> object:
@@ -92,6 +93,27 @@ def test_a_table_and_the_fold_of_its_events_agree_hand_after_hand() -> None:
         tell(SatIn(2))
     waiting = []
     tell(SeatOfferExpired("dan"))
+
+
+def test_a_fold_kept_event_by_event_is_the_fold_of_the_whole_hand() -> None:
+    """``HandFold`` fed one event at a time shows, after each, what the hand's events so far
+    fold to, for every viewer; a picture it gave is not changed by the events after it."""
+    rng = random.Random(11)
+    for variant in sorted(VARIANTS):
+        config = TableConfig(variant=VARIANTS[variant])
+        hand = play_random_hand(config, [rng.randrange(5, 120) for _ in range(5)], rng)
+        fold = HandFold()
+        given: list[tuple[int, int | None, dict[str, object], object]] = []
+        for count, event in enumerate(hand.events, 1):
+            fold.feed((event,))
+            for viewer in (None, 0, 3):
+                picture = fold.view(viewer)
+                assert picture == view(hand.events[:count], viewer), (variant, count, viewer)
+                read = fold.view(viewer, pots=False, detached=False)
+                assert read == {k: v for k, v in picture.items() if k != "pots"}
+                given.append((count, viewer, picture, json(picture)))
+        for count, viewer, picture, as_then in given:
+            assert json(picture) == as_then, (variant, count, viewer)
 
 
 def test_a_snapshot_folds_back_to_its_picture() -> None:

@@ -47,14 +47,14 @@ from stud_bots.common import (
     add_connection_arguments,
     listed,
     operator_password,
-    percentile,
     report_and_exit_code,
     return_chips,
     servers_of,
     sign_in,
     think_range,
 )
-from stud_bots.strategies import STRATEGIES, Bot, make_bot
+from stud_bots.seats import Ending, Progress, Run, Seat, make_report
+from stud_bots.strategies import STRATEGIES, make_bot
 from stud_client import (
     Action,
     ConnectionLost,
@@ -214,39 +214,7 @@ def parse_args(argv: Sequence[str] | None = None) -> Options:
 # ---------------------------------------------------------------------- one run
 
 
-@dataclass(slots=True)
-class _Seat:
-    name: str
-    strategy: str
-    bot: Bot
-    client: StudClient
-    info: TableInfo
-    buy_in: int
-    rng: random.Random
-    table: Table | None = None
-    leaving: bool = False
-    done: bool = False
-    errors: Counter[str] = field(default_factory=Counter)  # failures that are no error frame
-
-
-class _Run:
-    def __init__(self, options: Options) -> None:
-        self.options = options
-        self.ended: dict[int, set[int]] = {}
-        self.enough = asyncio.Event()
-        self.started = time.monotonic()
-
-    def hand_ended(self, table_id: int, hand: int) -> None:
-        self.ended.setdefault(table_id, set()).add(hand)
-        if self.hands >= self.options.hands:
-            self.enough.set()
-
-    @property
-    def hands(self) -> int:
-        return sum(len(hands) for hands in self.ended.values())
-
-
-async def _play(seat: _Seat, run: _Run) -> None:
+async def _play(seat: Seat, run: Run) -> None:
     """One bot's life at its table: sit, act on its turns, rebuy when broke, leave."""
     table = seat.table
     assert table is not None
@@ -293,7 +261,7 @@ async def _play(seat: _Seat, run: _Run) -> None:
         await stream.aclose()
 
 
-async def _lasting(seat: _Seat, work: Awaitable[T]) -> T | None:
+async def _lasting(seat: Seat, work: Awaitable[T]) -> T | None:
     """``work``'s result, or None when the connection dropped under it (counted): the client
     reconnects and resyncs by itself, and the bot goes on from the next snapshot."""
     try:
@@ -303,7 +271,7 @@ async def _lasting(seat: _Seat, work: Awaitable[T]) -> T | None:
         return None
 
 
-async def _take_turn(seat: _Seat, table: Table, view: TableView, low: float, high: float) -> None:
+async def _take_turn(seat: Seat, table: Table, view: TableView, low: float, high: float) -> None:
     started = time.monotonic()
     assert view.legal is not None
     action: Action = seat.bot.decide(view, view.legal)
@@ -319,7 +287,7 @@ async def _take_turn(seat: _Seat, table: Table, view: TableView, low: float, hig
         await table.act(action)
 
 
-async def _back_in(seat: _Seat, table: Table, view: TableView) -> None:
+async def _back_in(seat: Seat, table: Table, view: TableView) -> None:
     """Sat out (broke, or the server restarted): top the stack up if needed, sit in."""
     me = view.me
     assert me is not None
@@ -334,7 +302,7 @@ async def _back_in(seat: _Seat, table: Table, view: TableView) -> None:
             await table.leave()
 
 
-async def _leave(seat: _Seat) -> None:
+async def _leave(seat: Seat) -> None:
     if seat.done or seat.table is None:
         return
     seat.leaving = True
@@ -388,7 +356,7 @@ async def _make_seat(
     rng: random.Random,
     run_id: str,
     made: list[str],
-) -> _Seat:
+) -> Seat:
     """A bot account made by the operator (funded by the house), its client and its bot."""
     buy_in = options.buy_in or 50 * info.stakes.big_bet
     buy_in = max(info.min_buy_in, min(info.max_buy_in, buy_in))
@@ -396,7 +364,7 @@ async def _make_seat(
     token = await admin.make_bot(name, chips, f"stud-bots run {run_id}")
     made.append(name)
     client = StudClient(options.server, fallback_urls=options.fallback_servers, token=token)
-    return _Seat(
+    return Seat(
         name,
         strategy,
         make_bot(strategy, random.Random(rng.random())),
@@ -431,88 +399,7 @@ async def _close_tables(
     return [t for t in closing if t not in lobby]
 
 
-@dataclass(slots=True)
-class _Ending:
-    """What the run did once play stopped: the tables it closed, the chips it handed back."""
-
-    closed: list[int] = field(default_factory=list)
-    returned: int = 0
-    timed_out: bool = False
-    errors: Counter[str] = field(default_factory=Counter)  # refusals met winding up
-
-
-def _report(run: _Run, seats: list[_Seat], ending: _Ending) -> dict[str, Any]:
-    errors: Counter[str] = Counter(ending.errors)
-    latencies: list[float] = []
-    for seat in seats:
-        errors.update(seat.client.stats.errors)
-        errors.update(seat.errors)
-        latencies.extend(seat.client.stats.latencies)
-    return {
-        "hands": run.hands,
-        "hands_by_table": {str(t): len(h) for t, h in sorted(run.ended.items())},
-        "actions": sum(s.client.stats.actions for s in seats),
-        "errors": dict(sorted(errors.items())),
-        "reconnects": sum(s.client.stats.reconnects for s in seats),
-        "resyncs": sum(s.client.stats.resyncs for s in seats),
-        "retries": sum(s.client.stats.retries for s in seats),
-        "latency_ms": {
-            "p50": percentile(latencies, 0.50),
-            "p95": percentile(latencies, 0.95),
-            "p99": percentile(latencies, 0.99),
-            "count": len(latencies),
-        },
-        "seconds": round(time.monotonic() - run.started, 2),
-        "tables": sorted({s.info.id for s in seats}),
-        "bots": len(seats),
-        "strategies": dict(Counter(s.strategy for s in seats)),
-        "timed_out": ending.timed_out,
-        "closed_tables": ending.closed,
-        "chips_returned": ending.returned,
-    }
-
-
-class _Progress:
-    """A one-line bar on stderr (a line per tenth when stderr is not a terminal)."""
-
-    def __init__(self, run: _Run, seats: list[_Seat], out: TextIO) -> None:
-        self.run, self.seats, self.out = run, seats, out
-        self.tty = out.isatty()
-        self.shown_tenth = -1
-
-    def line(self) -> str:
-        run, total = self.run, self.run.options.hands
-        done = min(run.hands, total)
-        filled = done * 30 // total
-        actions = sum(s.client.stats.actions for s in self.seats)
-        errors = sum(
-            sum(s.client.stats.errors.values()) + sum(s.errors.values()) for s in self.seats
-        )
-        reconnects = sum(s.client.stats.reconnects for s in self.seats)
-        return (
-            f"[{'#' * filled}{'.' * (30 - filled)}] {run.hands}/{total} hands  "
-            f"{actions} actions  {errors} errors  {reconnects} reconnects  "
-            f"{time.monotonic() - run.started:.1f}s"
-        )
-
-    def show(self, final: bool = False) -> None:
-        if self.tty:
-            self.out.write("\r" + self.line() + ("\n" if final else ""))
-            self.out.flush()
-            return
-        tenth = min(self.run.hands, self.run.options.hands) * 10 // self.run.options.hands
-        if tenth != self.shown_tenth or final:
-            self.shown_tenth = tenth
-            self.out.write(self.line() + "\n")
-            self.out.flush()
-
-    async def keep_showing(self) -> None:
-        while True:
-            self.show()
-            await asyncio.sleep(0.25)
-
-
-async def _chaos(seats: list[_Seat], every: float, rng: random.Random) -> None:
+async def _chaos(seats: list[Seat], every: float, rng: random.Random) -> None:
     while True:
         await asyncio.sleep(every)
         live = [s for s in seats if not s.done]
@@ -528,13 +415,13 @@ async def run(options: Options, *, progress_to: TextIO | None = None) -> dict[st
     the house; an error before play is raised once that is done."""
     rng = random.Random(options.seed)
     run_id = secrets.token_hex(3)
-    state = _Run(options)
-    seats: list[_Seat] = []
+    state = Run(options)
+    seats: list[Seat] = []
     tasks: list[asyncio.Task[None]] = []
     helpers: list[asyncio.Task[None]] = []  # the progress bar, the chaos monkey
     opened: list[int] = []
     made: list[str] = []
-    ending = _Ending()
+    ending = Ending()
     async with StudClient(options.server, fallback_urls=options.fallback_servers) as admin:
         await sign_in(
             admin,
@@ -542,7 +429,7 @@ async def run(options: Options, *, progress_to: TextIO | None = None) -> dict[st
             operator=options.operator,
             password=options.operator_password,
         )
-        progress = _Progress(state, seats, progress_to or sys.stderr)
+        progress = Progress(state, seats, progress_to or sys.stderr)
         try:
             infos = await _open_tables(options, admin, run_id, opened)
             for t, info in enumerate(infos):
@@ -597,7 +484,7 @@ async def run(options: Options, *, progress_to: TextIO | None = None) -> dict[st
             )
             if options.progress and seats:
                 progress.show(final=True)
-    return _report(state, seats, ending)
+    return make_report(state, seats, ending)
 
 
 def failures(report: dict[str, Any], *, chaos: bool = False) -> list[str]:

@@ -17,7 +17,7 @@ import secrets
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import orjson
 
@@ -58,6 +58,28 @@ SEED_RACES = frozenset({ErrorCode.NOT_SEATED, ErrorCode.SEED_WINDOW_CLOSED})
 LISTENER_QUEUE = 4096
 MAX_RETRY_AFTER = 5.0  # the longest a command waits, as the server asked, to be tried again
 _action_ids = itertools.count(1)
+# A seat not dealt in: SeatView's hand fields, from ``in_hand`` to ``shown``, as they default.
+_NOT_IN_HAND = (False, 0, 0, (), (), 0, False, False, False)
+T = TypeVar("T")
+
+
+async def wait_until(
+    changed: Callable[[], asyncio.Event],
+    current: Callable[[], T],
+    predicate: Callable[[T], bool],
+    timeout: float | None,
+) -> T:
+    """The first ``current()`` (the one now included) for which ``predicate`` holds, looked
+    at again each time the ``changed()`` event of the moment is set (a table's view, a
+    tournament follow). The event is taken before ``current``: a change in between is not
+    missed."""
+    async with asyncio.timeout(timeout):
+        while True:
+            event = changed()
+            now = current()
+            if predicate(now):
+                return now
+            await event.wait()
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,9 +138,11 @@ class Table:
         self._picture = TablePicture(0, client.player)  # the table, folded by the engine
         self._turn_seq: int | None = None
         self._clock: Clock | None = None  # the picture's clock, as a monotonic deadline
-        self._version = 0
         self._view: TableView | None = None
-        self._changed = asyncio.Event()
+        # seat -> (its fields, its SeatView) as the last view built it
+        self._seat_views: dict[int, tuple[tuple[Any, ...], SeatView]] = {}
+        # Set at the next change; made only when something waits for one (``wait_for``).
+        self._changed: asyncio.Event | None = None
         self._listeners: list[asyncio.Queue[TableEvent]] = []
         self._synced = asyncio.Event()
         self._acting: list[float] = []  # [sent at, seen at]: the act in flight
@@ -162,13 +186,14 @@ class Table:
         self, predicate: Callable[[TableView], bool], timeout: float | None = None
     ) -> TableView:
         """The first view (the current one included) for which ``predicate`` holds."""
-        async with asyncio.timeout(timeout):
-            while True:
-                changed = self._changed
-                current = self.view
-                if predicate(current):
-                    return current
-                await changed.wait()
+        return await wait_until(self._next_change, lambda: self.view, predicate, timeout)
+
+    def _next_change(self) -> asyncio.Event:
+        """The event the next change sets (the view or a listener's event)."""
+        changed = self._changed
+        if changed is None:
+            changed = self._changed = asyncio.Event()
+        return changed
 
     # ------------------------------------------------------------------ commands
 
@@ -436,10 +461,11 @@ class Table:
             del self.seeds[min(self.seeds)]
 
     def _changed_now(self, event: TableEvent) -> None:
-        self._version += 1
         self._view = None
-        changed, self._changed = self._changed, asyncio.Event()
-        changed.set()
+        changed = self._changed
+        if changed is not None:  # a waiter's: the next one waits for the change after
+            self._changed = None
+            changed.set()
         for queue in self._listeners:
             if queue.full():
                 with contextlib.suppress(asyncio.QueueEmpty):
@@ -448,29 +474,26 @@ class Table:
 
     def _build(self) -> TableView:
         table = self._picture
-        picture = table.hand_view()
+        picture = table.hand_view(pots=False, detached=False)  # read here, kept as tuples
         hand_seats: dict[int, dict[str, Any]] = picture["seats"] if picture else {}
         over = bool(picture and picture["over"])
         seats = []
+        kept = self._seat_views
         for number, seat in enumerate(table.seats):
             h = hand_seats.get(number)
             if h is None:
-                seats.append(
-                    SeatView(
-                        number,
-                        seat.player,
-                        seat.stack,
-                        seat.pending_chips,
-                        seat.sitting_out,
-                        seat.leaving,
-                        seat.connected,
-                        sit_out_next_hand=seat.sit_out_next_hand,
-                    )
+                key: tuple[Any, ...] = (
+                    seat.player,
+                    seat.stack,
+                    seat.pending_chips,
+                    seat.sitting_out,
+                    seat.leaving,
+                    seat.connected,
+                    *_NOT_IN_HAND,
+                    seat.sit_out_next_hand,
                 )
-                continue
-            seats.append(
-                SeatView(
-                    number,
+            else:
+                key = (
                     seat.player,
                     seat.stack if over else h["stack"],
                     seat.pending_chips,
@@ -486,9 +509,17 @@ class Table:
                     h["folded"],
                     h["all_in"],
                     h["shown"],
-                    sit_out_next_hand=seat.sit_out_next_hand,
+                    seat.sit_out_next_hand,
                 )
-            )
+            # A seat alike since the last view is the same (frozen) SeatView: most events
+            # change one seat or none.
+            last = kept.get(number)
+            if last is not None and last[0] == key:
+                seats.append(last[1])
+            else:
+                made = SeatView(number, *key)
+                kept[number] = (key, made)
+                seats.append(made)
         legal = picture["legal"] if picture else None
         return TableView(
             table=self.id,

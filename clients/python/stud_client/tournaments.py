@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
 from stud_client.errors import ConnectionLost, ServerError
-from stud_client.table import TRY_AGAIN
+from stud_client.table import TRY_AGAIN, wait_until
 
 if TYPE_CHECKING:
     from stud_client.client import StudClient
@@ -148,12 +148,7 @@ class TournamentFollow:
         self, predicate: Callable[[TournamentFollow], bool], timeout: float | None = None
     ) -> TournamentFollow:
         """This follow once ``predicate`` holds for it (at once if it does now)."""
-        async with asyncio.timeout(timeout):
-            while True:
-                changed = self._changed
-                if predicate(self):
-                    return self
-                await changed.wait()
+        return await wait_until(lambda: self._changed, lambda: self, predicate, timeout)
 
     # ------------------------------------------------------------------ asking
 
