@@ -21,9 +21,10 @@ facts and carries out its orders:
   acceptance or decline is a request, taken as a fact like an operator's; what a fact decided
   of a deal is journaled after it as a record, and a deal made is paid in its transaction.
 * **Telling the players** (``server.tournaments.announcer``): after each fact's orders are
-  carried out, the events they make (seated, moved, out, the final table, the end) and the
-  clock's (a level, a break) go on the bus; a director that takes over says its journal's
-  last fact again, since it cannot know whether they left.
+  carried out (the end: before its tables close), the events they make (seated, moved, out,
+  the final table, the end) and the clock's (a level, a break) go on the bus; a director
+  that takes over says the facts of its journal's last seconds again (``RETELL_SECONDS``),
+  since it cannot know whether they left; a client drops an event whose key it has.
 * **Hearing the tables.** The director reads each table's new hands from the database: the
   bus only wakes it (a table's ``hand_ended`` or ``hand_cancelled``), so an event lost on the
   bus delays it by at most ``poll_seconds`` and changes nothing.
@@ -98,6 +99,11 @@ log = logging.getLogger(__name__)
 
 WAKING_EVENTS = frozenset({"hand_ended", "hand_cancelled", "request"})
 
+# A director taking over tells again the events of the facts written in the last seconds of
+# the journal (those of one read's hands, written together, included): whether they left
+# before the director it replaces stopped cannot be known.
+RETELL_SECONDS = 10.0
+
 # Facts replayed between two turns of the event loop: a director taking over a field of a
 # thousand replays thousands of facts, half a second in one go.
 REPLAY_SLICE = 200
@@ -139,15 +145,16 @@ class Director:
         self.table_ids: dict[int, int] = {}  # the tournament's table number -> table id
         self.seq = 0  # the journal's last fact
         self.announcer = Announcer(tables.bus, tournament_id)
-        self.replayed: tuple[str, list[Order]] | None = None  # the journal's last fact, loaded
+        self.retold: list[Told] = []  # the events of the journal's last facts, loaded
 
     # ------------------------------------------------------------------ the life of it
 
     async def play(self) -> None:
         """Start the tournament (or take it over where its journal ends) and run it out."""
         await self.load()
-        if self.replayed is not None:  # taken over: its events may not have left
-            await self._announce(*self.replayed)
+        for told in self.retold:  # taken over: their events may not have left
+            await self.announcer.tell(told)
+        self.retold = []
         subscription = self.tables.bus.subscribe(
             tournament_requests_channel(self.tournament_id),
             *(table_channel(i) for i in self.table_ids.values()),
@@ -221,6 +228,7 @@ class Director:
             prize_pool=int(started.data["prize_pool"]),
         )
         expected: list[tuple[str, dict[str, Any]]] = []  # the records a fact's orders make
+        retell_from = facts[-1].at - RETELL_SECONDS
         for count, fact in enumerate(facts, 1):
             if count % REPLAY_SLICE == 0:
                 await asyncio.sleep(0)  # a long journal is not replayed in one go
@@ -232,7 +240,19 @@ class Director:
             else:
                 orders = self._replay(fact)
                 expected = settlement.records(orders)
-                self.replayed = (fact.kind, orders)
+                if fact.at >= retell_from:
+                    # Made as the fact left the run, keyed as its director made them (the
+                    # journal's number after its records): a client that has them drops them.
+                    self.retold.append(
+                        self.announcer.told(
+                            self._run(),
+                            self.table_ids,
+                            seq=fact.seq + len(expected),
+                            kind=fact.kind,
+                            orders=orders,
+                            at=fact.at,
+                        )
+                    )
             self.seq = fact.seq
         return seed
 
@@ -310,7 +330,7 @@ class Director:
         # a pause after its permit, time for them to go there.
         await self.carry_out([order for order in orders if not isinstance(order, Deal)])
         seated = time.perf_counter()
-        await self._announce("started", orders)
+        await self.announcer.tell(self._told("started", orders))
         told = time.perf_counter()
         await self.carry_out([order for order in orders if isinstance(order, Deal)])
         log.info(
@@ -410,9 +430,7 @@ class Director:
                     break
             await session.commit()
         self.seq = seq
-        await self.carry_out(orders)
-        for each in told:
-            await self.announcer.tell(each)
+        await self.deliver(orders, told)
 
     async def take_requests(self) -> None:
         """The requests waiting, in the order they came, each a fact of the journal or refused
@@ -427,8 +445,7 @@ class Director:
         due = run.next_wake(at)
         if due is not None and due <= at:
             orders = await self._take("woke", {}, at)
-            await self.carry_out(orders)
-            await self._announce("woke", orders)
+            await self.deliver(orders, [self._told("woke", orders)])
 
     # ------------------------------------------------------------------ the tables
 
@@ -470,11 +487,25 @@ class Director:
                 if record is not None:
                     await self.tables.open_table(record)
 
-    async def _announce(self, kind: str, orders: list[Order]) -> None:
-        """The events of the fact just taken (its orders carried out) and of the clock."""
-        await self.announcer.fact(
+    def _told(self, kind: str, orders: list[Order]) -> Told:
+        """The events of the fact just taken (``self.seq`` the journal's last), and of the
+        clock, made from the state it left."""
+        return self.announcer.told(
             self._run(), self.table_ids, seq=self.seq, kind=kind, orders=orders, at=self.clock()
         )
+
+    async def deliver(self, orders: list[Order], told: list[Told]) -> None:
+        """Facts taken: their orders carried out, then their events told (a player told they
+        moved sits there already). The tournament's end is told first: a director cut short
+        once its tables are closed has no one to take over and tell it."""
+        if self._run().over:
+            for each in told:
+                await self.announcer.tell(each)
+            await self.carry_out(orders)
+            return
+        await self.carry_out(orders)
+        for each in told:
+            await self.announcer.tell(each)
 
     def _me(self) -> dict[str, Any]:
         return {"tournament_id": self.tournament_id}

@@ -24,6 +24,7 @@ from engine.tournament.spec import TournamentSpec
 from server.db.models import TournamentFact, TournamentRequest
 from server.db.types import utcnow
 from server.tournaments import final_deals, purchases
+from server.tournaments.announcer import Told
 
 # What each request becomes in the journal (``server.tournaments.requests``).
 REQUEST_FACTS = {
@@ -58,7 +59,9 @@ class Taker(Protocol):
 
     async def carry_out(self, orders: list[Order]) -> None: ...
 
-    async def _announce(self, kind: str, orders: list[Order]) -> None: ...
+    def _told(self, kind: str, orders: list[Order]) -> Told: ...
+
+    async def deliver(self, orders: list[Order], told: list[Told]) -> None: ...
 
 
 async def take_requests(director: Taker) -> None:
@@ -107,8 +110,7 @@ async def take_requests(director: Taker) -> None:
             await _done(session, request, outcome, fact_seq=fact.seq)
             await session.commit()
         director.seq = last
-        await director.carry_out(orders)
-        await director._announce(kind, orders)
+        await director.deliver(orders, [director._told(kind, orders)])
 
 
 def _taken(run: TournamentRun, request: TournamentRequest, orders: list[Order]) -> dict[str, Any]:
@@ -152,8 +154,7 @@ async def _take_paid(director: Taker, request: TournamentRequest, fact: Tourname
         await _done(session, request, outcome, fact_seq=fact.seq)
         await session.commit()
     director.seq = last
-    await director.carry_out(orders)
-    await director._announce(fact.kind, orders)
+    await director.deliver(orders, [director._told(fact.kind, orders)])
 
 
 async def _refuse(director: Taker, request: TournamentRequest, refusal: Refusal) -> None:

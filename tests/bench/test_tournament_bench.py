@@ -14,14 +14,14 @@ def test_a_small_tournament_is_played_to_a_winner_and_reported(tmp_path: Path) -
     report = tmp_path / "tournament.json"
     done = run_bench(
         "tournament.py",
-        *("--entrants", "16", "--level-minutes", "0.15", "--starting-chips", "400"),
+        *("--entrants", "10", "--level-minutes", "0.15", "--starting-chips", "200"),
         *("--think", "0.02,0.1", "--workers", "1", "--json", str(report)),
         timeout=600,
     )
     assert done.returncode == 0, done.stdout + done.stderr
     figures = json.loads(report.read_text())
     burst = figures["registration"]
-    assert burst["entrants"] == 16 and burst["failures"] == 0
+    assert burst["entrants"] == 10 and burst["failures"] == 0
     assert figures["not_connected"] == 0
     assert figures["tables_at_start"] == 2
     assert figures["winner"] is not None and figures["to_winner_s"] > 0

@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import random
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 import httpx
@@ -32,12 +32,14 @@ from test_director import run_sit_and_go
 from engine.fair import commitment
 from engine.tournament import journal
 from engine.tournament.check import Fact, PlayedHand, Standing, check_tournament
+from engine.tournament.orders import CloseTable
 from engine.tournament.run import Deal, Order, SeatPlayer, TournamentRun
 from engine.tournament.templates import TEMPLATES
 from server import cli
 from server.db.models import TournamentFact
 from server.settings import Settings
 from server.tournaments import director_hands
+from server.tournaments.announcer import Announcer, Notice, Told
 from server.tournaments.director import Director
 from server.tournaments.director_hands import WrittenHand, fact_of
 from server.verify import download_tournament, verify_tournament
@@ -266,5 +268,51 @@ async def test_a_director_stopped_mid_read_took_none_of_its_hands(
 
     assert stopped, "no read took several hands"
     assert loaded == stopped
+    verdict = verify_tournament(await download_tournament(client, tournament_id))
+    assert verdict.fair, verdict.lines
+
+
+async def test_a_director_stopped_before_telling_a_read_has_its_events_told_by_the_next(
+    app: FastAPI,
+    client: httpx.AsyncClient,
+    settings: Settings,
+    session: AsyncSession,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Stopped once a read of several hands is written and its orders carried out, before
+    any of its events left: the director that takes over tells them all (the facts of its
+    journal's last seconds), under the keys they were made with; and the tournament's end is
+    told before its last table closes."""
+    published: list[str] = []  # every event's key, in the order it went on the bus
+    publish = Announcer.publish
+
+    async def recording(self: Announcer, notices: Sequence[Notice], seq: int) -> None:
+        published.extend(notice.key for notice in notices)
+        await publish(self, notices, seq)
+
+    dropped: list[Told] = []  # the stopped read's events, never told by its director
+    steps: list[str] = []  # the end: told, and tables closed, in the order done
+    deliver = Director.deliver
+
+    async def stopping(self: Director, orders: list[Order], told: list[Told]) -> None:
+        several = len(told) >= 2 and any(each.notices for each in told)
+        if not dropped and several and not self._run().over:
+            await self.carry_out(orders)
+            dropped.extend(told)
+            raise RuntimeError("the node stopped here")
+        if self._run().over:
+            steps.extend(f"told {n.kind}" for each in told for n in each.notices)
+            steps.extend("closed" for order in orders if isinstance(order, CloseTable))
+        await deliver(self, orders, told)
+
+    monkeypatch.setattr(director_hands, "written", all_together())
+    monkeypatch.setattr(Announcer, "publish", recording)
+    monkeypatch.setattr(Director, "deliver", stopping)
+    tournament_id = await run_sit_and_go(app, client, settings, session, players=9, seats=3)
+
+    assert dropped, "no read took several hands"
+    keys = [notice.key for each in dropped for notice in each.notices]
+    assert keys and set(keys) <= set(published), (keys, published)
+    assert steps.index("told finished") < steps.index("closed"), steps
     verdict = verify_tournament(await download_tournament(client, tournament_id))
     assert verdict.fair, verdict.lines
