@@ -13,13 +13,15 @@ import os
 import sys
 from collections import Counter
 from collections.abc import Callable, Coroutine, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 import httpx
 
 from stud_client import ServerError, StudClient, StudError
 
 __all__ = [
+    "Playing",
+    "play_counts",
     "report_and_exit_code",
     "add_connection_arguments",
     "listed",
@@ -30,6 +32,22 @@ __all__ = [
     "sign_in",
     "think_range",
 ]
+
+
+class Playing(Protocol):
+    """A bot as the progress line counts it: its client, and its failures that were no
+    error frame."""
+
+    client: StudClient
+    errors: Counter[str]
+
+
+def play_counts(bots: Sequence[Playing]) -> str:
+    """The bots' actions, errors and reconnects so far, for a progress line."""
+    actions = sum(bot.client.stats.actions for bot in bots)
+    errors = sum(sum(bot.client.stats.errors.values()) + sum(bot.errors.values()) for bot in bots)
+    reconnects = sum(bot.client.stats.reconnects for bot in bots)
+    return f"{actions} actions  {errors} errors  {reconnects} reconnects"
 
 
 def add_connection_arguments(parser: argparse.ArgumentParser) -> None:

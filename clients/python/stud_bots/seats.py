@@ -11,7 +11,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TextIO
 
-from stud_bots.common import percentile
+from stud_bots.common import percentile, play_counts
 from stud_bots.strategies import Bot
 from stud_client import StudClient, Table, TableInfo
 
@@ -106,15 +106,9 @@ class Progress:
         run, total = self.run, self.run.options.hands
         done = min(run.hands, total)
         filled = done * 30 // total
-        actions = sum(s.client.stats.actions for s in self.seats)
-        errors = sum(
-            sum(s.client.stats.errors.values()) + sum(s.errors.values()) for s in self.seats
-        )
-        reconnects = sum(s.client.stats.reconnects for s in self.seats)
         return (
             f"[{'#' * filled}{'.' * (30 - filled)}] {run.hands}/{total} hands  "
-            f"{actions} actions  {errors} errors  {reconnects} reconnects  "
-            f"{time.monotonic() - run.started:.1f}s"
+            f"{play_counts(self.seats)}  {time.monotonic() - run.started:.1f}s"
         )
 
     def show(self, final: bool = False) -> None:

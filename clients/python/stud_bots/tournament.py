@@ -64,6 +64,7 @@ from stud_bots.common import (
     listed,
     operator_password,
     percentile,
+    play_counts,
     report_and_exit_code,
     return_chips,
     servers_of,
@@ -408,14 +409,9 @@ class _Progress:
         field_ = f"{state.get('entrants', 0)}/{state.get('max_entrants', '?')} registered"
         if "players_left" in state:
             field_ = f"{state['players_left']}/{state['entrants']} players left"
-        actions = sum(p.client.stats.actions for p in self.players)
-        errors = sum(
-            sum(p.client.stats.errors.values()) + sum(p.errors.values()) for p in self.players
-        )
-        reconnects = sum(p.client.stats.reconnects for p in self.players)
         return (
-            f"{field_}  {self.run.hands} hands  {actions} actions  "
-            f"{errors} errors  {reconnects} reconnects  {time.monotonic() - self.run.started:.1f}s"
+            f"{field_}  {self.run.hands} hands  {play_counts(self.players)}  "
+            f"{time.monotonic() - self.run.started:.1f}s"
         )
 
     def show(self, final: bool = False) -> None:
