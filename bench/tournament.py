@@ -44,7 +44,7 @@ import tempfile
 import time
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -389,6 +389,37 @@ def metric_sum(text: str, name: str, **labels: str) -> float:
 # ---------------------------------------------------------------------- the run
 
 
+@dataclass
+class Minutes:
+    """Each minute of play as the machine spent it (from the first look after the start,
+    the last minute whole or not): the node's CPU and the bots' (in % of one core), and the
+    p99 of the probe's pings (how long a frame waited for the node's event loop), beside the
+    bots' p99 of the same minute: what of an action's latency was the node's."""
+
+    node: list[int]
+    bots: list[int]
+    probe: Probe
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    round_trips: list[float] = field(default_factory=list)
+    last: tuple[ProcessSample, ProcessSample] | None = None
+
+    def take(self) -> None:
+        now = (ProcessSample.take(self.node), ProcessSample.take(self.bots))
+        trips = self.probe.take()
+        self.round_trips += trips
+        if self.last is not None:
+            node, bots = self.last
+            seconds = now[0].at - node.at
+            self.rows.append(
+                {
+                    "node_cpu_percent": (now[0].cpu_seconds - node.cpu_seconds) / seconds * 100,
+                    "bots_cpu_percent": (now[1].cpu_seconds - bots.cpu_seconds) / seconds * 100,
+                    "ping_p99_ms": ms(percentile(trips, 0.99)),
+                }
+            )
+        self.last = now
+
+
 async def play(options: Options, room: Cardroom) -> dict[str, Any]:
     node = room.nodes[0]
     base, ws_url = node.url, node.url.replace("http://", "ws://") + "/ws"
@@ -498,6 +529,9 @@ async def run_tournament(
     start = starts_at.timestamp()
     before = ProcessSample.take(room.pids())
     deadline = time.monotonic() + START_AFTER + options.timeout_minutes * 60
+    bots = [process.pid for process in workers.processes if process.pid is not None]
+    minutes_spent = Minutes(room.pids(), bots, probe)
+    next_minute: float | None = None
     while not follower.finished.is_set():
         if options.minutes is not None and time.time() - start >= options.minutes * 60:
             break
@@ -506,6 +540,12 @@ async def run_tournament(
         if time.monotonic() > deadline:
             raise RuntimeError("the tournament did not finish in time")
         await asyncio.sleep(10)
+        if follower.started_at is not None and next_minute is None:
+            minutes_spent.take()
+            next_minute = time.time() + 60
+        elif next_minute is not None and time.time() >= next_minute:
+            minutes_spent.take()
+            next_minute += 60
         elapsed = time.time() - start
         print(
             f"  {elapsed:6.0f} s: {follower.players_left} players left at {follower.tables} "
@@ -515,10 +555,12 @@ async def run_tournament(
     after = ProcessSample.take(room.pids())
     counts = (await ServerCounts.scrape(http, room.nodes)).since(counts_before)
     metrics = (await http.get(f"{node.url}/metrics")).text
+    if next_minute is not None:
+        minutes_spent.take()  # the last minute, whole or not
     reports: list[TournamentStats] = [
         answer[1] for answer in await workers.ask([("report",)] * len(workers.pipes))
     ]
-    round_trips = probe.take()
+    round_trips = minutes_spent.round_trips + probe.take()
     await probe.stop()
     following.cancel()
     assert follower.started_at is not None
@@ -554,6 +596,7 @@ async def run_tournament(
         "first_two_minutes_p99_ms": ms(percentile(first_two, 0.99)),
         "worst_minute_p99_ms": ms(max((m for m in minutes if m is not None), default=None)),
         "minutes_p99_ms": [ms(m) for m in minutes],
+        "minutes_spent": minutes_spent.rows,
         "minutes_over_target": sum(
             1 for m in minutes if m is not None and m * 1000 >= options.p99_ms
         ),
@@ -614,6 +657,17 @@ def summary(figures: dict[str, Any], options: Options) -> list[str]:
         f"minutes over {options.p99_ms:g} ms); ping p99 {num(f['ping_p99_ms'])} ms, "
         f"max {num(f['ping_max_ms'])} ms",
     ]
+    spent = f.get("minutes_spent") or []
+    if spent:
+        lines.append(
+            "each minute: the bots' p99 / the ping's p99 (ms), the node's CPU / the bots' "
+            "(% of a core): "
+            + "; ".join(
+                f"{n + 1}: {num(bots)} / {num(row['ping_p99_ms'])}, "
+                f"{row['node_cpu_percent']:.0f} / {row['bots_cpu_percent']:.0f}"
+                for n, (bots, row) in enumerate(zip(f["minutes_p99_ms"], spent, strict=False))
+            )
+        )
     if moves is not None:
         lines.append(
             f"moves: {moves['by_reason']}, waited p50 {num(moves['waited_p50_s'], 2)} s, p99 "

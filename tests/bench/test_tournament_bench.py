@@ -29,6 +29,9 @@ def test_a_small_tournament_is_played_to_a_winner_and_reported(tmp_path: Path) -
     assert figures["hands"] > 0 and figures["acts_timed"] > 0
     assert 0 < figures["p50_ms"] <= figures["p99_ms"]
     assert figures["minutes_p99_ms"] and figures["pauses"] > 0
+    spent = figures["minutes_spent"]  # the machine's share of each minute
+    assert spent and all(row["node_cpu_percent"] > 0 for row in spent)
+    assert all(row["ping_p99_ms"] > 0 for row in spent) and "each minute:" in done.stdout
     moves = figures["moves"]
     assert moves["by_reason"].get("final_table", 0) > 0  # the two tables met at one
     assert sum(moves["hands_waited"].values()) == sum(moves["by_reason"].values())
