@@ -68,9 +68,7 @@ from engine.tournament.spec import TournamentSpec
 from server.accounts import ledger
 from server.bus.memory import Bus, table_channel, tournament_requests_channel
 from server.db.models import (
-    Account,
     EntryStatus,
-    SeatRecord,
     TableRecord,
     TableStatus,
     TournamentEntry,
@@ -88,7 +86,7 @@ from server.tournaments import (
     director_hands,
     director_requests,
     dispatch,
-    purchases,
+    reconciling,
     registry,
     settlement,
 )
@@ -536,67 +534,13 @@ class Director:
                 raise
 
     async def reconcile(self) -> None:
-        """The tables made to match the state the journal gives: each player at the table and
-        seat it says, with the chips it says (anyone else taken away: a player out, or one
-        the state has at another seat), the tables it no longer runs closed; the stakes; the
-        permits. What a director that took over does first (each step harmless when already
-        done), also once the tournament is over (its last orders may not have been carried
-        out)."""
-        run = self._run()
-        async with self.sessionmaker() as session:
-            seated = await self._seated(session)
-            still_open = await self._open_tables_now(session)
-        wanted = {
-            player: (number, seat)
-            for number, state in run.tables.items()
-            for seat, player in state.seats.items()
-        }
-        orders: list[Order] = [
-            RemovePlayer(number, player)
-            for player, (number, seat) in sorted(seated.items())
-            if wanted.get(player) != (number, seat)
-        ]
-        orders += [
-            SeatPlayer(number, seat, player, run.stacks[player])
-            for player, (number, seat) in sorted(wanted.items())
-            if seated.get(player) != (number, seat)
-        ]
-        orders += [CloseTable(number) for number in still_open if number not in run.tables]
-        in_place = {p: where for p, where in seated.items() if wanted.get(p) == where}
-        async with self.sessionmaker() as session:
-            orders += await purchases.chips_not_added(session, run, self.table_ids, in_place)
-        level = run.clock.read(self.clock()).level if run.clock is not None else None
-        for number, state in sorted(run.tables.items()):
-            if state.stakes is not None and level is not None:
-                orders.append(Stakes(number, level))
-            if state.allowed:
-                orders.append(Deal(number, state.next_hand))
-            orders += [
-                KillHand(number, player)
-                for player in sorted(state.seats.values())
-                if player in run.disqualifying
-            ]
+        """The tables made to match the state the journal gives (``reconciling``): what a
+        director that took over does first (each step harmless when already done), also once
+        the tournament is over (its last orders may not have been carried out)."""
+        orders = await reconciling.orders(
+            self.sessionmaker, self._run(), self.tournament_id, self.table_ids, self.clock()
+        )
         await self.carry_out(orders)
-
-    async def _seated(self, session: AsyncSession) -> dict[str, tuple[int, int]]:
-        """Where the tournament's players sit now, by the tables' seat rows."""
-        numbers = {table_id: number for number, table_id in self.table_ids.items()}
-        rows = await session.execute(
-            select(Account.username, SeatRecord.table_id, SeatRecord.seat)
-            .join(Account, Account.id == SeatRecord.account_id)
-            .where(SeatRecord.table_id.in_(list(numbers)))
-        )
-        return {name: (numbers[table_id], int(seat)) for name, table_id, seat in rows.all()}
-
-    async def _open_tables_now(self, session: AsyncSession) -> list[int]:
-        """The numbers of the tournament's tables not closed yet, by their rows."""
-        numbers = await session.scalars(
-            select(TableRecord.tournament_table).where(
-                TableRecord.tournament_id == self.tournament_id,
-                TableRecord.status == TableStatus.OPEN.value,
-            )
-        )
-        return sorted(int(number) for number in numbers.all() if number)
 
     # ------------------------------------------------------------------ reading
 
