@@ -228,19 +228,6 @@ class Announcer:
         self.entry: int | None = None  # the clock entry announced last
         self.hand_for_hand: bool | None = None
 
-    async def fact(
-        self,
-        run: TournamentRun,
-        table_ids: Mapping[int, int],
-        *,
-        seq: int,
-        kind: str,
-        orders: Sequence[Order],
-        at: float,
-    ) -> None:
-        """The events of the fact ``seq`` (its orders carried out), then of the clock."""
-        await self.tell(self.told(run, table_ids, seq=seq, kind=kind, orders=orders, at=at))
-
     def told(
         self,
         run: TournamentRun,

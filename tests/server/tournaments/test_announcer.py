@@ -103,7 +103,7 @@ async def test_the_announcer_publishes_on_the_tournament_and_the_players_channel
     orders = TournamentRun(run.spec, tournament_id=9, seed=SEED, prize_pool=run.prize_pool).start(
         names, START
     )
-    await announcer.fact(run, ids, seq=1, kind="started", orders=orders, at=START)
+    await announcer.tell(announcer.told(run, ids, seq=1, kind="started", orders=orders, at=START))
     # Twenty minutes on: the next level, said once however often the director looks.
     await announcer.clock(run, seq=1, at=START + 1201)
     await announcer.clock(run, seq=1, at=START + 1202)
@@ -115,7 +115,7 @@ async def test_the_announcer_publishes_on_the_tournament_and_the_players_channel
     assert own[0]["key"] == drain_keys(other)[0]  # one event, one key, whoever hears it
     # Hand for hand, once it turns on.
     run.hand_for_hand = True
-    await announcer.fact(run, ids, seq=2, kind="hand", orders=[], at=START + 1300)
+    await announcer.tell(announcer.told(run, ids, seq=2, kind="hand", orders=[], at=START + 1300))
     (switch,) = drain(everyone)
     assert switch["kind"] == "hand_for_hand" and switch["data"]["on"] is True
     assert switch["fact"] == 2
