@@ -21,6 +21,13 @@ A node playing on at a steady count of tables holds a steady heap and never stop
 memory that grows, be it new tables or garbage waiting among the frozen, brings the pass, its
 cost spread over that growth. CPython's own thresholds stay, high, for a burst of objects
 between two ticks.
+
+A growth the node makes on purpose, all at once, has a moment of its own for that pass: a
+tournament's start opens its tables and seats its field together (125 tables and 1,000
+players at once), and the full pass its growth calls for would otherwise come in the first
+minutes of play, when every one of those tables deals at once and waits it out together.
+:func:`settle_now` takes it at once, before the tables may deal; the heap it leaves is the
+mark the next pass's growth is counted from.
 """
 
 from __future__ import annotations
@@ -41,6 +48,16 @@ THAW_GROWTH = 0.25
 
 log = logging.getLogger(__name__)
 
+_running: Collector | None = None  # this process's clock, while it runs
+
+
+def settle_now() -> None:
+    """The full pass due to a burst of lasting objects just made, taken now, at a moment
+    the caller knows no table is playing (see the module); nothing without a running clock
+    (a process with CPython's passes alone)."""
+    if _running is not None:
+        _running.settle()
+
 
 class Collector:
     """The node's collection passes on the event loop's clock (see the module)."""
@@ -54,15 +71,20 @@ class Collector:
         self._handle: asyncio.TimerHandle | None = None
 
     def start(self, loop: asyncio.AbstractEventLoop) -> None:
+        global _running
         gc.set_threshold(*THRESHOLDS)
         if self.thaw_seconds:
             self._thawed_at = time.monotonic()
             self._handle = loop.call_later(YOUNG_EVERY_SECONDS, self._tick, loop)
+            _running = self
 
     def stop(self) -> None:
+        global _running
         if self._handle is not None:
             self._handle.cancel()
             self._handle = None
+        if _running is self:
+            _running = None
 
     def _tick(self, loop: asyncio.AbstractEventLoop) -> None:
         self.collect()
@@ -82,6 +104,11 @@ class Collector:
         gc.collect(0)
         self.passes[0] += 1
         gc.freeze()
+
+    def settle(self) -> None:
+        """A full pass now, whatever the time since the last (see :func:`settle_now`)."""
+        self._thawed_at = time.monotonic()
+        self._full_pass()
 
     def _full_pass(self) -> None:
         heap, before = sys.getallocatedblocks(), self._heap_after_full_pass

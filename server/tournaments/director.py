@@ -65,6 +65,7 @@ from engine.tournament.run import (
     TournamentRun,
 )
 from engine.tournament.spec import TournamentSpec
+from server import collector
 from server.accounts import ledger
 from server.bus.memory import Bus, table_channel, tournament_requests_channel
 from server.db.models import (
@@ -330,13 +331,18 @@ class Director:
         seated = time.perf_counter()
         await self.announcer.tell(self._told("started", orders))
         told = time.perf_counter()
+        # The node's heap grew by the tables and their players at once: its full pass now,
+        # before any of them deals, not in their first minutes of play (server/collector.py).
+        collector.settle_now()
+        settled = time.perf_counter()
         await self.carry_out([order for order in orders if isinstance(order, Deal)])
         log.info(
             "tournament %s started: %d players at %d tables; the fact written in %.2f s, the "
             "tables opened in %.2f s, the players seated in %.2f s, told in %.2f s, the "
-            "tables let deal in %.2f s",
+            "node's heap settled in %.2f s, the tables let deal in %.2f s",
             self.tournament_id, len(self._run().stacks), len(self.table_ids), written - began,
-            opened - written, seated - opened, told - seated, time.perf_counter() - told,
+            opened - written, seated - opened, told - seated, settled - told,
+            time.perf_counter() - settled,
         )  # fmt: skip
 
     async def _make_table(self, session: AsyncSession, number: int) -> None:
