@@ -360,8 +360,8 @@ def by_minute(latencies: Sequence[tuple[float, float]], start: float) -> list[fl
 START_LINE = re.compile(
     r"tournament \d+ started: (?P<players>\d+) players at (?P<tables>\d+) tables; the fact "
     r"written in (?P<written>[\d.]+) s, the tables opened in (?P<opened>[\d.]+) s, the players "
-    r"seated in (?P<seated>[\d.]+) s, told in (?P<told>[\d.]+) s, the tables let deal in "
-    r"(?P<permitted>[\d.]+) s"
+    r"seated in (?P<seated>[\d.]+) s, told in (?P<told>[\d.]+) s, the node's heap settled in "
+    r"(?P<settled>[\d.]+) s, the tables let deal in (?P<permitted>[\d.]+) s"
 )
 
 
@@ -567,6 +567,10 @@ async def run_tournament(
     ended = follower.finished_at or time.time()
     latencies = [pair for stats in reports for pair in stats.latencies]
     minutes = by_minute(latencies, follower.started_at)
+    loop_lags = by_minute(
+        [pair for stats in reports for pair in stats.loop_lags], follower.started_at
+    )
+    collections = [pair for stats in reports for pair in stats.collections]
     first_two = [lat for at, lat in latencies if at - follower.started_at < 120]
     first_hands: dict[int, float] = {}
     for stats in reports:
@@ -597,6 +601,9 @@ async def run_tournament(
         "worst_minute_p99_ms": ms(max((m for m in minutes if m is not None), default=None)),
         "minutes_p99_ms": [ms(m) for m in minutes],
         "minutes_spent": minutes_spent.rows,
+        "bots_loop_lag_p99_ms": [ms(m) for m in loop_lags],
+        "bots_collections_over_10ms": len(collections),
+        "bots_collection_max_ms": ms(max((took for _, took in collections), default=None)),
         "minutes_over_target": sum(
             1 for m in minutes if m is not None and m * 1000 >= options.p99_ms
         ),
@@ -660,13 +667,19 @@ def summary(figures: dict[str, Any], options: Options) -> list[str]:
     spent = f.get("minutes_spent") or []
     if spent:
         lines.append(
-            "each minute: the bots' p99 / the ping's p99 (ms), the node's CPU / the bots' "
-            "(% of a core): "
+            "each minute: the bots' p99 / the ping's p99 / the bots' own loop's lag p99 (ms), "
+            "the node's CPU / the bots' (% of a core): "
             + "; ".join(
-                f"{n + 1}: {num(bots)} / {num(row['ping_p99_ms'])}, "
+                f"{n + 1}: {num(bots)} / {num(row['ping_p99_ms'])} / {num(lag)}, "
                 f"{row['node_cpu_percent']:.0f} / {row['bots_cpu_percent']:.0f}"
-                for n, (bots, row) in enumerate(zip(f["minutes_p99_ms"], spent, strict=False))
+                for n, (bots, row, lag) in enumerate(
+                    zip(f["minutes_p99_ms"], spent, f["bots_loop_lag_p99_ms"], strict=False)
+                )
             )
+        )
+        lines.append(
+            f"the bots' own collector: {f['bots_collections_over_10ms']} passes over 10 ms, "
+            f"the longest {num(f['bots_collection_max_ms'])} ms"
         )
     if moves is not None:
         lines.append(

@@ -17,6 +17,10 @@ What it counts, as its player would see it:
   with whether the hand ended in a showdown (the table waits longer after one). Every entrant
   at a table sees the same pause; the parent keeps one per table and hand.
 
+And what of a latency was the bots' own process's, not the server's: how late the process's
+event loop ran a timer due every 50 ms (an ``action`` event that arrives meanwhile waits as
+long), and each pass of its garbage collector over 10 ms.
+
 A worker process answers its parent over a pipe like ``load_bots``'s: ``("add", [EntrantSpec,
 ...])`` connects, signs in and follows the tournament (answers ``("added", failures)``),
 ``("report",)`` answers ``("report", TournamentStats)`` and forgets, ``("stop",)`` hangs up
@@ -27,6 +31,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import random
 import time
 from collections import Counter
@@ -52,6 +57,8 @@ from stud_client import (
 
 CHECK_SECONDS = 2.0  # how often an entrant checks it sits where its tournament says
 CONNECT_TRIES = 30  # a sign-in shed by a busy node is tried again this often
+LOOP_TICK = 0.05  # the worker's own event loop timed this often
+LONG_COLLECTION = 0.010  # a pass of the worker's garbage collector noted from this long
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,6 +91,10 @@ class TournamentStats:
     seated: int = 0  # tables an entrant sat down at (the start's, and each move's)
     eliminated: int = 0
     cpu_seconds: float = 0.0
+    # (wall-clock time, seconds the worker's loop ran a due timer late)
+    loop_lags: list[tuple[float, float]] = field(default_factory=list)
+    # (wall-clock time, seconds) of the worker's collector's passes over LONG_COLLECTION
+    collections: list[tuple[float, float]] = field(default_factory=list)
 
 
 def choose(legal: LegalActions, rng: random.Random) -> Action:
@@ -266,8 +277,33 @@ class TournamentWorker:
         self.entrants: list[Entrant] = []
         self.runs: list[asyncio.Task[None]] = []
         self._cpu = _cpu_seconds()
+        self._collecting_since = 0.0
 
     async def serve(self) -> None:
+        timing = asyncio.create_task(self._time_loop())
+        gc.callbacks.append(self._time_collection)
+        try:
+            await self._serve()
+        finally:
+            gc.callbacks.remove(self._time_collection)
+            timing.cancel()
+
+    async def _time_loop(self) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            due = loop.time() + LOOP_TICK
+            await asyncio.sleep(LOOP_TICK)
+            self.stats.loop_lags.append((time.time(), loop.time() - due))
+
+    def _time_collection(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self._collecting_since = time.perf_counter()
+            return
+        took = time.perf_counter() - self._collecting_since
+        if took >= LONG_COLLECTION:
+            self.stats.collections.append((time.time(), took))
+
+    async def _serve(self) -> None:
         async with httpx.AsyncClient(timeout=30) as http:
             while True:
                 message = await asyncio.to_thread(self.pipe.recv)

@@ -32,6 +32,12 @@ def test_a_small_tournament_is_played_to_a_winner_and_reported(tmp_path: Path) -
     spent = figures["minutes_spent"]  # the machine's share of each minute
     assert spent and all(row["node_cpu_percent"] > 0 for row in spent)
     assert all(row["ping_p99_ms"] > 0 for row in spent) and "each minute:" in done.stdout
+    # The bots' own share: their loop's lag each minute, their collector's long passes.
+    lags = figures["bots_loop_lag_p99_ms"]
+    assert lags and all(lag is not None for lag in lags)
+    assert figures["bots_collections_over_10ms"] >= 0 and "bots' own collector" in done.stdout
+    steps = figures["start_steps"]  # the director's start, step by step, its heap settled
+    assert steps is not None and steps["settled"] >= 0 and steps["permitted"] >= 0
     moves = figures["moves"]
     assert moves["by_reason"].get("final_table", 0) > 0  # the two tables met at one
     assert sum(moves["hands_waited"].values()) == sum(moves["by_reason"].values())
