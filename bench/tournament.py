@@ -373,6 +373,30 @@ def start_steps(log: str) -> dict[str, float] | None:
     return {name: float(value) for name, value in found.groupdict().items()}
 
 
+FULL_PASS_LINE = re.compile(
+    r"^(?P<at>\S+) INFO server\.collector: collector: a full pass over a heap of "
+    r"(?P<blocks>\d+) blocks \((?P<before>\d+) after the last one\) found (?P<found>\d+) "
+    r"objects unreachable in (?P<ms>\d+) ms",
+    re.MULTILINE,
+)
+
+
+def full_passes(log: str, started_at: float) -> list[dict[str, float]]:
+    """The node's collector's full passes (server/collector.py), as it logged them: when,
+    in seconds from the tournament's start (negative: before it), over how big a heap, how
+    long."""
+    return [
+        {
+            "at_s": datetime.fromisoformat(found["at"]).timestamp() - started_at,
+            "blocks": int(found["blocks"]),
+            "blocks_before": int(found["before"]),
+            "found": int(found["found"]),
+            "ms": float(found["ms"]),
+        }
+        for found in FULL_PASS_LINE.finditer(log)
+    ]
+
+
 def ms(value: float | None) -> float | None:
     return None if value is None else value * 1000
 
@@ -484,7 +508,9 @@ async def play(options: Options, room: Cardroom) -> dict[str, Any]:
             moves, at_once = journal_figures(record, spec, tournament)
             figures["moves"] = asdict(moves)
             figures["hands"] = sum(1 for fact in record["journal"] if fact["kind"] == "hand")
-        figures["start_steps"] = start_steps(room.nodes[0].log_path.read_text(errors="replace"))
+        node_log = room.nodes[0].log_path.read_text(errors="replace")
+        figures["start_steps"] = start_steps(node_log)
+        figures["full_passes"] = full_passes(node_log, figures["started_at"])
         seen = figures.pop("pauses_seen")
         numbers = figures.pop("table_numbers")
         if at_once is None:  # no journal: every pause counted as the director's
@@ -586,6 +612,7 @@ async def run_tournament(
         trouble.update(stats.trouble)
     director_cpu = metric_sum(metrics, "stud_tournament_director_cpu_seconds_total")
     return {
+        "started_at": follower.started_at,
         "started_after_s": follower.started_at - start,
         "first_hand_after_s": min(first_hands.values(), default=start) - start,
         "last_first_hand_after_s": max(first_hands.values(), default=start) - start,
@@ -681,6 +708,17 @@ def summary(figures: dict[str, Any], options: Options) -> list[str]:
             f"the bots' own collector: {f['bots_collections_over_10ms']} passes over 10 ms, "
             f"the longest {num(f['bots_collection_max_ms'])} ms"
         )
+    lines.append(
+        "the node's full collections (from the start, heap blocks, ms): "
+        + (
+            "; ".join(
+                f"{p['at_s']:+.0f} s, {p['blocks']:,} ({p['blocks_before']:,} before), "
+                f"{p['ms']:.0f} ms"
+                for p in f.get("full_passes") or []
+            )
+            or "none"
+        )
+    )
     if moves is not None:
         lines.append(
             f"moves: {moves['by_reason']}, waited p50 {num(moves['waited_p50_s'], 2)} s, p99 "

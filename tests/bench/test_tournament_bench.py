@@ -36,6 +36,8 @@ def test_a_small_tournament_is_played_to_a_winner_and_reported(tmp_path: Path) -
     lags = figures["bots_loop_lag_p99_ms"]
     assert lags and all(lag is not None for lag in lags)
     assert figures["bots_collections_over_10ms"] >= 0 and "bots' own collector" in done.stdout
+    assert all(p["blocks"] > 0 and p["ms"] >= 0 for p in figures["full_passes"])
+    assert "the node's full collections" in done.stdout
     steps = figures["start_steps"]  # the director's start, step by step, its heap settled
     assert steps is not None and steps["settled"] >= 0 and steps["permitted"] >= 0
     moves = figures["moves"]
