@@ -413,32 +413,58 @@ def metric_sum(text: str, name: str, **labels: str) -> float:
 # ---------------------------------------------------------------------- the run
 
 
+def acts_answered(text: str, within: float = 0.05) -> tuple[float, float]:
+    """The node's ``act`` commands answered so far, and those answered within ``within``
+    seconds of entering their table's inbox (``stud_command_seconds``)."""
+    total = within_count = 0.0
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            if sample.labels.get("command") != "act":
+                continue
+            if sample.name == "stud_command_seconds_count":
+                total += sample.value
+            elif (
+                sample.name == "stud_command_seconds_bucket"
+                and float(sample.labels["le"]) == within
+            ):
+                within_count += sample.value
+    return total, within_count
+
+
 @dataclass
 class Minutes:
     """Each minute of play as the machine spent it (from the first look after the start,
-    the last minute whole or not): the node's CPU and the bots' (in % of one core), and the
-    p99 of the probe's pings (how long a frame waited for the node's event loop), beside the
-    bots' p99 of the same minute: what of an action's latency was the node's."""
+    the last minute whole or not): the node's CPU and the bots' (in % of one core), the
+    p99 of the probe's pings (how long a frame waited for the node's event loop), and the
+    share of the node's ``act`` commands answered 50 ms or more after entering their table's
+    inbox (over 1%: the node alone puts that minute's p99 over 50 ms), beside the bots' p99
+    of the same minute: what of an action's latency was the node's."""
 
     node: list[int]
     bots: list[int]
     probe: Probe
+    metrics_url: str
     rows: list[dict[str, Any]] = field(default_factory=list)
     round_trips: list[float] = field(default_factory=list)
-    last: tuple[ProcessSample, ProcessSample] | None = None
+    last: tuple[ProcessSample, ProcessSample, tuple[float, float]] | None = None
 
-    def take(self) -> None:
-        now = (ProcessSample.take(self.node), ProcessSample.take(self.bots))
+    async def take(self, http: httpx.AsyncClient) -> None:
+        acts = acts_answered((await http.get(self.metrics_url)).text)
+        now = (ProcessSample.take(self.node), ProcessSample.take(self.bots), acts)
         trips = self.probe.take()
         self.round_trips += trips
         if self.last is not None:
-            node, bots = self.last
+            node, bots, (total, within) = self.last
             seconds = now[0].at - node.at
+            answered = acts[0] - total
             self.rows.append(
                 {
                     "node_cpu_percent": (now[0].cpu_seconds - node.cpu_seconds) / seconds * 100,
                     "bots_cpu_percent": (now[1].cpu_seconds - bots.cpu_seconds) / seconds * 100,
                     "ping_p99_ms": ms(percentile(trips, 0.99)),
+                    "node_acts_over_50ms_percent": (
+                        (answered - (acts[1] - within)) / answered * 100 if answered else None
+                    ),
                 }
             )
         self.last = now
@@ -556,7 +582,7 @@ async def run_tournament(
     before = ProcessSample.take(room.pids())
     deadline = time.monotonic() + START_AFTER + options.timeout_minutes * 60
     bots = [process.pid for process in workers.processes if process.pid is not None]
-    minutes_spent = Minutes(room.pids(), bots, probe)
+    minutes_spent = Minutes(room.pids(), bots, probe, f"{node.url}/metrics")
     next_minute: float | None = None
     while not follower.finished.is_set():
         if options.minutes is not None and time.time() - start >= options.minutes * 60:
@@ -567,10 +593,10 @@ async def run_tournament(
             raise RuntimeError("the tournament did not finish in time")
         await asyncio.sleep(10)
         if follower.started_at is not None and next_minute is None:
-            minutes_spent.take()
+            await minutes_spent.take(http)
             next_minute = time.time() + 60
         elif next_minute is not None and time.time() >= next_minute:
-            minutes_spent.take()
+            await minutes_spent.take(http)
             next_minute += 60
         elapsed = time.time() - start
         print(
@@ -582,7 +608,7 @@ async def run_tournament(
     counts = (await ServerCounts.scrape(http, room.nodes)).since(counts_before)
     metrics = (await http.get(f"{node.url}/metrics")).text
     if next_minute is not None:
-        minutes_spent.take()  # the last minute, whole or not
+        await minutes_spent.take(http)  # the last minute, whole or not
     reports: list[TournamentStats] = [
         answer[1] for answer in await workers.ask([("report",)] * len(workers.pipes))
     ]
@@ -695,10 +721,12 @@ def summary(figures: dict[str, Any], options: Options) -> list[str]:
     if spent:
         lines.append(
             "each minute: the bots' p99 / the ping's p99 / the bots' own loop's lag p99 (ms), "
-            "the node's CPU / the bots' (% of a core): "
+            "the node's CPU / the bots' (% of a core), the node's acts answered in 50 ms or "
+            "more: "
             + "; ".join(
                 f"{n + 1}: {num(bots)} / {num(row['ping_p99_ms'])} / {num(lag)}, "
-                f"{row['node_cpu_percent']:.0f} / {row['bots_cpu_percent']:.0f}"
+                f"{row['node_cpu_percent']:.0f} / {row['bots_cpu_percent']:.0f}, "
+                f"{num(row['node_acts_over_50ms_percent'], 2)}%"
                 for n, (bots, row, lag) in enumerate(
                     zip(f["minutes_p99_ms"], spent, f["bots_loop_lag_p99_ms"], strict=False)
                 )

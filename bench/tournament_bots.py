@@ -66,7 +66,9 @@ CHECK_SECONDS = 2.0  # how often an entrant checks it sits where its tournament 
 CONNECT_TRIES = 30  # a sign-in shed by a busy node is tried again this often
 LOOP_TICK = 0.05  # the worker's own event loop timed this often
 LONG_COLLECTION = 0.010  # a pass of the worker's garbage collector noted from this long
-WORKER_THAW_SECONDS = 60.0  # the worker's collector's full passes, at most this often
+# No full pass of the worker's collector within a run (a pass over 500 clients is 0.4 s): a
+# cycle among its frozen objects waits for the process's end, an hour's run at most.
+WORKER_THAW_SECONDS = 3600.0
 
 
 @dataclass(frozen=True, slots=True)

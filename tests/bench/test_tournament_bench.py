@@ -32,6 +32,9 @@ def test_a_small_tournament_is_played_to_a_winner_and_reported(tmp_path: Path) -
     spent = figures["minutes_spent"]  # the machine's share of each minute
     assert spent and all(row["node_cpu_percent"] > 0 for row in spent)
     assert all(row["ping_p99_ms"] > 0 for row in spent) and "each minute:" in done.stdout
+    shares = [row["node_acts_over_50ms_percent"] for row in spent]
+    assert any(share is not None for share in shares)
+    assert all(0 <= share <= 100 for share in shares if share is not None)
     # The bots' own share: their loop's lag each minute, their collector's long passes.
     lags = figures["bots_loop_lag_p99_ms"]
     assert lags and all(lag is not None for lag in lags)
