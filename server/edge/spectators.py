@@ -11,6 +11,15 @@ following on (a ``seq`` gap: the table moved to another node, or the mirror fell
 a restart of the table): one command per table per node, shared by every watcher asking
 meanwhile.
 
+A mirror follows its table only while it is asked: one that no snapshot was asked of for
+:data:`MIRROR_IDLE_SECONDS` lets its subscription go, and with it the events queued since
+its last answer (a watch is asked once, then the watcher has the table's events on its own
+subscription). Kept, every table watched once from this node queued its events for good:
+at the start of a tournament of 1,000, every player's first ``watch`` made a mirror of
+every table, each queuing up to :data:`MIRROR_QUEUE_SIZE` events nobody would fold, nine
+tenths of the node's heap growing in its first minute (and the collector's full pass over
+it). The next question bases it again: one snapshot of the table.
+
 Order is kept as the actor's own snapshots keep it: the mirror folds every event this node
 delivered up to the moment it answers, and the answer is queued into the connection's
 subscription in that same moment, so the next event after a snapshot of ``seq`` S is S + 1.
@@ -31,6 +40,7 @@ from server.table import commands as cmd
 from server.table.snapshot import deck_committed
 
 MIRROR_QUEUE_SIZE = 4096  # events waiting to be folded; more and the mirror is based again
+MIRROR_IDLE_SECONDS = 20.0  # unasked this long, a mirror stops following its table
 REBASE_TRIES = 3
 
 # The snapshot fields a mirror keeps from its base (the table's, not its events'); a cash
@@ -52,6 +62,7 @@ class TableMirror:
         self._deadline: tuple[int, float] | None = None  # the clock's seat and its end
         self._cached: tuple[int, dict[str, Any]] | None = None
         self._lock = asyncio.Lock()
+        self._idle: asyncio.TimerHandle | None = None
 
     def _fold_queued(self) -> bool:
         """Fold every event delivered so far; False when they no longer follow on."""
@@ -87,6 +98,7 @@ class TableMirror:
 
     async def current(self, table: TableHandle) -> None:
         """Fold what came; base the mirror again if it no longer follows on."""
+        self._asked()
         if self._fold_queued():
             return
         async with self._lock:
@@ -155,7 +167,24 @@ class TableMirror:
         snapshot["clock"] = clock
         return snapshot
 
+    def _asked(self) -> None:
+        if self._idle is not None:
+            self._idle.cancel()
+        self._idle = asyncio.get_running_loop().call_later(MIRROR_IDLE_SECONDS, self._go_idle)
+
+    def _go_idle(self) -> None:
+        """Unasked for a while: the subscription let go, the events it queued with it."""
+        if self._lock.locked():  # being based: asked just now
+            self._asked()
+            return
+        self._idle = None
+        self.close()
+        self.subscription = self.picture = self._cached = None
+
     def close(self) -> None:
+        if self._idle is not None:
+            self._idle.cancel()
+            self._idle = None
         if self.subscription is not None:
             self.subscription.close()
 
