@@ -404,34 +404,42 @@ class Director:
         longer waits for it left for the next read) and journaled with what it settles, its
         events made then; once committed, all their orders carried out together (each
         table's in order, a player moving let go before being seated elsewhere), then each
-        fact's events told, in order. A director stopped before the commit took none."""
+        fact's events told, in order. A director stopped before the commit took none.
+
+        Every hand is replayed before the transaction writes anything: on SQLite a
+        transaction that has written holds the one writer's lock, and the tables' actions
+        wait for it (a read's replays are tens of milliseconds at a hundred tables)."""
         run, seq = self._run(), self.seq
-        orders: list[Order] = []
+        taken: list[tuple[TournamentFact, list[Order]]] = []
         told: list[Told] = []
+        for hand in found:
+            hand_fact = director_hands.fact_of(hand, run)
+            if hand_fact is None:
+                continue
+            at = self.clock()
+            fact = TournamentFact(
+                tournament_id=self.tournament_id,
+                seq=seq + 1,
+                kind="hand",
+                at=at,
+                data=hand_fact.data(),
+            )
+            its = self._replay(fact)
+            taken.append((fact, its))
+            seq = fact.seq + len(settlement.records(its))
+            told.append(
+                self.announcer.told(run, self.table_ids, seq=seq, kind="hand", orders=its, at=at)
+            )
+            if run.over:
+                break
+        orders: list[Order] = []
         async with self.sessionmaker() as session:
-            for hand in found:
-                taken = director_hands.fact_of(hand, run)
-                if taken is None:
-                    continue
-                at = self.clock()
-                fact = TournamentFact(
-                    tournament_id=self.tournament_id,
-                    seq=seq + 1,
-                    kind="hand",
-                    at=at,
-                    data=taken.data(),
-                )
-                its = self._replay(fact)
+            for fact, its in taken:
                 session.add(fact)
-                seq = await self._settle(session, fact, its)
+                # (The run as the whole read left it: what a hand's settling reads of it, an
+                # entry's number, only a request changes.)
+                await self._settle(session, fact, its)
                 orders += its
-                told.append(
-                    self.announcer.told(
-                        run, self.table_ids, seq=seq, kind="hand", orders=its, at=at
-                    )
-                )
-                if run.over:
-                    break
             await session.commit()
         self.seq = seq
         await self.deliver(orders, told)
