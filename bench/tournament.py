@@ -14,6 +14,11 @@ the admin API (tables of 8, short levels: ``--level-minutes`` of fixed-limit stu
   latency at the clients (from an ``act`` sent to the ``action`` event it caused), over the
   whole run, over its first two minutes and its worst minute; the event loop's lag (a
   ``ping`` every 0.25 s); the server's CPU and garbage collections (``/metrics``);
+- **each minute, whose latency it was**: beside the bots' p99, the node's loop (the ping's
+  p99), the bots' own loop (how late their processes ran a timer), the node's CPU and the
+  bots', and the share of the node's ``act`` commands answered 50 ms or more after entering
+  their table's inbox (over 1%, the node alone puts the minute over the target); the node's
+  full collections from its log (when, over what heap, how long) and the bots' own passes;
 - **the balancing**: the moves by reason, and how long each waited from its tables falling out
   of balance (the journal replayed: ``engine.tournament.journal``): in seconds and in hands
   the table the player left dealt meanwhile (done within one hand: at most 1); and the pauses

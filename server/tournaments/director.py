@@ -437,7 +437,7 @@ class Director:
             for fact, its in taken:
                 session.add(fact)
                 # (The run as the whole read left it: what a hand's settling reads of it, an
-                # entry's number, only a request changes.)
+                # entry's number, only a request changes, as only a request opens a table.)
                 await self._settle(session, fact, its)
                 orders += its
             await session.commit()
