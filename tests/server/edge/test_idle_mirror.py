@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import asyncio
 import random
-from typing import Any
 
 import pytest
 from play import play, submit
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
-from test_mixed_spectators import MIX, as_seen
+from test_mixed_spectators import MIX, agree
 
 from server.bus.memory import MemoryBus, table_channel
 from server.db.session import make_sessionmaker
@@ -48,24 +47,17 @@ async def test_an_unasked_mirror_lets_the_tables_events_go_and_is_based_again(
         actor = cardroom.actor(table_id)
         assert isinstance(actor, TableActor)
         mirror = spectators.mirror(table_id)
-
-        async def agree() -> dict[str, Any]:
-            await mirror.current(actor)
-            seen = mirror.snapshot()
-            assert as_seen(seen) == as_seen(actor.snapshot(None))
-            return seen
-
-        await agree()
+        await agree(mirror, actor)
         for player in PLAYERS[:3]:
             await submit(actor, "sit", player, buy_in=500)
         await play(actor, lambda: actor.hand_number == 1, rng=random.Random(1))
-        await agree()  # asked within its time: folded from its events
+        await agree(mirror, actor)  # asked within its time: folded from its events
         assert mirror.bases == 1 and mirrors_listening() == 1
         await asyncio.sleep(0.5)  # unasked
         assert mirror.subscription is None and mirror.picture is None
         assert not bus._subscribers.get(channel), "nothing of the node listens for it"
         await play(actor, lambda: actor.hand_number == 2, rng=random.Random(2))
-        seen = await agree()  # asked again: based again, the table as it is now
+        seen = await agree(mirror, actor)  # asked again: based again, the table as it is now
         assert mirror.bases == 2 and mirrors_listening() == 1
         assert seen["hand"] is not None and seen["seq"] == actor.snapshot(None)["seq"]
     finally:

@@ -16,7 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from server.bus.memory import MemoryBus
 from server.db.models import Account
 from server.db.session import make_sessionmaker
-from server.edge.spectators import Spectators
+from server.edge.spectators import Spectators, TableMirror
 from server.settings import Settings
 from server.table import commands as cmd
 from server.table.actor import TableActor
@@ -44,6 +44,14 @@ def as_seen(snapshot: dict[str, Any]) -> dict[str, Any]:
     return {**snapshot, "clock": None, "seats": seats}
 
 
+async def agree(mirror: TableMirror, actor: TableActor) -> dict[str, Any]:
+    """The mirror's snapshot, asked now, checked against the actor's own."""
+    await mirror.current(actor)
+    seen = mirror.snapshot()
+    assert as_seen(seen) == as_seen(actor.snapshot(None))
+    return seen
+
+
 async def test_the_mirror_shows_a_mixed_tables_rotation_as_its_actor_does(
     sessionmaker: async_sessionmaker[AsyncSession], settings: Settings
 ) -> None:
@@ -56,14 +64,7 @@ async def test_the_mirror_shows_a_mixed_tables_rotation_as_its_actor_does(
         actor = cardroom.actor(table_id)
         assert isinstance(actor, TableActor)
         mirror = spectators.mirror(table_id)
-
-        async def agree() -> dict[str, Any]:
-            await mirror.current(actor)
-            seen = mirror.snapshot()
-            assert as_seen(seen) == as_seen(actor.snapshot(None))
-            return seen
-
-        first = await agree()
+        first = await agree(mirror, actor)
         assert [g["variant"] for g in first["rotation"]["games"]] == ["seven_card_stud", "razz"]
         assert first["rotation"]["game"] is None
         for player in PLAYERS[:3]:
@@ -71,7 +72,7 @@ async def test_the_mirror_shows_a_mixed_tables_rotation_as_its_actor_does(
         variants = set()
         for hand in range(1, 6):  # each hand left at its first turn, the mirror asked then
             await play(actor, lambda h=hand: actor.hand_number == h, rng=random.Random(hand))
-            seen = await agree()
+            seen = await agree(mirror, actor)
             assert seen["rotation"]["game"]["hand"] == hand
             assert seen["variant"] == seen["rotation"]["game"]["variant"]
             variants.add(seen["variant"])
@@ -84,7 +85,7 @@ async def test_the_mirror_shows_a_mixed_tables_rotation_as_its_actor_does(
                 player="ann", operator_id=ann, rotation={"games": [{"variant": "razz"}]}
             )
         )
-        changed = await agree()
+        changed = await agree(mirror, actor)
         assert changed["rotation"]["games"] == [{"variant": "razz", "title": "Razz"}]
         assert changed["rotation"]["from_hand"] == 7  # the turn of hand 5 ends with hand 6
         assert mirror.bases == 1  # every answer folded from the events, not asked of the table

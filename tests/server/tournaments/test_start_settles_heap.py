@@ -5,8 +5,6 @@ their growth calls for is not left to fall in the first minutes of play."""
 from __future__ import annotations
 
 import asyncio
-import gc
-from collections.abc import Iterator
 
 import httpx
 import pytest
@@ -18,16 +16,9 @@ from test_director import quick_sng, settings, tournament_tables
 from server.cardroom.supervisor import Cardroom
 from server.collector import Collector
 from server.settings import Settings
+from tests.server.process.test_collector import as_it_was
 
-__all__ = ["settings"]  # the fixture, shared with the director's tests
-
-
-@pytest.fixture(autouse=True)
-def as_it_was() -> Iterator[None]:
-    thresholds = gc.get_threshold()
-    yield
-    gc.unfreeze()  # the rest of the suite's process as it was
-    gc.set_threshold(*thresholds)
+__all__ = ["as_it_was", "settings"]  # fixtures, shared with the collector's and director's tests
 
 
 class WatchedCollector(Collector):
