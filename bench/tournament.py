@@ -418,22 +418,13 @@ def metric_sum(text: str, name: str, **labels: str) -> float:
 # ---------------------------------------------------------------------- the run
 
 
-def acts_answered(text: str, within: float = 0.05) -> tuple[float, float]:
-    """The node's ``act`` commands answered so far, and those answered within ``within``
-    seconds of entering their table's inbox (``stud_command_seconds``)."""
-    total = within_count = 0.0
-    for family in text_string_to_metric_families(text):
-        for sample in family.samples:
-            if sample.labels.get("command") != "act":
-                continue
-            if sample.name == "stud_command_seconds_count":
-                total += sample.value
-            elif (
-                sample.name == "stud_command_seconds_bucket"
-                and float(sample.labels["le"]) == within
-            ):
-                within_count += sample.value
-    return total, within_count
+def acts_answered(text: str) -> tuple[float, float]:
+    """The node's ``act`` commands answered so far, and those answered within 50 ms of
+    entering their table's inbox (``stud_command_seconds``)."""
+    return (
+        metric_sum(text, "stud_command_seconds_count", command="act"),
+        metric_sum(text, "stud_command_seconds_bucket", command="act", le="0.05"),
+    )
 
 
 @dataclass
