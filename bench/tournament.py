@@ -449,6 +449,8 @@ class Minutes:
         now = (ProcessSample.take(self.node), ProcessSample.take(self.bots), acts)
         trips = self.probe.take()
         self.round_trips += trips
+        if self.last is not None and not trips:
+            return  # a sliver with no ping in it (the run ended just after a minute's look)
         if self.last is not None:
             node, bots, (total, within) = self.last
             seconds = now[0].at - node.at
