@@ -454,6 +454,10 @@ class Cardroom:
             self.spawn(self.drop(table_id, "another node took the table over"))
             return
         error = task.exception()
+        if error is None:
+            # The loop ends by itself only when asked to stop (a table let go to another
+            # node waits for what its actor was doing): whoever asked carries on from here.
+            return
         log.error(
             "table %s: the actor died (%r); restarting it",
             table_id,

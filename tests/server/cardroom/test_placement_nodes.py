@@ -352,3 +352,41 @@ async def test_a_dead_node_s_tables_are_spread_over_the_two_others(
     assert running(a).isdisjoint(running(b))
     moved = [e for e in await moves_audited(sessionmaker) if e.id not in before]
     assert Counter(e.reason for e in moved) == {"lease_expired": 3}
+
+
+async def test_a_table_let_go_while_it_carries_something_out_is_not_restarted(
+    make_nodes: Callable[..., list[Node]], caplog: pytest.LogCaptureFixture
+) -> None:
+    """Letting go waits for what the actor is doing; the actor then ends because it was asked
+    to, and the node must not take that for a death (and build the table again)."""
+    (a,) = make_nodes("a")
+    sessionmaker = a.cardroom.sessionmaker
+    [table_id] = await new_tables(sessionmaker, 1)
+    await a.start()
+    await wait_for(lambda: running(a) == {table_id}, timeout=SETTLE)
+    actor = a.cardroom.actor(table_id)
+    assert actor is not None
+    inside, go_on = asyncio.Event(), asyncio.Event()
+    on_clock = actor._on_clock
+
+    async def held_clock() -> None:
+        inside.set()
+        await go_on.wait()
+        await on_clock()
+
+    actor._on_clock = held_clock  # type: ignore[method-assign]
+    handle = await a.cardroom.table(table_id)
+    assert handle is not None
+    sitting = asyncio.create_task(submit(handle, "sit", "p0a", buy_in=100))
+    await inside.wait()  # the actor is busy
+    letting_go = asyncio.create_task(a.cardroom.let_go(table_id, actor))
+    await asyncio.sleep(0.05)
+    assert not letting_go.done()  # it waits for the actor to finish
+    go_on.set()
+    assert (await sitting)["stack"] == 100
+    let_go = await letting_go
+    assert let_go is not None and let_go.record.id == table_id
+    await asyncio.sleep(0.3)  # a restart, were one spawned, would have begun by now
+    assert "actor died" not in caplog.text
+    assert a.cardroom.actor(table_id) is None
+    assert table_id not in running(a)
