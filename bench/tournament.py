@@ -19,12 +19,13 @@ the admin API (tables of 8, short levels: ``--level-minutes`` of fixed-limit stu
   bots', and the share of the node's ``act`` commands answered 50 ms or more after entering
   their table's inbox (over 1%, the node alone puts the minute over the target); the node's
   full collections from its log (when, over what heap, how long) and the bots' own passes;
-- **the balancing**: the moves by reason, and how long each waited from its tables falling out
-  of balance (the journal replayed: ``engine.tournament.journal``): in seconds and in hands
-  the table the player left dealt meanwhile (done within one hand: at most 1); and the pauses
-  between two hands of a table as its players saw them, past the table's own pause (2 s, from
-  the director's permit): how long the director held a table up, apart from the holds the
-  rules make (the final table's draw, hand-for-hand, a break);
+- **the balancing**: the moves by reason, and how long each waited from the balancing first
+  waiting for (or holding) the table the player left (the journal replayed:
+  ``engine.tournament.journal``): in seconds and in hands that table dealt meanwhile (done
+  within one hand: at most 1); and the pauses between two hands of a table as its players
+  saw them, past the table's own pause (2 s, from the director's permit): how long the
+  director held a table up, apart from the holds the rules make (the final table's draw,
+  hand-for-hand, a break);
 - **the director's CPU**: its task's own CPU time on the event loop
   (``stud_tournament_director_cpu_seconds_total``), per hand.
 
@@ -286,8 +287,8 @@ def journal_figures(
     record: dict[str, Any], spec: dict[str, Any], tournament: int
 ) -> tuple[MoveFigures, set[tuple[int, int]]]:
     """The tournament's journal replayed (``engine.tournament.journal``): its moves, how long
-    each waited (seconds, and the hands the table the player left dealt since the tables fell
-    out of balance); and the hands each table was let deal as the hand before it was taken
+    each waited (seconds, and the hands the table the player left dealt since the balancing
+    first waited for it); and the hands each table was let deal as the hand before it was taken
     (table number, hand), not held back by the rules (the final table's draw waiting for the
     other tables, hand-for-hand, a break)."""
     facts = record["journal"]

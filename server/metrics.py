@@ -176,8 +176,9 @@ class Metrics:
         )
         self.tournament_move_wait = Histogram(
             "stud_tournament_move_wait_seconds",
-            "How long each move waited: from the tables falling out of balance (an operator's "
-            "move: from its request) to the move, a hand in play holding it up; by reason.",
+            "How long each move waited: from the balancing first waiting for the table the "
+            "player left (a hand in play) or holding it (the final table's draw) to the move "
+            "(an operator's move: from its request); by reason.",
             ["reason"],
             buckets=MOVE_WAIT_BUCKETS,
             registry=registry,

@@ -107,8 +107,9 @@ class PrizesFixed:
 @dataclass(frozen=True, slots=True)
 class Moved:
     """A player moved between tables: ``reason`` is ``balance``, ``break``, ``final_table``
-    or ``operator``; ``waited`` the seconds since the tables fell out of balance (an
-    operator's move: since it was asked), a hand in play holding it up."""
+    or ``operator``; ``waited`` the seconds the table the player left was waited for, a
+    hand in play holding it up, or held for the final table's draw (0: it gave at once; an
+    operator's move: since it was asked)."""
 
     player: str
     from_table: int

@@ -13,6 +13,7 @@ over; and ``wake``, the time passed on. The other facts are in ``engine.tourname
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from engine.tournament.balance import Plan, TableSeats, plan_moves
@@ -114,9 +115,11 @@ class RunState:
         self.add_ons: set[tuple[str, int]] = set()  # (player, entry)
         self.prizes_fixed = False
         self.last_table = 0  # the highest table number used
+        # The tables the balancing waits for (a hand in play) or holds (the final table's
+        # draw): since when, unbroken. A move's wait counts from its own table's.
+        self.waiting_since: dict[int, float] = {}
         # An operator's moves and disqualifications: waiting for a hand's end, and the chips
         # they took out of play.
-        self.unbalanced_since: float | None = None  # a balancing move waits for a hand
         self.moving: dict[str, PendingMove] = {}
         self.disqualifying: dict[str, float] = {}  # player -> asked at
         self.disqualified: dict[str, int] = {}  # player -> chips removed from play
@@ -287,11 +290,12 @@ class RunState:
             keep=self.moved_by_operator,
         )
         self.hold = plan.hold
-        since = at if self.unbalanced_since is None else self.unbalanced_since
-        self.unbalanced_since = since if plan.waiting_for else None
-        return self._carry_out(plan, waited=at - since)
+        since = self.waiting_since
+        orders = self._carry_out(plan, waited=lambda table: at - since.get(table, at))
+        self.waiting_since = {table: since.get(table, at) for table in plan.waiting_for | plan.hold}
+        return orders
 
-    def _carry_out(self, plan: Plan, *, waited: float) -> list[Order]:
+    def _carry_out(self, plan: Plan, *, waited: Callable[[int], float]) -> list[Order]:
         if plan.draw is not None:
             self.draws.append(plan.draw)
             self.draw_round += 1
@@ -303,7 +307,13 @@ class RunState:
                 SeatPlayer(move.to_table, move.to_seat, move.player, self.stacks[move.player])
             )
             seats.append(
-                Moved(move.player, move.from_table, move.to_table, move.reason.value, waited)
+                Moved(
+                    move.player,
+                    move.from_table,
+                    move.to_table,
+                    move.reason.value,
+                    waited(move.from_table),
+                )
             )
         closes: list[Order] = [CloseTable(number) for number in plan.broken]
         for number, state in list(self.tables.items()):

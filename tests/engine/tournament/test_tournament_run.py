@@ -21,6 +21,7 @@ from engine.tournament.run import (
     CloseTable,
     Deal,
     Finished,
+    Moved,
     OpenTable,
     Order,
     Placed,
@@ -54,6 +55,8 @@ class Model:
 
     tables: dict[int, ModelTable] = field(default_factory=dict)
     placed: list[Placed] = field(default_factory=list)
+    moved: list[tuple[Moved, float]] = field(default_factory=list)
+    hands_ended: dict[int, list[float]] = field(default_factory=dict)
     busted: list[Busted] = field(default_factory=list)
     fixed: list[PrizesFixed] = field(default_factory=list)
     winner: str | None = None
@@ -112,6 +115,8 @@ class Model:
                     self.placed.append(order)
                 case Finished(winner):
                     self.winner = winner
+                case Moved():
+                    self.moved.append((order, at))
         return dealing
 
     def deal(self, run: TournamentRun, table: int, at: float) -> None:
@@ -183,6 +188,7 @@ def play_tournament(
         # A player seated during the hand was not dealt in: the same stack at both ends.
         starting = {p: tm.starting.get(p, stack) for p, stack in tm.stacks.items()}
         orders = run.hand_ended(table, tm.number, dict(tm.stacks), starting, at)
+        model.hands_ended.setdefault(table, []).append(at)
         if run.hand_for_hand:
             # Hand for hand: nobody deals while any table is still playing the round.
             assert not any(isinstance(o, Deal) for o in orders) or all(
@@ -212,6 +218,11 @@ def play_tournament(
     (first,) = [p for p in model.placed if p.finish.place == 1]
     assert first.finish.player == model.winner
     assert all(t.closed for t in model.tables.values())
+    for move, at in model.moved:
+        # Within one hand: the table a player left dealt at most the hand that held it up.
+        since = at - move.waited
+        dealt = [t for t in model.hands_ended.get(move.from_table, []) if since < t <= at]
+        assert len(dealt) <= 1, f"{move} at {at}: its table ended hands at {dealt}"
     return model, run
 
 
@@ -229,6 +240,16 @@ def test_levels_of_hands_change_the_stakes_at_the_next_hand() -> None:
     model, run = play_tournament("stud-mtt-turbo", 24, 5, hands_levels=True)
     antes = [level.ante for level in model.stakes_told]
     assert antes == sorted(antes) and len(set(antes)) == 4  # every level reached, in order
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_a_field_of_a_thousand_moves_every_player_within_one_hand(seed: int) -> None:
+    """Balancing, breaks and the final table over a long field: every move made at the end
+    of the hand that held its table up (or at once), and timed from its own table's wait."""
+    model, _ = play_tournament("stud-mtt-turbo", 1000, seed)
+    reasons = {move.reason for move, _ in model.moved}
+    assert reasons == {"balance", "break", "final_table"}
+    assert any(move.waited > 0 for move, _ in model.moved)  # some waited for a hand
 
 
 def test_the_bubble_is_played_hand_for_hand_across_tables() -> None:
